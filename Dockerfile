@@ -1,0 +1,36 @@
+# One multi-stage image recipe for the four services: docker build --build-arg SERVICE=auth .
+# Build stage: the whole workspace with dev dependencies, compiled once.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.base.json tsconfig.build.json ./
+COPY libs/shared/package.json libs/shared/
+COPY libs/mongo-standin/package.json libs/mongo-standin/
+COPY services/gateway/package.json services/gateway/
+COPY services/auth/package.json services/auth/
+COPY services/notifier/package.json services/notifier/
+COPY services/desktop/package.json services/desktop/
+RUN npm ci --ignore-scripts
+COPY libs libs
+COPY services services
+RUN npx tsc -b tsconfig.build.json \
+ && rm -rf libs/*/node_modules services/*/node_modules \
+ && find libs services -name '*.tsbuildinfo' -delete
+
+# Runtime stage: production dependencies of one service, its compiled code, a non-root user.
+FROM node:24-bookworm-slim AS runtime
+ARG SERVICE
+ENV NODE_ENV=production SERVICE=${SERVICE}
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY libs/shared/package.json libs/shared/
+COPY libs/mongo-standin/package.json libs/mongo-standin/
+COPY services/gateway/package.json services/gateway/
+COPY services/auth/package.json services/auth/
+COPY services/notifier/package.json services/notifier/
+COPY services/desktop/package.json services/desktop/
+RUN npm ci --omit=dev --workspace services/${SERVICE} \
+ && npm cache clean --force
+COPY --from=build /app/libs/shared libs/shared
+COPY --from=build /app/services/${SERVICE} services/${SERVICE}
+USER node
+CMD ["sh", "-c", "exec node --enable-source-maps services/${SERVICE}/dist/start.js"]

@@ -1,0 +1,16 @@
+// One jest run over every workspace; infrastructure is resolved once in the global setup.
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
+  testMatch: ['**/test/**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
+  moduleNameMapper: {
+    '^@acct/(shared|mongo-standin)$': '<rootDir>/libs/$1/src',
+    '^@acct/(gateway|auth|notifier|desktop)$': '<rootDir>/services/$1/src',
+  },
+  globalSetup: '<rootDir>/test/harness/global-setup.ts',
+  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,49 @@
+// The pino logger factory: every service's records share the spec's shape (string level, `message`, ISO timestamp).
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+/** Keys whose values are secrets wherever they appear in a record, at any depth we redact. */
+const SECRET_KEYS = [
+  'password',
+  'newPassword',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'challenge_token',
+  'code',
+  'cookie',
+  'authorization',
+  'pushToken',
+  'resetUrl',
+];
+
+export const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
+
+export interface LoggerOptions {
+  level?: string;
+  /** Fields on every record, e.g. `{ service: 'auth' }`; the gateway's request log uses none. */
+  base?: Record<string, unknown>;
+  destination?: DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  return pino(
+    {
+      level: options.level ?? 'info',
+      messageKey: 'message',
+      base: options.base ?? null,
+      timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    },
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
+  );
+}
+
+/** A logger that keeps records in memory, for tests that assert on what was logged. */
+export function createMemoryLogger(level = 'trace'): { logger: Logger; records: Record<string, unknown>[] } {
+  const records: Record<string, unknown>[] = [];
+  const destination = { write: (line: string) => void records.push(JSON.parse(line)) };
+  return { logger: createLogger({ level, destination }), records };
+}

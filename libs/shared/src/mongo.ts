@@ -1,0 +1,36 @@
+// MongoDB connection helper (mongoose): no command buffering, so a store outage answers fast instead of hanging.
+import mongoose, { type Connection } from 'mongoose';
+import type { Logger } from 'pino';
+import { redactUrl, retryUntil } from './retry';
+
+export interface MongoOptions {
+  dbName?: string;
+  deadlineMs?: number;
+}
+
+export async function connectMongo(url: string, logger: Logger, options: MongoOptions = {}): Promise<Connection> {
+  return retryUntil(
+    async () => {
+      const connection = mongoose.createConnection(url, {
+        dbName: options.dbName,
+        bufferCommands: false,
+        autoIndex: true,
+        serverSelectionTimeoutMS: 2_000,
+        socketTimeoutMS: 10_000,
+        maxPoolSize: 20,
+      });
+      try {
+        await connection.asPromise();
+      } catch (err) {
+        await connection.close().catch(() => undefined);
+        throw err;
+      }
+      connection.on('disconnected', () => logger.warn('MongoDB disconnected'));
+      connection.on('reconnected', () => logger.info('MongoDB reconnected'));
+      return connection;
+    },
+    { what: `MongoDB at ${redactUrl(url)}`, logger, deadlineMs: options.deadlineMs },
+  );
+}
+
+export const isMongoReady = (connection: Connection) => connection.readyState === 1;

@@ -1,0 +1,23 @@
+import { createMemoryLogger } from '@acct/shared';
+
+describe('createLogger', () => {
+  it('writes the spec record shape: string level, message key, ISO timestamp with ms, no pid or hostname', () => {
+    const { logger, records } = createMemoryLogger();
+    logger.warn({ method: 'GET' }, 'GET / 404 1ms');
+    const [record] = records;
+    expect(record).toMatchObject({ level: 'warn', message: 'GET / 404 1ms', method: 'GET' });
+    expect(record.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(record).not.toHaveProperty('pid');
+    expect(record).not.toHaveProperty('hostname');
+    expect(record).not.toHaveProperty('msg');
+    expect(record).not.toHaveProperty('time');
+  });
+
+  it('redacts secrets wherever they sit in a record', () => {
+    const { logger, records } = createMemoryLogger();
+    logger.info({ password: 'hunter22', body: { token: 'abc', code: '123456' }, req: { headers: { cookie: 'x' } } }, 'secrets');
+    const line = JSON.stringify(records[0]);
+    for (const secret of ['hunter22', '"abc"', '123456']) expect(line).not.toContain(secret);
+    expect(records[0].password).toBe('[redacted]');
+  });
+});

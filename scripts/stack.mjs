@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// `npm start`: the whole stack without Docker. Resolves MongoDB, Redis and RabbitMQ (URL from the
+// environment, a server on the standard port, a local binary, and for MongoDB the in-memory
+// stand-in), builds, starts the four services, waits until each is ready, and on Ctrl-C stops all
+// it started. Logs go to the console and to LOG_DIR/<service>.log.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const deps = require('./lib/dependencies.js');
+const { ensureDevKeys } = require('./lib/dev-keys.js');
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const stackDir = path.resolve(root, process.env.STACK_DIR ?? '.stack');
+const logDir = path.resolve(root, process.env.LOG_DIR ?? path.join(stackDir, 'logs'));
+const mailDir = path.resolve(root, process.env.MAIL_DIR ?? path.join(stackDir, 'mail'));
+const lockFile = path.join(stackDir, 'stack.json');
+const gatewayPort = Number(process.env.PORT ?? 8080);
+const readyTimeoutMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 60_000);
+
+const say = (line) => process.stdout.write(`[stack] ${line}\n`);
+const started = []; // things to stop, last started first
+const children = new Map();
+let stopping = false;
+
+function alreadyRunning() {
+  try {
+    const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
+    process.kill(lock.pid, 0);
+    return lock;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const running = alreadyRunning();
+  if (running) {
+    say(`the stack is already running (pid ${running.pid}) at ${running.gatewayUrl}; stop it with Ctrl-C in its terminal or 'kill ${running.pid}'`);
+    return 0;
+  }
+  if (await deps.isListening('127.0.0.1', gatewayPort)) {
+    say(`port ${gatewayPort} is already in use by another program; set PORT to choose another gateway port`);
+    return 1;
+  }
+  fs.mkdirSync(logDir, { recursive: true });
+  fs.mkdirSync(mailDir, { recursive: true });
+  fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, gatewayUrl: `http://127.0.0.1:${gatewayPort}` }));
+  started.push({ name: 'lock', stop: async () => fs.rmSync(lockFile, { force: true }) });
+
+  say('building (tsc -b)…');
+  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('the build failed; see the errors above');
+
+  say('resolving dependencies…');
+  const redis = await deps.resolveRedis();
+  if (redis.stop) started.push({ name: 'redis-server', stop: redis.stop });
+  say(`redis: ${redis.source}`);
+  say('rabbitmq: resolving (starting rabbitmq-server can take up to a minute)…');
+  const amqp = await deps.resolveAmqp();
+  if (amqp.stop) started.push({ name: 'rabbitmq-server', stop: amqp.stop });
+  say(`rabbitmq: ${amqp.source}`);
+  const mongo = await deps.resolveMongo({ startStandin });
+  if (mongo.stop) started.push({ name: 'mongodb', stop: mongo.stop });
+  say(`mongodb: ${mongo.source}`);
+  const smtp = process.env.SMTP_URL ?? '';
+  say(smtp ? 'mail: SMTP_URL' : `mail: written as .eml files into ${path.relative(root, mailDir)}`);
+
+  const keys = ensureDevKeys(path.join(stackDir, 'keys'));
+  const ports = {};
+  for (const name of ['auth', 'desktop']) ports[name] = await deps.freePort();
+  const health = {};
+  for (const name of ['gateway', 'auth', 'desktop', 'notifier']) health[name] = await deps.freePort();
+
+  const common = {
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    MONGO_URL: mongo.url,
+    REDIS_URL: redis.url,
+    AMQP_URL: amqp.url,
+    JWT_PUBLIC_KEY: process.env.JWT_PUBLIC_KEY ?? keys.publicKey,
+  };
+  const services = [
+    { name: 'auth', env: { ...common, PORT: ports.auth, HEALTH_PORT: health.auth, JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY ?? keys.privateKey } },
+    { name: 'desktop', env: { ...common, PORT: ports.desktop, HEALTH_PORT: health.desktop } },
+    { name: 'notifier', env: { ...common, HEALTH_PORT: health.notifier, SMTP_URL: smtp, MAIL_DIR: mailDir } },
+    {
+      name: 'gateway',
+      env: {
+        ...common,
+        PORT: gatewayPort,
+        HEALTH_PORT: health.gateway,
+        AUTH_URL: `http://127.0.0.1:${ports.auth}`,
+        DESKTOP_URL: `http://127.0.0.1:${ports.desktop}`,
+      },
+    },
+  ];
+  for (const service of services) startService(service.name, service.env);
+  await Promise.all(services.map((s) => waitReady(s.name, s.env.HEALTH_PORT)));
+  for (const s of services) {
+    say(`${s.name.padEnd(8)} ready  ${s.env.PORT ? `http 127.0.0.1:${s.env.PORT}  ` : ''}health 127.0.0.1:${s.env.HEALTH_PORT}  log ${path.relative(root, path.join(logDir, `${s.name}.log`))}`);
+  }
+  say(`gateway: http://127.0.0.1:${gatewayPort}  (Ctrl-C stops the stack)`);
+  return undefined;
+}
+
+async function startStandin() {
+  const port = (await deps.isListening('127.0.0.1', 27017)) ? await deps.freePort() : 27017;
+  const child = spawn(process.execPath, [path.join(root, 'libs/mongo-standin/dist/cli.js'), '--port', String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
+  const logFile = fs.createWriteStream(path.join(logDir, 'mongo-standin.log'), { flags: 'a' });
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    logFile.write(`${line}\n`);
+    process.stdout.write(`[mongo] ${line}\n`);
+  });
+  await deps.waitForPort(port, 10_000, child, 'the MongoDB stand-in');
+  say('MongoDB: no MONGO_URL, no server on 27017 and no mongod binary, so the in-memory stand-in serves: NOT MongoDB, data is lost at exit');
+  return { url: `mongodb://127.0.0.1:${port}`, source: `in-memory stand-in on port ${port}`, stop: deps.stopChild(child) };
+}
+
+function startService(name, env) {
+  const entry = path.join(root, 'services', name, 'dist', 'start.js');
+  const child = spawn(process.execPath, ['--enable-source-maps', entry], {
+    cwd: root,
+    env: { ...process.env, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a terminal's Ctrl-C reaches only this script, which stops services in order.
+    detached: true,
+  });
+  children.set(name, child);
+  const logFile = fs.createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
+  for (const stream of [child.stdout, child.stderr]) {
+    readline.createInterface({ input: stream }).on('line', (line) => {
+      logFile.write(`${line}\n`);
+      process.stdout.write(`[${name.padEnd(8)}] ${line}\n`);
+    });
+  }
+  child.once('exit', (code, signal) => {
+    children.delete(name);
+    logFile.end();
+    if (!stopping) {
+      say(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the stack`);
+      void shutdown(1);
+    }
+  });
+}
+
+async function waitReady(name, port) {
+  const deadline = Date.now() + readyTimeoutMs;
+  while (Date.now() < deadline) {
+    if (!children.has(name)) throw new Error(`${name} exited before it was ready; see ${path.join(logDir, `${name}.log`)}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} was not ready within ${readyTimeoutMs} ms; see ${path.join(logDir, `${name}.log`)}`);
+}
+
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  say('stopping…');
+  await Promise.all(
+    [...children.entries()].map(
+      ([, child]) =>
+        new Promise((resolve) => {
+          child.once('exit', resolve);
+          child.kill('SIGTERM');
+          setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+        }),
+    ),
+  );
+  for (const thing of started.reverse()) {
+    await thing.stop().catch((err) => say(`could not stop ${thing.name}: ${err.message}`));
+  }
+  say('stopped');
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+main().then(
+  (code) => {
+    if (code !== undefined) process.exit(code);
+  },
+  (err) => {
+    say(`failed: ${err.message}`);
+    void shutdown(1);
+  },
+);

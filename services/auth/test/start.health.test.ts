@@ -1,0 +1,29 @@
+import { createMemoryLogger } from '@acct/shared';
+import { authSchema, startAuth } from '@acct/auth';
+import { health } from '../../../test/harness/health';
+import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+
+describe('auth service start', () => {
+  it('connects to its real MongoDB, Redis and RabbitMQ, reports ready, and stops cleanly', async () => {
+    const names = isolatedNames('authstart');
+    const urls = testUrls();
+    const config = authSchema.parse({
+      PORT: '0',
+      HEALTH_PORT: '0',
+      MONGO_URL: urls.mongo,
+      MONGO_DB: names.mongoDb,
+      REDIS_URL: urls.redis,
+      REDIS_PREFIX: names.redisPrefix,
+      AMQP_URL: urls.amqp,
+    });
+    const running = await startAuth(config, createMemoryLogger().logger);
+    try {
+      expect((await health(running.healthPort, 'live')).status).toBe(200);
+      const ready = await health(running.healthPort, 'ready');
+      expect(ready.status).toBe(200);
+      expect(ready.body.checks).toEqual({ mongo: true, redis: true, amqp: true });
+    } finally {
+      expect(await running.stop()).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,3 @@
+export { createApp, type DesktopDeps } from './create-app';
+export { desktopSchema, loadDesktopConfig, type DesktopConfig } from './config';
+export { startDesktop } from './server';

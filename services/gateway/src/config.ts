@@ -1,0 +1,29 @@
+// Gateway configuration: the public port, where the services are, and how much to trust proxies.
+import { z } from 'zod';
+import { env, loadConfig } from '@acct/shared';
+
+export const gatewaySchema = z.object({
+  NODE_ENV: env.nodeEnv(),
+  LOG_LEVEL: env.logLevel(),
+  HOST: env.string('0.0.0.0'),
+  PORT: env.port(8080),
+  HEALTH_PORT: env.port(9080),
+  /** express `trust proxy`: false (default: X-Forwarded-For ignored), a hop count, or a list of addresses. */
+  TRUST_PROXY: z.string().default('false'),
+  AUTH_URL: env.url('http://127.0.0.1:3001'),
+  DESKTOP_URL: env.url('http://127.0.0.1:3002'),
+  UPSTREAM_TIMEOUT_MS: env.int(10_000, 100),
+  BODY_LIMIT: env.string('100kb'),
+});
+
+export type GatewayConfig = z.infer<typeof gatewaySchema>;
+
+export const loadGatewayConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(gatewaySchema, source);
+
+/** Turns TRUST_PROXY into the value express's `trust proxy` setting takes. */
+export function trustProxySetting(value: string): boolean | number | string {
+  if (value === 'false' || value === '') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

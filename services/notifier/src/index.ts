@@ -1,0 +1,2 @@
+export { notifierSchema, loadNotifierConfig, type NotifierConfig } from './config';
+export { startNotifier } from './server';

@@ -1,0 +1,83 @@
+// No Docker engine runs here, so the compose file is checked as data: the properties the stack relies on.
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import type { ZodTypeAny } from 'zod';
+import { authSchema } from '@acct/auth';
+import { desktopSchema } from '@acct/desktop';
+import { gatewaySchema } from '@acct/gateway';
+import { notifierSchema } from '@acct/notifier';
+
+type Service = {
+  image?: string;
+  build?: { context: string; dockerfile: string; args?: Record<string, string> };
+  ports?: string[];
+  environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+  container_name?: string;
+};
+
+const root = path.resolve(__dirname, '..');
+const compose = yaml.load(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+const services = compose.services;
+const appSchemas: Record<string, ZodTypeAny> = { gateway: gatewaySchema, auth: authSchema, notifier: notifierSchema, desktop: desktopSchema };
+
+describe('docker-compose.yml', () => {
+  it('has the infrastructure, the mail catcher and the four services', () => {
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(['mongo', 'redis', 'rabbitmq', 'mailpit', 'gateway', 'auth', 'notifier', 'desktop']),
+    );
+    expect(services.rabbitmq.image).toMatch(/management/);
+  });
+
+  it('publishes only the gateway port and the mail catcher page', () => {
+    const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name}:${p}`));
+    expect(published.sort()).toEqual(['gateway:8080:8080', 'mailpit:8025:8025']);
+  });
+
+  it('gives every long-running service a healthcheck', () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (name === 'keygen') continue;
+      expect(`${name}: ${(service.healthcheck?.test ?? []).length > 0 ? 'has' : 'lacks'} a healthcheck`).toBe(`${name}: has a healthcheck`);
+    }
+  });
+
+  it('starts services only after what they depend on is healthy', () => {
+    for (const name of Object.keys(appSchemas)) {
+      const dependsOn = services[name].depends_on ?? {};
+      expect(Object.keys(dependsOn).length).toBeGreaterThan(0);
+      for (const [dep, { condition }] of Object.entries(dependsOn)) {
+        expect([name, dep, condition]).toEqual([name, dep, dep === 'keygen' ? 'service_completed_successfully' : 'service_healthy']);
+      }
+    }
+    expect(Object.keys(services.gateway.depends_on ?? {})).toEqual(expect.arrayContaining(['auth', 'desktop']));
+  });
+
+  it('builds each service from the multi-stage Dockerfile with its own SERVICE argument', () => {
+    for (const name of Object.keys(appSchemas)) {
+      expect(services[name].build?.args?.SERVICE).toBe(name);
+      expect(services[name].build?.dockerfile).toBe('Dockerfile');
+    }
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+  });
+
+  it('lets the notifier scale: no fixed container name and no published port', () => {
+    expect(services.notifier.container_name).toBeUndefined();
+    expect(services.notifier.ports).toBeUndefined();
+  });
+
+  it.each(Object.keys(appSchemas))('gives %s an environment its config accepts, reachable from other containers', (name) => {
+    const environment = services[name].environment ?? {};
+    const parsed = appSchemas[name].safeParse(environment);
+    expect(parsed.success ? 'valid' : parsed.error.issues[0]).toBe('valid');
+    expect(environment.HOST).toBe('0.0.0.0');
+    expect(environment.NODE_ENV).toBe('production');
+    for (const [key, value] of Object.entries(environment)) {
+      if (/_URL$/.test(key) && !/^RESET_URL/.test(key)) expect(`${key}=${value}`).not.toMatch(/127\.0\.0\.1|localhost/);
+    }
+  });
+});

@@ -1,0 +1,32 @@
+// Jest global setup: resolves MongoDB, Redis and RabbitMQ once per run, exactly as the stack does,
+// and hands their URLs to every test worker through the environment.
+import { startMongoStandin } from '@acct/mongo-standin';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const deps = require('../../scripts/lib/dependencies.js');
+
+interface Resolved {
+  url: string;
+  source: string;
+  stop?: () => Promise<void>;
+}
+
+export default async function globalSetup(): Promise<void> {
+  const options = { containers: true };
+  const [redis, amqp, mongo] = (await Promise.all([
+    deps.resolveRedis(options),
+    deps.resolveAmqp(options),
+    deps.resolveMongo({
+      ...options,
+      startStandin: async (): Promise<Resolved> => {
+        const standin = await startMongoStandin({ ttlSweepMs: 200 });
+        return { url: standin.url, source: 'MongoDB stand-in (in-memory)', stop: () => standin.close() };
+      },
+    }),
+  ])) as Resolved[];
+  process.env.REDIS_URL = redis.url;
+  process.env.AMQP_URL = amqp.url;
+  process.env.MONGO_URL = mongo.url;
+  process.env.TEST_MONGO_SOURCE = mongo.source;
+  (globalThis as Record<string, unknown>).__ACCT_DEPS__ = [redis, amqp, mongo];
+  process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}\n`);
+}
