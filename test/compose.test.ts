@@ -2,11 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import type { ZodTypeAny } from 'zod';
-import { authSchema } from '@acct/auth';
-import { desktopSchema } from '@acct/desktop';
-import { gatewaySchema } from '@acct/gateway';
-import { notifierSchema } from '@acct/notifier';
+import { loadAuthConfig } from '@acct/auth';
+import { loadDesktopConfig } from '@acct/desktop';
+import { loadGatewayConfig } from '@acct/gateway';
+import { loadNotifierConfig } from '@acct/notifier';
 
 type Service = {
   image?: string;
@@ -21,7 +20,12 @@ type Service = {
 const root = path.resolve(__dirname, '..');
 const compose = yaml.load(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
 const services = compose.services;
-const appSchemas: Record<string, ZodTypeAny> = { gateway: gatewaySchema, auth: authSchema, notifier: notifierSchema, desktop: desktopSchema };
+const appLoaders: Record<string, (env: NodeJS.ProcessEnv) => unknown> = {
+  gateway: loadGatewayConfig,
+  auth: loadAuthConfig,
+  notifier: loadNotifierConfig,
+  desktop: loadDesktopConfig,
+};
 
 describe('docker-compose.yml', () => {
   it('has the infrastructure, the mail catcher and the four services', () => {
@@ -44,7 +48,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('starts services only after what they depend on is healthy', () => {
-    for (const name of Object.keys(appSchemas)) {
+    for (const name of Object.keys(appLoaders)) {
       const dependsOn = services[name].depends_on ?? {};
       expect(Object.keys(dependsOn).length).toBeGreaterThan(0);
       for (const [dep, { condition }] of Object.entries(dependsOn)) {
@@ -55,7 +59,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('builds each service from the multi-stage Dockerfile with its own SERVICE argument', () => {
-    for (const name of Object.keys(appSchemas)) {
+    for (const name of Object.keys(appLoaders)) {
       expect(services[name].build?.args?.SERVICE).toBe(name);
       expect(services[name].build?.dockerfile).toBe('Dockerfile');
     }
@@ -70,12 +74,12 @@ describe('docker-compose.yml', () => {
     expect(services.notifier.ports).toBeUndefined();
   });
 
-  it.each(Object.keys(appSchemas))('gives %s an environment its config accepts, reachable from other containers', (name) => {
+  it.each(Object.keys(appLoaders))('gives %s an environment its config accepts, reachable from other containers', (name) => {
     const environment = services[name].environment ?? {};
-    const parsed = appSchemas[name].safeParse(environment);
-    expect(parsed.success ? 'valid' : parsed.error.issues[0]).toBe('valid');
+    expect(() => appLoaders[name](environment)).not.toThrow();
     expect(environment.HOST).toBe('0.0.0.0');
     expect(environment.NODE_ENV).toBe('production');
+    if (name !== 'notifier') expect(environment.JWT_PUBLIC_KEY_FILE ?? environment.JWT_PRIVATE_KEY_FILE).toMatch(/^\/keys/);
     for (const [key, value] of Object.entries(environment)) {
       if (/_URL$/.test(key) && !/^RESET_URL/.test(key)) expect(`${key}=${value}`).not.toMatch(/127\.0\.0\.1|localhost/);
     }

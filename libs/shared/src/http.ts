@@ -2,6 +2,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from './errors';
+import { isDependencyUnavailable } from './dependency-errors';
 import { fail } from './envelope';
 
 interface BodyParserError extends Error {
@@ -41,6 +42,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (err.headers) res.set(err.headers);
       if (err.httpStatus >= 500) logger.error({ err: err.cause ?? err, code: err.code, path: req.path }, err.message);
       res.status(err.httpStatus).json(fail(err.message, err.code, err.errors));
+      return;
+    }
+    if (isDependencyUnavailable(err)) {
+      logger.error({ err, path: req.path }, 'Dependency unavailable');
+      res.status(503).json(fail('Service temporarily unavailable', 'service_unavailable'));
       return;
     }
     logger.error({ err, path: req.path }, 'Unhandled error');

@@ -11,3 +11,7 @@ export * from './redis';
 export * from './mongo';
 export * from './amqp';
 export * from './service';
+export * from './access-token';
+export * from './events';
+export * from './dependency-errors';
+export * from './internal-headers';

@@ -1,6 +1,8 @@
-// Auth configuration: stores, token keys and lifetimes, password cost, 2FA and rate-limit policy.
+// Auth configuration: stores, token keys and lifetimes, password cost, 2FA, reset links and rate limits.
 import { z } from 'zod';
-import { env, loadConfig } from '@acct/shared';
+import { ConfigError, accessTokenVerifyEnv, env, loadConfig } from '@acct/shared';
+
+const DAY = 86_400;
 
 export const authSchema = z.object({
   NODE_ENV: env.nodeEnv(),
@@ -14,8 +16,45 @@ export const authSchema = z.object({
   REDIS_PREFIX: z.string().default('auth:'),
   AMQP_URL: env.string('amqp://guest:guest@127.0.0.1:5672'),
   EVENTS_EXCHANGE: env.string('auth.events'),
+  JWT_PRIVATE_KEY: z.string().optional(),
+  JWT_PRIVATE_KEY_FILE: z.string().optional(),
+  JWT_ISSUER: accessTokenVerifyEnv.JWT_ISSUER,
+  JWT_AUDIENCE: accessTokenVerifyEnv.JWT_AUDIENCE,
+  ACCESS_TOKEN_TTL_SECONDS: env.int(900, 30),
+  REFRESH_IDLE_TTL_SECONDS: env.int(7 * DAY, 60),
+  REFRESH_GRACE_SECONDS: env.int(10, 0),
+  SESSION_MAX_AGE_USER_SECONDS: env.int(30 * DAY, 60),
+  SESSION_MAX_AGE_ADMIN_SECONDS: env.int(12 * 3600, 60),
+  BCRYPT_COST: env.int(12, 4),
+  /** Whether new admins get a second factor: `auto` means on in production, off elsewhere. */
+  ADMIN_2FA_DEFAULT: z.enum(['auto', 'true', 'false']).default('auto'),
+  ADMIN_REGISTRATION_OPEN: env.bool(false),
+  OTP_SECRET: z.string().min(16).default('development-only-otp-secret'),
+  OTP_TTL_SECONDS: env.int(300, 1),
+  OTP_MAX_ATTEMPTS: env.int(5, 1),
+  RESET_TOKEN_TTL_SECONDS: env.int(1800, 60),
+  RESET_URL_BASE_ADMIN: env.url('http://localhost:3000/admin/reset-password'),
+  RESET_URL_BASE_USER: env.url('http://localhost:3000/reset-password'),
+  RATE_LOGIN_IP_PER_MINUTE: env.int(30, 1),
+  RATE_LOGIN_FAILURES_PER_ACCOUNT: env.int(5, 1),
+  RATE_LOGIN_FAILURE_WINDOW_SECONDS: env.int(900, 1),
+  RATE_REGISTER_IP_PER_HOUR: env.int(20, 1),
+  RATE_FORGOT_IP_PER_HOUR: env.int(20, 1),
+  RATE_FORGOT_EMAIL_PER_HOUR: env.int(3, 1),
+  RATE_OTP_IP_PER_MINUTE: env.int(30, 1),
+  OUTBOX_POLL_MS: env.int(1000, 10),
 });
 
 export type AuthConfig = z.infer<typeof authSchema>;
 
-export const loadAuthConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(authSchema, source);
+/** Parses auth's config; production must bring its own OTP secret. */
+export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
+  const config = loadConfig(authSchema, source);
+  if (config.NODE_ENV === 'production' && !source.OTP_SECRET) {
+    throw new ConfigError('Invalid configuration: OTP_SECRET: required in production');
+  }
+  return config;
+}
+
+export const twoFactorByDefault = (config: AuthConfig) =>
+  config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true';

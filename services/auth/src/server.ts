@@ -1,6 +1,9 @@
-// Starts the auth service: MongoDB, Redis and RabbitMQ first, then its internal HTTP port and health port.
+// Starts the auth service: MongoDB, Redis and RabbitMQ first, then the outbox relay, the internal
+// HTTP port and the health port.
 import {
   AmqpClient,
+  closeAll,
+  type Closer,
   connectMongo,
   connectRedis,
   isMongoReady,
@@ -11,25 +14,38 @@ import {
 } from '@acct/shared';
 import type { AuthConfig } from './config';
 import { createApp } from './create-app';
+import { EventPublisher } from './data-access/event-publisher';
+import { buildDomain, loadTokenIssuer, type DomainOptions } from './domain-factory';
 
-export async function startAuth(config: AuthConfig, logger: Logger): Promise<RunningService> {
-  const mongo = await connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB });
-  const redis = await connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX });
-  const amqp = new AmqpClient(config.AMQP_URL, logger, { connectionName: 'auth' });
-  await amqp.start();
-  const app = createApp({ config, logger });
-  return startService({
-    name: 'auth',
-    logger,
-    host: config.HOST,
-    port: config.PORT,
-    healthPort: config.HEALTH_PORT,
-    app,
-    checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis), amqp: () => amqp.ready },
-    closers: [
-      { name: 'amqp', close: () => amqp.close() },
-      { name: 'redis', close: () => redis.quit() },
-      { name: 'mongo', close: () => mongo.close() },
-    ],
-  });
+export async function startAuth(config: AuthConfig, logger: Logger, options: DomainOptions = {}): Promise<RunningService> {
+  const tokens = loadTokenIssuer(config);
+  const opened: Closer[] = [];
+  try {
+    const mongo = await connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB });
+    opened.unshift({ name: 'mongo', close: () => mongo.close() });
+    const redis = await connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX });
+    opened.unshift({ name: 'redis', close: () => redis.quit() });
+    const amqp = new AmqpClient(config.AMQP_URL, logger, { connectionName: 'auth' });
+    opened.unshift({ name: 'amqp', close: () => amqp.close() });
+    const publisher = new EventPublisher(config.EVENTS_EXCHANGE);
+    await publisher.attach(amqp);
+    await amqp.start();
+    const domain = await buildDomain(config, logger, mongo, redis, tokens, options);
+    domain.outbox.start(publisher);
+    opened.unshift({ name: 'outbox', close: () => domain.outbox.stop() });
+    return await startService({
+      name: 'auth',
+      logger,
+      host: config.HOST,
+      port: config.PORT,
+      healthPort: config.HEALTH_PORT,
+      app: createApp(domain),
+      checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis), amqp: () => amqp.ready },
+      closers: opened,
+    });
+  } catch (err) {
+    // A failed start leaves nothing open behind it.
+    await closeAll(opened, logger, 5_000);
+    throw err;
+  }
 }

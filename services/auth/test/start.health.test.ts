@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createMemoryLogger } from '@acct/shared';
 import { authSchema, startAuth } from '@acct/auth';
 import { health } from '../../../test/harness/health';
@@ -15,6 +16,7 @@ describe('auth service start', () => {
       REDIS_URL: urls.redis,
       REDIS_PREFIX: names.redisPrefix,
       AMQP_URL: urls.amqp,
+      JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     });
     const running = await startAuth(config, createMemoryLogger().logger);
     try {
@@ -25,5 +27,10 @@ describe('auth service start', () => {
     } finally {
       expect(await running.stop()).toBe(true);
     }
+  });
+
+  it('refuses to start without a signing key, naming the variable, before connecting anywhere', async () => {
+    const config = authSchema.parse({ MONGO_URL: 'mongodb://127.0.0.1:1', REDIS_URL: 'redis://127.0.0.1:1', AMQP_URL: 'amqp://127.0.0.1:1' });
+    await expect(startAuth(config, createMemoryLogger().logger)).rejects.toThrow(/^Invalid configuration: JWT_PRIVATE_KEY: /);
   });
 });

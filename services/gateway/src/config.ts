@@ -1,6 +1,6 @@
 // Gateway configuration: the public port, where the services are, and how much to trust proxies.
 import { z } from 'zod';
-import { env, loadConfig } from '@acct/shared';
+import { accessTokenVerifyEnv, env, loadConfig } from '@acct/shared';
 
 export const gatewaySchema = z.object({
   NODE_ENV: env.nodeEnv(),
@@ -14,6 +14,9 @@ export const gatewaySchema = z.object({
   DESKTOP_URL: env.url('http://127.0.0.1:3002'),
   UPSTREAM_TIMEOUT_MS: env.int(10_000, 100),
   BODY_LIMIT: env.string('100kb'),
+  /** Largest avatar upload body (the file itself is capped at 2 MiB by auth). */
+  UPLOAD_LIMIT_BYTES: env.int(3 * 1024 * 1024, 1024),
+  ...accessTokenVerifyEnv,
 });
 
 export type GatewayConfig = z.infer<typeof gatewaySchema>;

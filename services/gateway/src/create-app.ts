@@ -1,9 +1,15 @@
-// The gateway's express app: security headers, request log, the route allow-list, and 404 for everything else.
+// The gateway's express app: request log, security headers, actor resolution, the route allow-list
+// proxied to the services, and a JSON 404 for everything else.
 import express, { type Express } from 'express';
+import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
-import { errorHandler, notFoundHandler, type Logger } from '@acct/shared';
+import { errorHandler, jsonBody, notFoundHandler, type AccessTokenVerifier, type Logger } from '@acct/shared';
+import { resolveActor } from './actor';
 import { trustProxySetting, type GatewayConfig } from './config';
+import { proxyTo } from './proxy';
 import { requestLog } from './request-log';
+import { ROUTES, type Upstream } from './routes';
+import type { UpstreamClient } from './upstream';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -11,6 +17,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** The request log: one record per request, spec fields only. */
   requestLogger: Logger;
+  verifier: AccessTokenVerifier;
+  upstreams: Record<Upstream, UpstreamClient>;
 }
 
 export function createApp(deps: GatewayDeps): Express {
@@ -21,6 +29,14 @@ export function createApp(deps: GatewayDeps): Express {
   app.set('etag', false);
   app.use(requestLog(requestLogger));
   app.use(helmet());
+  app.use(resolveActor(deps.verifier));
+  const json = jsonBody(config.BODY_LIMIT);
+  const cookies = cookieParser();
+  const options = { production: config.NODE_ENV === 'production', uploadLimitBytes: config.UPLOAD_LIMIT_BYTES };
+  for (const route of ROUTES) {
+    const handlers = [route.body === 'json' ? json : undefined, route.readsCookie ? cookies : undefined].filter((h) => h !== undefined);
+    app[route.method](route.path, ...handlers, proxyTo(route, deps.upstreams[route.upstream], options));
+  }
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

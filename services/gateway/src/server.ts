@@ -1,10 +1,16 @@
-// Starts the gateway: its public HTTP port and its health port.
-import { createLogger, startService, type Logger, type RunningService } from '@acct/shared';
+// Starts the gateway: its public HTTP port and its health port (ready when the services are).
+import { AccessTokenVerifier, createLogger, startService, type Logger, type RunningService } from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { createApp } from './create-app';
+import { UpstreamClient } from './upstream';
 
 export async function startGateway(config: GatewayConfig, logger: Logger, requestLogger?: Logger): Promise<RunningService> {
-  const app = createApp({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL }) });
+  const verifier = AccessTokenVerifier.fromConfig(config);
+  const upstreams = {
+    auth: new UpstreamClient(config.AUTH_URL, config.UPSTREAM_TIMEOUT_MS),
+    desktop: new UpstreamClient(config.DESKTOP_URL, config.UPSTREAM_TIMEOUT_MS),
+  };
+  const app = createApp({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL }), verifier, upstreams });
   return startService({
     name: 'gateway',
     logger,
@@ -12,7 +18,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
     port: config.PORT,
     healthPort: config.HEALTH_PORT,
     app,
-    checks: {},
-    closers: [],
+    checks: { auth: () => upstreams.auth.reachable(), desktop: () => upstreams.desktop.reachable() },
+    closers: [{ name: 'upstreams', close: () => Object.values(upstreams).forEach((u) => u.close()) }],
   });
 }

@@ -1,20 +1,17 @@
-import http from 'node:http';
-import { closeServer, createMemoryLogger, listen } from '@acct/shared';
-import { createApp, gatewaySchema } from '@acct/gateway';
 import { call } from '../../../test/harness/http-client';
+import { startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
 
 describe('gateway: unmatched routes', () => {
-  const { logger } = createMemoryLogger();
-  const { logger: requestLogger, records } = createMemoryLogger();
-  let server: http.Server;
+  let gateway: GatewayUnderTest;
   let base: string;
+  let records: Record<string, any>[];
 
   beforeAll(async () => {
-    const config = gatewaySchema.parse({});
-    server = http.createServer(createApp({ config, logger, requestLogger }));
-    base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
+    gateway = await startGatewayUnderTest();
+    base = gateway.base;
+    records = gateway.records;
   });
-  afterAll(() => closeServer(server));
+  afterAll(() => gateway.close());
 
   it.each([
     ['GET', '/'],
@@ -22,6 +19,10 @@ describe('gateway: unmatched routes', () => {
     ['POST', '/.env'],
     ['PUT', '/api'],
     ['DELETE', '/wp-admin/setup.php?x=1'],
+    ['GET', '/api/auth/user/login'],
+    ['DELETE', '/api/auth/user/login'],
+    ['POST', '/api/auth/moderator/login'],
+    ['POST', '/api/desktop/latest-version'],
   ])('when %s %s is asked, then it answers 404 with the JSON envelope', async (method, path) => {
     const res = await call(base, method, path);
     expect(res.status).toBe(404);

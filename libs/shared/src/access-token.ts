@@ -1,0 +1,87 @@
+// Access tokens: ES256 JWTs signed by auth; every service verifies them the same way, algorithm,
+// issuer and audience pinned, with key objects built once.
+import fs from 'node:fs';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { z } from 'zod';
+import { ConfigError, env } from './config';
+
+export const ACCESS_TOKEN_ALGORITHM = 'ES256' as const;
+export type AccountKind = 'admin' | 'user';
+
+export interface AccessClaims {
+  sub: string;
+  kind: AccountKind;
+  role: string;
+  sid: string;
+}
+
+/** The config variables of whoever verifies tokens. */
+export const accessTokenVerifyEnv = {
+  JWT_PUBLIC_KEY: z.string().optional(),
+  JWT_PUBLIC_KEY_FILE: z.string().optional(),
+  JWT_ISSUER: env.string('account-service'),
+  JWT_AUDIENCE: env.string('account-api'),
+};
+
+/** A PEM given inline (`NAME`, with `\n` escapes allowed) or as a file (`NAME_FILE`). */
+export function readPem(inline: string | undefined, file: string | undefined, name: string): string {
+  if (inline) return inline.replace(/\\n/g, '\n');
+  if (file) {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`Invalid configuration: ${name}_FILE: cannot read ${file}: ${(err as Error).message}`);
+    }
+  }
+  throw new ConfigError(`Invalid configuration: ${name}: set ${name} or ${name}_FILE`);
+}
+
+export function publicKeyFrom(pem: string, name = 'JWT_PUBLIC_KEY'): KeyObject {
+  try {
+    const key = pem.includes('PRIVATE KEY') ? createPublicKey(createPrivateKey(pem)) : createPublicKey(pem);
+    if (key.asymmetricKeyType !== 'ec') throw new Error('not an EC (P-256) key');
+    return key;
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: ${name}: ${(err as Error).message}`);
+  }
+}
+
+export class AccessTokenVerifier {
+  constructor(
+    private readonly publicKey: KeyObject,
+    private readonly issuer: string,
+    private readonly audience: string,
+  ) {}
+
+  static fromConfig(config: { JWT_PUBLIC_KEY?: string; JWT_PUBLIC_KEY_FILE?: string; JWT_ISSUER: string; JWT_AUDIENCE: string }) {
+    const pem = readPem(config.JWT_PUBLIC_KEY, config.JWT_PUBLIC_KEY_FILE, 'JWT_PUBLIC_KEY');
+    return new AccessTokenVerifier(publicKeyFrom(pem), config.JWT_ISSUER, config.JWT_AUDIENCE);
+  }
+
+  /** The claims of a valid token, or undefined for anything else (expired, forged, wrong audience…). */
+  verify(token: string): AccessClaims | undefined {
+    try {
+      const claims = jwt.verify(token, this.publicKey, {
+        algorithms: [ACCESS_TOKEN_ALGORITHM],
+        issuer: this.issuer,
+        audience: this.audience,
+      });
+      if (typeof claims !== 'object' || claims === null) return undefined;
+      const { sub, kind, role, sid } = claims as Record<string, unknown>;
+      if (typeof sub !== 'string' || (kind !== 'admin' && kind !== 'user') || typeof role !== 'string' || typeof sid !== 'string') {
+        return undefined;
+      }
+      return { sub, kind, role, sid };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Reads `Authorization: Bearer <token>`. */
+  verifyHeader(header: string | undefined): AccessClaims | undefined {
+    if (!header) return undefined;
+    const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(header.trim());
+    return match ? this.verify(match[1]) : undefined;
+  }
+}

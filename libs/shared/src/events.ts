@@ -1,0 +1,56 @@
+// The account event contracts: routing keys and payload schemas, validated by publisher and consumer alike.
+import { z } from 'zod';
+
+const envelope = {
+  eventId: z.string().min(1),
+  occurredAt: z.string().datetime(),
+  requestId: z.string().optional(),
+};
+const kind = z.enum(['admin', 'user']);
+
+export const eventSchemas = {
+  'user.login.succeeded': z.object({ ...envelope, userId: z.string().min(1), ip: z.string() }),
+  'account.password_reset.requested': z.object({
+    ...envelope,
+    kind,
+    accountId: z.string().min(1),
+    email: z.string().email(),
+    name: z.string(),
+    resetUrl: z.string().url(),
+    expiresAt: z.string().datetime(),
+  }),
+  'account.password_reset.completed': z.object({ ...envelope, kind, accountId: z.string().min(1), email: z.string().email(), name: z.string() }),
+  'admin.otp.requested': z.object({
+    ...envelope,
+    adminId: z.string().min(1),
+    email: z.string().email(),
+    name: z.string(),
+    code: z.string().regex(/^\d{6}$/),
+    expiresAt: z.string().datetime(),
+  }),
+  'device.registered': z.object({
+    ...envelope,
+    userId: z.string().min(1),
+    deviceId: z.string().min(1),
+    platform: z.string().min(1),
+    pushToken: z.string().min(1),
+  }),
+} as const;
+
+export type EventType = keyof typeof eventSchemas;
+export type EventPayload<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
+export const EVENT_TYPES = Object.keys(eventSchemas) as EventType[];
+
+export function isEventType(value: string): value is EventType {
+  return value in eventSchemas;
+}
+
+/** Validates a payload against its event's schema; throws a readable error naming the first bad field. */
+export function parseEvent<T extends EventType>(type: T, payload: unknown): EventPayload<T> {
+  const parsed = eventSchemas[type].safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid ${type} payload: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data as EventPayload<T>;
+}

@@ -1,0 +1,16 @@
+// Headers between the gateway and the services: the gateway always overwrites the inbound ones and
+// strips the outbound ones, so a client can neither send nor see them.
+export const InternalHeaders = {
+  /** Client address as the gateway resolved it. */
+  clientIp: 'x-client-ip',
+  requestId: 'x-request-id',
+  /** Inbound: the refresh token the gateway read from the kind's cookie. */
+  refreshToken: 'x-refresh-token',
+  /** Outbound: a new refresh token for the gateway to put in the kind's cookie. */
+  setRefreshToken: 'x-set-refresh-token',
+  /** Outbound: the gateway must clear the kind's cookie. */
+  clearRefreshToken: 'x-clear-refresh-token',
+} as const;
+
+/** Client-sent headers that could pass for identity or internal data; the gateway drops them all. */
+export const STRIPPED_INBOUND = /^(x-client-ip|x-refresh-token|x-set-refresh-token|x-clear-refresh-token|x-actor-.*|x-user-.*|x-forwarded-.*|x-real-ip|forwarded)$/i;

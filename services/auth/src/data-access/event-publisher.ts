@@ -1,0 +1,45 @@
+// Publishes outbox entries to the `auth.events` topic exchange on a confirm channel: persistent,
+// messageId = event id, resolved only when the broker confirmed.
+import type { ConfirmChannel } from 'amqplib';
+import type { AmqpClient, EventType } from '@acct/shared';
+import type { Publisher } from './outbox';
+
+export class EventPublisher implements Publisher {
+  private channel?: ConfirmChannel;
+
+  constructor(private readonly exchange: string) {}
+
+  /** Registers the channel setup on the client; it runs again after every reconnect. */
+  async attach(client: AmqpClient): Promise<void> {
+    await client.use(async (connection) => {
+      const channel = await connection.createConfirmChannel();
+      await channel.assertExchange(this.exchange, 'topic', { durable: true });
+      channel.on('close', () => {
+        if (this.channel === channel) this.channel = undefined;
+      });
+      channel.on('error', () => undefined);
+      this.channel = channel;
+    });
+  }
+
+  publish(type: EventType, eventId: string, payload: Record<string, unknown>): Promise<void> {
+    const channel = this.channel;
+    if (!channel) return Promise.reject(new Error('RabbitMQ channel not available'));
+    return new Promise((resolve, reject) => {
+      channel.publish(
+        this.exchange,
+        type,
+        Buffer.from(JSON.stringify(payload)),
+        {
+          persistent: true,
+          messageId: eventId,
+          type,
+          contentType: 'application/json',
+          timestamp: Math.floor(Date.now() / 1000),
+          headers: payload.requestId ? { 'x-request-id': payload.requestId } : {},
+        },
+        (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve()),
+      );
+    });
+  }
+}

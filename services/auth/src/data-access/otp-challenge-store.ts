@@ -1,0 +1,68 @@
+// Admin OTP challenges in Redis (`otp:{<id>}`): the challenge token's hash, the admin, an HMAC of the
+// code (never the code), and an attempt counter. Each attempt is counted before the code is compared,
+// so no burst of parallel guesses gets more than the allowed number; a correct code is single use.
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { mintToken, parseToken, sha256 } from './opaque-token';
+
+const ATTEMPT = `
+local s = redis.call('HMGET', KEYS[1], 'tokenHash', 'adminId', 'codeMac')
+if not s[1] or s[1] ~= ARGV[1] then return {'missing'} end
+local n = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+if n > tonumber(ARGV[2]) then
+  redis.call('DEL', KEYS[1])
+  return {'exhausted'}
+end
+return {'ok', s[2], s[3], tostring(n)}
+`;
+
+export type VerifyResult = { outcome: 'verified'; adminId: string } | { outcome: 'invalid_challenge' | 'wrong_code' };
+
+type ScriptClient = Redis & { otpAttempt(key: string, ...args: string[]): Promise<string[]> };
+
+export class OtpChallengeStore {
+  private readonly redis: ScriptClient;
+
+  constructor(
+    redis: Redis,
+    private readonly options: { secret: string; ttlMs: number; maxAttempts: number },
+  ) {
+    redis.defineCommand('otpAttempt', { numberOfKeys: 1, lua: ATTEMPT });
+    this.redis = redis as ScriptClient;
+  }
+
+  /** Opens a challenge; answers the challenge token (for the client) and the code (for the mail). */
+  async create(adminId: string, ip: string): Promise<{ challengeToken: string; code: string; expiresAt: Date }> {
+    const token = mintToken();
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const key = challengeKey(token.id);
+    await this.redis
+      .multi()
+      .hset(key, { tokenHash: sha256(token.value), adminId, codeMac: this.mac(token.id, code), attempts: '0', ip })
+      .pexpire(key, this.options.ttlMs)
+      .exec();
+    return { challengeToken: token.value, code, expiresAt: new Date(Date.now() + this.options.ttlMs) };
+  }
+
+  async verify(challengeToken: string, code: string): Promise<VerifyResult> {
+    const token = parseToken(challengeToken);
+    if (!token) return { outcome: 'invalid_challenge' };
+    const key = challengeKey(token.id);
+    const [status, adminId, storedMac, attempts] = await this.redis.otpAttempt(key, sha256(token.value), String(this.options.maxAttempts));
+    if (status !== 'ok') return { outcome: 'invalid_challenge' };
+    const given = Buffer.from(this.mac(token.id, code));
+    const stored = Buffer.from(storedMac);
+    if (given.length === stored.length && timingSafeEqual(given, stored)) {
+      // Single use: of two parallel correct submissions only the one that deletes the key wins.
+      return (await this.redis.del(key)) === 1 ? { outcome: 'verified', adminId } : { outcome: 'invalid_challenge' };
+    }
+    if (Number(attempts) >= this.options.maxAttempts) await this.redis.del(key);
+    return { outcome: 'wrong_code' };
+  }
+
+  private mac(challengeId: string, code: string): string {
+    return createHmac('sha256', this.options.secret).update(`${challengeId}:${code}`).digest('base64url');
+  }
+}
+
+const challengeKey = (id: string) => `otp:{${id}}`;

@@ -1,0 +1,173 @@
+// Refresh sessions in Redis. One hash per session (`rs:{<sid>}`; the hash tag keeps every script on
+// one Redis Cluster slot), holding only token hashes. Rotation is one Lua script, so exactly one
+// successor is minted per token; a rotated-out token replayed within the grace window gets that same
+// successor (kept encrypted under a key only the old token can derive), and replayed later revokes
+// the session (reuse detection, RFC 9700 §4.14).
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { AccountKind } from '@acct/shared';
+import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
+
+const ROTATE = `
+local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp')
+if not s[1] then return {'missing'} end
+if s[1] ~= ARGV[7] then return {'wrong_kind'} end
+local now = tonumber(ARGV[4])
+if now >= tonumber(s[8]) then
+  redis.call('DEL', KEYS[1])
+  return {'expired'}
+end
+if s[4] == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5])
+  redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[6]), tonumber(s[8]) - now))
+  return {'rotated', s[2], s[3]}
+end
+if s[5] == ARGV[1] and now <= tonumber(s[7]) then
+  return {'grace', s[2], s[3], s[6]}
+end
+redis.call('DEL', KEYS[1])
+return {'reused', s[2], s[3]}
+`;
+
+const REVOKE = `
+local s = redis.call('HMGET', KEYS[1], 'kind', 'cur', 'prev')
+if not s[1] or s[1] ~= ARGV[2] then return 0 end
+if s[2] == ARGV[1] or s[3] == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+export interface SessionPolicy {
+  idleTtlMs: number;
+  graceMs: number;
+  maxAgeMs: Record<AccountKind, number>;
+}
+
+export interface SessionOwner {
+  kind: AccountKind;
+  accountId: string;
+  role: string;
+}
+
+export type RotateResult =
+  | { outcome: 'rotated' | 'grace'; token: string; sessionId: string; owner: SessionOwner }
+  | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' }
+  | { outcome: 'reused'; sessionId: string; owner: SessionOwner };
+
+type ScriptClient = Redis & {
+  refreshRotate(key: string, ...args: string[]): Promise<string[]>;
+  refreshRevoke(key: string, ...args: string[]): Promise<number>;
+};
+
+export class RefreshSessionStore {
+  private readonly redis: ScriptClient;
+
+  constructor(
+    redis: Redis,
+    private readonly policy: SessionPolicy,
+    private readonly now: () => number = Date.now,
+  ) {
+    redis.defineCommand('refreshRotate', { numberOfKeys: 1, lua: ROTATE });
+    redis.defineCommand('refreshRevoke', { numberOfKeys: 1, lua: REVOKE });
+    this.redis = redis as ScriptClient;
+  }
+
+  /** Starts a session and answers its first refresh token. */
+  async create(owner: SessionOwner): Promise<{ token: string; sessionId: string }> {
+    const token = mintToken();
+    const now = this.now();
+    const absExp = now + this.policy.maxAgeMs[owner.kind];
+    const key = sessionKey(token.id);
+    const accountKey = accountSessionsKey(owner.kind, owner.accountId);
+    await this.redis
+      .multi()
+      .hset(key, { kind: owner.kind, accountId: owner.accountId, role: owner.role, cur: sha256(token.value), prev: '', prevEnc: '', prevUntil: '0', absExp: String(absExp), createdAt: String(now) })
+      .pexpire(key, Math.min(this.policy.idleTtlMs, absExp - now))
+      .exec()
+      .then(assertExec);
+    // Separate from the script's slot on purpose: only revokeAll reads it, key by key.
+    await this.redis.multi().sadd(accountKey, token.id).pexpire(accountKey, this.policy.maxAgeMs[owner.kind]).exec().then(assertExec);
+    return { token: token.value, sessionId: token.id };
+  }
+
+  async rotate(kind: AccountKind, presented: string): Promise<RotateResult> {
+    const token = parseToken(presented);
+    if (!token) return { outcome: 'invalid' };
+    const successor = mintToken(token.id);
+    const now = this.now();
+    const reply = await this.redis.refreshRotate(
+      sessionKey(token.id),
+      sha256(token.value),
+      sha256(successor.value),
+      sealSuccessor(token, successor.value),
+      String(now),
+      String(now + this.policy.graceMs),
+      String(this.policy.idleTtlMs),
+      kind,
+    );
+    const [outcome, accountId, role, sealed] = reply;
+    const owner = { kind, accountId, role };
+    switch (outcome) {
+      case 'rotated':
+        return { outcome, token: successor.value, sessionId: token.id, owner };
+      case 'grace': {
+        const same = openSuccessor(token, sealed);
+        return same ? { outcome, token: same, sessionId: token.id, owner } : { outcome: 'invalid' };
+      }
+      case 'reused':
+        return { outcome, sessionId: token.id, owner };
+      default:
+        return { outcome: outcome as 'missing' | 'wrong_kind' | 'expired' };
+    }
+  }
+
+  /** Ends the session the token belongs to, if it is the session's current or previous token. */
+  async revoke(kind: AccountKind, presented: string): Promise<boolean> {
+    const token = parseToken(presented);
+    if (!token) return false;
+    return (await this.redis.refreshRevoke(sessionKey(token.id), sha256(token.value), kind)) === 1;
+  }
+
+  /** Ends every session of an account (password reset, admin-set password, disabling). */
+  async revokeAll(kind: AccountKind, accountId: string): Promise<number> {
+    const accountKey = accountSessionsKey(kind, accountId);
+    const ids = await this.redis.smembers(accountKey);
+    let removed = 0;
+    for (const id of ids) removed += await this.redis.del(sessionKey(id));
+    await this.redis.del(accountKey);
+    return removed;
+  }
+
+  async exists(sessionId: string): Promise<boolean> {
+    return (await this.redis.exists(sessionKey(sessionId))) === 1;
+  }
+}
+
+const sessionKey = (id: string) => `rs:{${id}}`;
+const accountSessionsKey = (kind: AccountKind, accountId: string) => `rs-account:${kind}:${accountId}`;
+
+function assertExec(results: Array<[Error | null, unknown]> | null): void {
+  const failed = results?.find(([err]) => err);
+  if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction aborted');
+}
+
+/** The successor, encrypted under a key derived from the old token's secret (AES-256-GCM). */
+function sealSuccessor(old: OpaqueToken, successor: string): string {
+  const key = Buffer.from(hkdfSync('sha256', old.secret, old.id, 'refresh-successor', 32));
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(successor, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+function openSuccessor(old: OpaqueToken, sealed: string | undefined): string | undefined {
+  if (!sealed) return undefined;
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const key = Buffer.from(hkdfSync('sha256', old.secret, old.id, 'refresh-successor', 32));
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,102 @@
+// Login for both kinds, the admin second factor, and the failed-login records of the spec.
+import type { AccountKind } from '@acct/shared';
+import { AuthErrors } from '../errors';
+import { normalizeEmail, toAccountRecord, type AccountDoc, type AccountRecord } from '../data-access/account-repository';
+import type { AuthDomain, RequestContext } from './deps';
+import { openSession, type OpenedSession } from './sessions';
+import { validateLogin, validateOtp } from './validation';
+
+export type LoginResult =
+  | ({ kind: 'session'; account: AccountRecord } & OpenedSession)
+  | { kind: 'otp_required'; challengeToken: string; expiresInSeconds: number };
+
+type FailureReason = 'not_found' | 'no_password' | 'wrong_password';
+
+const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
+  user: {
+    not_found: 'User login failed: invalid credentials',
+    no_password: 'User login failed: password not set',
+    wrong_password: 'User login failed: invalid credentials',
+  },
+  admin: {
+    not_found: 'Admin login failed: invalid credentials',
+    no_password: 'Admin login failed: password not set',
+    wrong_password: 'Admin login failed: invalid credentials',
+  },
+};
+
+export async function login(domain: AuthDomain, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
+  const input = validateLogin(body);
+  const accountKey = `${kind}:${normalizeEmail(input.email)}`;
+  await domain.rateLimits.consume('loginIp', ctx.ip);
+  await domain.rateLimits.check('loginFailures', accountKey);
+
+  const account = await domain.accounts[kind].findByEmail(input.email);
+  const failure = await checkCredentials(domain, account, input.password);
+  if (failure) {
+    domain.audit.warn({ email: input.email, ip: ctx.ip, reason: failure }, FAILURE_MESSAGES[kind][failure]);
+    await domain.rateLimits.penalize('loginFailures', accountKey);
+    throw AuthErrors.invalidCredentials();
+  }
+  const found = account as AccountDoc & { passwordHash: string };
+  if (found.disabled) throw AuthErrors.accountDisabled();
+  await domain.rateLimits.reset('loginFailures', accountKey);
+  upgradeHashLater(domain, kind, found, input.password);
+
+  if (kind === 'admin' && found.twoFactorEnabled) {
+    const challenge = await domain.otp.create(found._id.toString(), ctx.ip);
+    await domain.outbox.add('admin.otp.requested', {
+      adminId: found._id.toString(),
+      email: found.email,
+      name: found.name,
+      code: challenge.code,
+      expiresAt: challenge.expiresAt.toISOString(),
+      requestId: ctx.requestId,
+    });
+    return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: domain.config.OTP_TTL_SECONDS };
+  }
+
+  const session = await openSession(domain, kind, found);
+  if (kind === 'user') notifyLogin(domain, found._id.toString(), ctx);
+  return { kind: 'session', account: toAccountRecord(kind, found), ...session };
+}
+
+export async function verifyOtp(domain: AuthDomain, body: unknown, ctx: RequestContext): Promise<{ account: AccountRecord } & OpenedSession> {
+  const input = validateOtp(body);
+  await domain.rateLimits.consume('otpIp', ctx.ip);
+  const result = await domain.otp.verify(input.challengeToken, input.code);
+  if (result.outcome !== 'verified') throw result.outcome === 'wrong_code' ? AuthErrors.invalidCode() : AuthErrors.invalidChallenge();
+  const admin = await domain.accounts.admin.findById(result.adminId);
+  if (!admin) throw AuthErrors.invalidChallenge();
+  if (admin.disabled) throw AuthErrors.accountDisabled();
+  const session = await openSession(domain, 'admin', admin);
+  return { account: toAccountRecord('admin', admin), ...session };
+}
+
+/** Answers the failure reason, having spent one bcrypt compare whatever the case. */
+async function checkCredentials(domain: AuthDomain, account: AccountDoc | null, password: string): Promise<FailureReason | undefined> {
+  if (!account) {
+    await domain.hasher.burn(password);
+    return 'not_found';
+  }
+  if (!account.passwordHash) {
+    await domain.hasher.burn(password);
+    return 'no_password';
+  }
+  return (await domain.hasher.verify(password, account.passwordHash)) ? undefined : 'wrong_password';
+}
+
+function upgradeHashLater(domain: AuthDomain, kind: AccountKind, account: AccountDoc & { passwordHash: string }, password: string): void {
+  if (!domain.hasher.needsUpgrade(account.passwordHash)) return;
+  void domain.hasher
+    .hash(password)
+    .then((next) => domain.accounts[kind].upgradePasswordHash(account._id, account.passwordHash, next))
+    .catch((err) => domain.logger.warn({ reason: (err as Error).message }, 'Password hash upgrade failed'));
+}
+
+/** Fire-and-forget by contract: a failure to record the event never affects the login. */
+function notifyLogin(domain: AuthDomain, userId: string, ctx: RequestContext): void {
+  void domain.outbox
+    .add('user.login.succeeded', { userId, ip: ctx.ip, requestId: ctx.requestId })
+    .catch((err) => domain.logger.error({ reason: (err as Error).message, userId }, 'Could not record the login event'));
+}

@@ -1,0 +1,76 @@
+// The 13 account routes: parse, call a use case, answer the spec's envelope. Refresh tokens travel
+// to and from the gateway in internal headers; the gateway alone speaks cookies.
+import { Router, type Request, type Response } from 'express';
+import { InternalHeaders, ok, type AccountKind } from '@acct/shared';
+import type { AuthDomain } from '../../domain/deps';
+import { login, verifyOtp } from '../../domain/login';
+import { requestPasswordReset, resetPassword } from '../../domain/password-reset';
+import { register } from '../../domain/register';
+import { closeSession, refreshSession } from '../../domain/sessions';
+import { requestContext } from './request-context';
+
+export const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
+
+const KINDS: AccountKind[] = ['admin', 'user'];
+const label = (kind: AccountKind) => (kind === 'admin' ? 'Admin' : 'User');
+
+export function accountRouter(domain: AuthDomain): Router {
+  const router = Router();
+  const ctx = (req: Request) => requestContext(req, domain.tokens.verifier);
+  const presentedRefresh = (req: Request) => req.get(InternalHeaders.refreshToken) || undefined;
+  const sendRefresh = (res: Response, token: string) => res.setHeader(InternalHeaders.setRefreshToken, token);
+
+  for (const kind of KINDS) {
+    const base = `/api/auth/${kind}`;
+
+    router.post(`${base}/register`, async (req, res) => {
+      const account = await register(domain, kind, req.body, ctx(req));
+      res.status(201).json(ok(`${label(kind)} registered successfully`, { [kind]: account }));
+    });
+
+    router.post(`${base}/login`, async (req, res) => {
+      const result = await login(domain, kind, req.body, ctx(req));
+      if (result.kind === 'otp_required') {
+        res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds }));
+        return;
+      }
+      sendRefresh(res, result.refreshToken);
+      res.json(ok('Login successful', { accessToken: result.accessToken, [kind]: result.account }));
+    });
+
+    router.post(`${base}/refresh`, async (req, res) => {
+      const session = await refreshSession(domain, kind, presentedRefresh(req), ctx(req));
+      sendRefresh(res, session.refreshToken);
+      res.json(ok('Token refreshed', { accessToken: session.accessToken }));
+    });
+
+    router.post(`${base}/logout`, async (req, res) => {
+      await closeSession(domain, kind, presentedRefresh(req));
+      res.setHeader(InternalHeaders.clearRefreshToken, '1');
+      res.json(ok('Logged out successfully'));
+    });
+
+    router.post(`${base}/forgot-password`, async (req, res) => {
+      const context = ctx(req);
+      const work = await requestPasswordReset(domain, kind, req.body, context);
+      res.json(ok(FORGOT_PASSWORD_MESSAGE));
+      // After the answer, so that its time says nothing about whether the email exists.
+      setImmediate(() => {
+        work().catch((err) => domain.logger.error({ reason: (err as Error).message, request_id: context.requestId }, 'Password reset request failed'));
+      });
+    });
+
+    router.post(`${base}/reset-password`, async (req, res) => {
+      await resetPassword(domain, kind, req.body, ctx(req));
+      res.json(ok('Password reset successfully'));
+    });
+  }
+
+  router.post('/api/auth/verify-otp', async (req, res) => {
+    const result = await verifyOtp(domain, req.body, ctx(req));
+    sendRefresh(res, result.refreshToken);
+    res.json(ok('Login successful', { token: result.accessToken, user: result.account }));
+  });
+
+  return router;
+}

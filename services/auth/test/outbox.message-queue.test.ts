@@ -1,0 +1,71 @@
+// The outbox: a broker outage delays events and loses none; several relays never publish one twice.
+import mongoose, { type Connection } from 'mongoose';
+import { createMemoryLogger, type EventType } from '@acct/shared';
+import { Outbox, type Publisher } from '../src/data-access/outbox';
+import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+
+let connection: Connection;
+beforeAll(async () => {
+  connection = await mongoose.createConnection(testUrls().mongo, { dbName: isolatedNames('outbox').mongoDb }).asPromise();
+});
+afterAll(async () => {
+  await connection.dropDatabase();
+  await connection.close();
+});
+
+class FlakyPublisher implements Publisher {
+  up = false;
+  readonly published: Array<{ type: EventType; eventId: string }> = [];
+  async publish(type: EventType, eventId: string): Promise<void> {
+    if (!this.up) throw new Error('broker down');
+    await new Promise((r) => setTimeout(r, 1));
+    this.published.push({ type, eventId });
+  }
+}
+
+const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 5_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('Outbox relay', () => {
+  it('keeps events while the broker is down and publishes every one when it returns', async () => {
+    const outbox = new Outbox(connection, createMemoryLogger().logger, { pollMs: 20, leaseMs: 100 });
+    await outbox.init();
+    const publisher = new FlakyPublisher();
+    outbox.start(publisher);
+    const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => outbox.add('user.login.succeeded', { userId: `u${i}`, ip: '127.0.0.1' })));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(publisher.published).toHaveLength(0);
+    expect(await outbox.pendingCount()).toBe(5);
+    publisher.up = true;
+    // Failed entries back off (1 s, 2 s, …) before they are claimed again.
+    await until(() => publisher.published.length === 5, 10_000);
+    await outbox.stop();
+    expect(publisher.published.map((p) => p.eventId).sort()).toEqual([...ids].sort());
+    expect(await outbox.pendingCount()).toBe(0);
+  });
+
+  it('shares the work between three relays without publishing an event twice', async () => {
+    const publisher = new FlakyPublisher();
+    publisher.up = true;
+    const relays = [1, 2, 3].map(() => new Outbox(connection, createMemoryLogger().logger, { pollMs: 10 }));
+    await relays[0].init();
+    relays.forEach((r) => r.start(publisher));
+    await Promise.all(Array.from({ length: 60 }, (_, i) => relays[i % 3].add('user.login.succeeded', { userId: `p${i}`, ip: '::1' })));
+    await until(() => publisher.published.length >= 60);
+    await new Promise((r) => setTimeout(r, 100));
+    await Promise.all(relays.map((r) => r.stop()));
+    const ids = publisher.published.map((p) => p.eventId);
+    expect(ids).toHaveLength(60);
+    expect(new Set(ids).size).toBe(60);
+  });
+
+  it('refuses an event whose payload breaks its schema', async () => {
+    const outbox = new Outbox(connection, createMemoryLogger().logger, { pollMs: 1000 });
+    await expect(outbox.add('user.login.succeeded', { userId: '', ip: '1.2.3.4' })).rejects.toThrow(/userId/);
+  });
+});

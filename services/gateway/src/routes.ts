@@ -1,0 +1,38 @@
+// The route allow-list: every public route, its upstream, body handling and refresh cookie. Anything
+// not listed answers 404 here and never reaches a service.
+import type { AccountKind } from '@acct/shared';
+
+export type Upstream = 'auth' | 'desktop';
+
+export interface RouteSpec {
+  method: 'get' | 'post' | 'put';
+  path: string;
+  upstream: Upstream;
+  /** json: parsed and re-sent; stream: piped with a byte cap (uploads); none: no body. */
+  body: 'json' | 'stream' | 'none';
+  /** The kind whose refresh cookie this route may set or clear. */
+  cookieKind?: AccountKind;
+  /** Whether the route reads the refresh cookie (passed to the service out of band). */
+  readsCookie?: boolean;
+}
+
+const accountRoutes = (kind: AccountKind): RouteSpec[] =>
+  (['register', 'login', 'refresh', 'logout', 'forgot-password', 'reset-password'] as const).map((action) => ({
+    method: 'post',
+    path: `/api/auth/${kind}/${action}`,
+    upstream: 'auth',
+    body: action === 'refresh' || action === 'logout' ? 'none' : 'json',
+    cookieKind: kind,
+    readsCookie: action === 'refresh' || action === 'logout',
+  }));
+
+export const ROUTES: RouteSpec[] = [
+  ...accountRoutes('admin'),
+  ...accountRoutes('user'),
+  { method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', cookieKind: 'admin' },
+  { method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json' },
+  { method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream' },
+  { method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none' },
+  { method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none' },
+  { method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json' },
+];

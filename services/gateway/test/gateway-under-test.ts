@@ -1,0 +1,40 @@
+// Builds the gateway app in-process with generated keys and chosen upstreams, listening on port 0.
+import http from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { AccessTokenVerifier, closeServer, createMemoryLogger, listen, publicKeyFrom } from '@acct/shared';
+import { createApp, gatewaySchema, UpstreamClient } from '@acct/gateway';
+
+export interface GatewayUnderTest {
+  base: string;
+  records: Record<string, any>[];
+  sign(claims: Record<string, unknown>, options?: jwt.SignOptions): string;
+  close(): Promise<void>;
+}
+
+export async function startGatewayUnderTest(env: Record<string, string> = {}): Promise<GatewayUnderTest> {
+  const config = gatewaySchema.parse({ AUTH_URL: 'http://127.0.0.1:1', DESKTOP_URL: 'http://127.0.0.1:1', ...env });
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const verifier = new AccessTokenVerifier(publicKeyFrom(publicKey.export({ type: 'spki', format: 'pem' }).toString()), config.JWT_ISSUER, config.JWT_AUDIENCE);
+  const upstreams = {
+    auth: new UpstreamClient(config.AUTH_URL, config.UPSTREAM_TIMEOUT_MS),
+    desktop: new UpstreamClient(config.DESKTOP_URL, config.UPSTREAM_TIMEOUT_MS),
+  };
+  const { logger } = createMemoryLogger();
+  const { logger: requestLogger, records } = createMemoryLogger();
+  const server = http.createServer(createApp({ config, logger, requestLogger, verifier, upstreams }));
+  const base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
+  return {
+    base,
+    records,
+    sign: (claims, options = {}) =>
+      jwt.sign(claims, privateKey, { algorithm: 'ES256', issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, expiresIn: 60, ...options }),
+    close: async () => {
+      Object.values(upstreams).forEach((u) => u.close());
+      await closeServer(server);
+    },
+  };
+}
+
+/** Lets the request log's finish handler run before a test reads the records. */
+export const settle = () => new Promise((r) => setTimeout(r, 10));

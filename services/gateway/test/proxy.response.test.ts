@@ -1,0 +1,120 @@
+import http from 'node:http';
+import { closeServer, listen } from '@acct/shared';
+import { call } from '../../../test/harness/http-client';
+import { settle, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
+
+/** A stand-in upstream that records what reached it and answers as told. */
+async function fakeUpstream(answer: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void) {
+  const seen: Array<{ headers: http.IncomingHttpHeaders; body: string; url?: string }> = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      seen.push({ headers: req.headers, body, url: req.url });
+      answer(req, body, res);
+    });
+  });
+  const port = await listen(server, 0, '127.0.0.1');
+  return { url: `http://127.0.0.1:${port}`, seen, close: () => closeServer(server) };
+}
+
+describe('gateway: proxying to a service', () => {
+  let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
+  let gateway: GatewayUnderTest;
+
+  beforeAll(async () => {
+    upstream = await fakeUpstream((req, _body, res) => {
+      if (req.url?.startsWith('/api/auth/user/login')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-set-refresh-token': 'secret-refresh', 'x-internal-debug': 'no' });
+        res.end(JSON.stringify({ success: true, message: 'Login successful' }));
+      } else if (req.url?.startsWith('/api/auth/user/logout')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-clear-refresh-token': '1' });
+        res.end(JSON.stringify({ success: true, message: 'Logged out successfully' }));
+      } else if (req.url?.startsWith('/api/auth/admin/forgot-password')) {
+        setTimeout(() => res.end('{}'), 2_000);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      }
+    });
+    gateway = await startGatewayUnderTest({ AUTH_URL: upstream.url, UPSTREAM_TIMEOUT_MS: '300', BODY_LIMIT: '1kb' });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it('forwards only allow-listed headers and its own client IP, never client-sent identity headers', async () => {
+    upstream.seen.length = 0;
+    await call(gateway.base, 'POST', '/api/auth/user/register', {
+      body: { name: 'Ann' },
+      headers: { 'x-client-ip': '6.6.6.6', 'x-actor-id': 'admin', 'x-refresh-token': 'forged', cookie: 'userRefreshToken=abc' },
+    });
+    const [forwarded] = upstream.seen;
+    expect(forwarded.headers['x-client-ip']).toBe('127.0.0.1');
+    expect(forwarded.headers['x-actor-id']).toBeUndefined();
+    expect(forwarded.headers['x-refresh-token']).toBeUndefined();
+    expect(forwarded.headers.cookie).toBeUndefined();
+    expect(JSON.parse(forwarded.body)).toEqual({ name: 'Ann' });
+  });
+
+  it('passes the kind cookie to refresh and logout as an internal header', async () => {
+    upstream.seen.length = 0;
+    await call(gateway.base, 'POST', '/api/auth/user/refresh', { cookie: 'userRefreshToken=tok-1; adminRefreshToken=tok-2' });
+    expect(upstream.seen[0].headers['x-refresh-token']).toBe('tok-1');
+  });
+
+  it('turns the internal refresh header into the kind cookie and never shows the header', async () => {
+    const res = await call(gateway.base, 'POST', '/api/auth/user/login', { body: { email: 'a@b.co', password: 'x' } });
+    expect(res.headers.get('x-set-refresh-token')).toBeNull();
+    expect(res.headers.get('x-internal-debug')).toBeNull();
+    expect(res.setCookies).toHaveLength(1);
+    expect(res.setCookies[0]).toMatch(/^userRefreshToken=secret-refresh; Max-Age=604800; Path=\/; Expires=.+; HttpOnly; SameSite=Lax$/);
+  });
+
+  it('clears the kind cookie with the same attributes when the service says so', async () => {
+    const res = await call(gateway.base, 'POST', '/api/auth/user/logout');
+    expect(res.setCookies[0]).toMatch(/^userRefreshToken=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/);
+  });
+
+  it('answers 504 when the service is slower than the bound', async () => {
+    const res = await call(gateway.base, 'POST', '/api/auth/admin/forgot-password', { body: { email: 'a@b.co' } });
+    expect(res.status).toBe(504);
+    expect(res.body).toMatchObject({ success: false, code: 'upstream_timeout' });
+  });
+
+  it('answers 400 for malformed JSON and 413 for a body over the limit, before the service', async () => {
+    upstream.seen.length = 0;
+    expect((await call(gateway.base, 'POST', '/api/auth/user/login', { rawBody: '{"email":' })).status).toBe(400);
+    expect((await call(gateway.base, 'POST', '/api/auth/user/login', { body: { pad: 'x'.repeat(2048) } })).status).toBe(413);
+    expect(upstream.seen).toHaveLength(0);
+  });
+
+  it('logs the actor of a valid bearer token, and anonymous for a forged one', async () => {
+    gateway.records.length = 0;
+    const token = gateway.sign({ kind: 'admin', role: 'admin', sid: 's1' }, { subject: 'admin-1' });
+    await call(gateway.base, 'POST', '/api/auth/user/register', { body: {}, headers: { authorization: `Bearer ${token}` } });
+    await call(gateway.base, 'POST', '/api/auth/user/register', { body: {}, headers: { authorization: `Bearer ${token.slice(0, -4)}AAAA` } });
+    await settle();
+    expect(gateway.records[0]).toMatchObject({ actor_type: 'admin', actor_id: 'admin-1', actor_role: 'admin' });
+    expect(gateway.records[1].actor_type).toBe('anonymous');
+    expect(gateway.records[1]).not.toHaveProperty('actor_id');
+  });
+});
+
+describe('gateway: a service that is down', () => {
+  it('answers 503 quickly with the envelope and logs level error', async () => {
+    const gateway = await startGatewayUnderTest({ AUTH_URL: 'http://127.0.0.1:1' });
+    try {
+      const started = Date.now();
+      const res = await call(gateway.base, 'POST', '/api/auth/user/login', { body: { email: 'a@b.co', password: 'x' } });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ success: false, message: 'Service temporarily unavailable', code: 'service_unavailable' });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await settle();
+      expect(gateway.records[0]).toMatchObject({ level: 'error', status: 503 });
+    } finally {
+      await gateway.close();
+    }
+  });
+});

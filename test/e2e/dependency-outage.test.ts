@@ -1,0 +1,59 @@
+// When Redis goes away, auth answers 503 quickly instead of hanging, and recovers by itself.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { call } from '../harness/http-client';
+import { buildAccount, startStack, type TestStack } from '../harness/stack';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const deps = require('../../scripts/lib/dependencies.js');
+
+let stack: TestStack;
+let redis: ChildProcess;
+let port: number;
+let dir: string;
+
+async function startRedis(): Promise<void> {
+  const bin = deps.which('redis-server');
+  if (!bin) throw new Error('this test needs the redis-server binary (apt-get install redis-server)');
+  redis = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  await deps.waitForPort(port, 10_000, redis, 'redis-server');
+}
+
+beforeAll(async () => {
+  port = await deps.freePort();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-outage-'));
+  await startRedis();
+  stack = await startStack('outage', { auth: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+});
+afterAll(async () => {
+  await stack.stop();
+  redis.kill('SIGKILL');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Redis outage', () => {
+  it('answers 503 within two seconds while Redis is down, and serves again once it is back', async () => {
+    const account = buildAccount();
+    expect((await call(stack.url, 'POST', '/api/auth/user/register', { body: account })).status).toBe(201);
+    const exited = new Promise((r) => redis.once('exit', r));
+    redis.kill('SIGKILL');
+    await exited;
+
+    const started = Date.now();
+    const down = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ success: false, message: 'Service temporarily unavailable', code: 'service_unavailable' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+
+    await startRedis();
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } })).status;
+      if (status === 200) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(200);
+  });
+});

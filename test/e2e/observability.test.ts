@@ -1,0 +1,58 @@
+import { call } from '../harness/http-client';
+import { registerAndLogin, startStack, type TestStack } from '../harness/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack('observability');
+});
+afterAll(() => stack.stop());
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+describe('request log through the whole stack', () => {
+  it('writes one record per request with actor fields from an admin session', async () => {
+    const admin = await registerAndLogin(stack, 'admin');
+    const id = `obs-${Date.now()}`;
+    await call(stack.url, 'POST', '/api/auth/admin/forgot-password?utm=1', {
+      body: { email: admin.account.email },
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'x-request-id': id },
+    });
+    await settle();
+    const records = stack.logs.request.filter((r) => r.request_id === id);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toEqual({
+      level: 'info',
+      timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      method: 'POST',
+      path: '/api/auth/admin/forgot-password?utm=1',
+      status: 200,
+      duration_ms: expect.any(Number),
+      ip: '127.0.0.1',
+      actor_type: 'admin',
+      actor_id: admin.id,
+      actor_role: 'admin',
+      request_id: id,
+      message: expect.stringMatching(/^POST \/api\/auth\/admin\/forgot-password\?utm=1 200 [\d.]+ms$/),
+    });
+  });
+
+  it('passes the request id on to the events it causes', async () => {
+    const id = `evt-${Date.now()}`;
+    const { account } = await registerAndLogin(stack);
+    await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password }, headers: { 'x-request-id': id } });
+    const event = await stack.events.waitFor('user.login.succeeded', (p) => p.requestId === id);
+    expect(event.payload.requestId).toBe(id);
+  });
+
+  it('never writes a password, token, code or cookie to any log', async () => {
+    const user = await registerAndLogin(stack);
+    const refreshed = await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${user.refresh}` });
+    await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: 'the wrong password' } });
+    await call(stack.url, 'POST', '/api/auth/user/reset-password?token=leaky-token-value', { body: { token: 'leaky-token-value', newPassword: 'leaky-new-password' } });
+    await settle();
+    const everything = JSON.stringify([stack.logs.request, stack.logs.audit, stack.logs.service]);
+    for (const secret of [user.account.password, 'the wrong password', user.refresh, user.accessToken, refreshed.body.data.accessToken, 'leaky-token-value', 'leaky-new-password']) {
+      expect(everything).not.toContain(secret);
+    }
+    expect(everything).toContain('token=[redacted]');
+  });
+});

@@ -1,0 +1,91 @@
+import { call, cookieValue } from '../harness/http-client';
+import { buildAccount, startStack, type TestStack } from '../harness/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack('otp', { auth: { ADMIN_2FA_DEFAULT: 'true', OTP_TTL_SECONDS: '2', ADMIN_REGISTRATION_OPEN: 'true' } });
+});
+afterAll(() => stack.stop());
+
+/** Registers a 2FA admin and logs in: answers the challenge token and the code mailed through the bus. */
+async function challenge() {
+  const admin = buildAccount();
+  const registered = await call(stack.url, 'POST', '/api/auth/admin/register', { body: admin });
+  const adminId = registered.body.data.admin.id as string;
+  const login = await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: admin.email, password: admin.password } });
+  const event = await stack.events.waitFor('admin.otp.requested', (p) => p.adminId === adminId);
+  return { admin, adminId, login, token: login.body.data.challenge_token as string, code: event.payload.code as string, event };
+}
+
+const verify = (body: unknown) => call(stack.url, 'POST', '/api/auth/verify-otp', { body });
+const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+describe('admin login with a second factor', () => {
+  it('answers OTP verification required with requires_2fa and a challenge token, and no cookie', async () => {
+    const { login, event, admin } = await challenge();
+    expect(login.status).toBe(200);
+    expect(login.body.message).toBe('OTP verification required');
+    expect(login.body.data.requires_2fa).toBe(true);
+    expect(typeof login.body.data.challenge_token).toBe('string');
+    expect(login.body.data).not.toHaveProperty('accessToken');
+    expect(login.setCookies).toEqual([]);
+    expect(event.payload).toMatchObject({ email: admin.email, code: expect.stringMatching(/^\d{6}$/) });
+  });
+
+  it('verify-otp with the right code answers Login successful with token, user and the admin cookie', async () => {
+    const { token, code, adminId } = await challenge();
+    const res = await verify({ challenge_token: token, code });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe('Login successful');
+    expect(res.body.data.user).toMatchObject({ id: adminId, role: 'admin' });
+    expect(res.body.data.token.split('.')).toHaveLength(3);
+    expect(cookieValue(res.setCookies, 'adminRefreshToken')).toBeDefined();
+  });
+
+  it('a code works once only', async () => {
+    const { token, code } = await challenge();
+    expect((await verify({ challenge_token: token, code })).status).toBe(200);
+    expect((await verify({ challenge_token: token, code })).status).toBe(401);
+  });
+
+  it('a wrong code answers 401, and after five wrong codes even the right one is refused', async () => {
+    const { token, code } = await challenge();
+    for (let i = 0; i < 5; i++) {
+      const res = await verify({ challenge_token: token, code: wrong(code) });
+      expect(res.status).toBe(401);
+    }
+    const res = await verify({ challenge_token: token, code });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('Invalid or expired challenge token');
+  });
+
+  it('twenty parallel wrong guesses cannot outrun the attempt limit', async () => {
+    const { token, code } = await challenge();
+    await Promise.all(Array.from({ length: 20 }, () => verify({ challenge_token: token, code: wrong(code) })));
+    expect((await verify({ challenge_token: token, code })).status).toBe(401);
+  });
+
+  it('a challenge expires', async () => {
+    const { token, code } = await challenge();
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect((await verify({ challenge_token: token, code })).status).toBe(401);
+  });
+
+  it.each([
+    [{}, 'Please provide challenge_token and code'],
+    [{ challenge_token: 'x' }, 'Please provide challenge_token and code'],
+    [{ code: '123456' }, 'Please provide challenge_token and code'],
+    [{ challenge_token: 'x', code: '12345' }, 'Code must be a 6 digit OTP'],
+    [{ challenge_token: 'x', code: '12345a' }, 'Code must be a 6 digit OTP'],
+    [{ challenge_token: 'x', code: 123456 }, 'Code must be a 6 digit OTP'],
+  ])('validates %j with 400 %s', async (body, message) => {
+    const res = await verify(body);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+  });
+
+  it('an unknown challenge token answers 401', async () => {
+    const res = await verify({ challenge_token: 'AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', code: '123456' });
+    expect(res.status).toBe(401);
+  });
+});

@@ -1,0 +1,112 @@
+import { call, cookieValue } from '../harness/http-client';
+import { registerAndLogin, startStack, type TestStack } from '../harness/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack('refresh', { auth: { REFRESH_GRACE_SECONDS: '1' } });
+});
+afterAll(() => stack.stop());
+
+const refresh = (token: string | undefined, kind: 'user' | 'admin' = 'user') =>
+  call(stack.url, 'POST', `/api/auth/${kind}/refresh`, token ? { cookie: `${kind}RefreshToken=${token}` } : {});
+const cookieOf = (res: { setCookies: string[] }, kind: 'user' | 'admin' = 'user') => cookieValue(res.setCookies, `${kind}RefreshToken`);
+
+describe('POST /api/auth/user/refresh', () => {
+  it('when the cookie is valid, then it answers a new access token and rotates the cookie', async () => {
+    const { refresh: first, accessToken } = await registerAndLogin(stack);
+    const res = await refresh(first);
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe('Token refreshed');
+    expect(Object.keys(res.body.data)).toEqual(['accessToken']);
+    expect(res.body.data.accessToken).not.toBe(accessToken);
+    const next = cookieOf(res);
+    expect(next).toBeDefined();
+    expect(next).not.toBe(first);
+    expect(res.setCookies[0]).toMatch(/; Max-Age=604800; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+    expect((await refresh(next)).status).toBe(200);
+  });
+
+  it('when there is no cookie, then it answers 401', async () => {
+    const res = await refresh(undefined);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('Refresh token missing');
+  });
+
+  it('when the cookie is garbage, then it answers 401 and clears the cookie', async () => {
+    const res = await refresh('not-a-token');
+    expect(res.status).toBe(401);
+    expect(res.setCookies[0]).toMatch(/^userRefreshToken=; Path=\/; Expires=Thu, 01 Jan 1970/);
+  });
+
+  it('when ten refreshes of one token race, then exactly one successor is minted and every answer carries it', async () => {
+    const { refresh: token } = await registerAndLogin(stack);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => refresh(token)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    const successors = new Set(answers.map((a) => cookieOf(a)));
+    expect(successors.size).toBe(1);
+    expect((await refresh([...successors][0])).status).toBe(200);
+  });
+
+  it('when a rotated-out token comes back within the grace window, then it gets the same successor and nothing is revoked', async () => {
+    const { refresh: token } = await registerAndLogin(stack);
+    const first = cookieOf(await refresh(token));
+    const again = await refresh(token);
+    expect(again.status).toBe(200);
+    expect(cookieOf(again)).toBe(first);
+    expect((await refresh(first)).status).toBe(200);
+  });
+
+  it('when a rotated-out token comes back after the grace window, then the whole session is revoked', async () => {
+    const { refresh: token, id } = await registerAndLogin(stack);
+    const successor = cookieOf(await refresh(token));
+    await new Promise((r) => setTimeout(r, 1_200));
+    const replay = await refresh(token);
+    expect(replay.status).toBe(401);
+    expect(replay.setCookies[0]).toMatch(/^userRefreshToken=;/);
+    expect((await refresh(successor)).status).toBe(401);
+    expect(stack.logs.audit.find((r) => r.event === 'refresh_token_reuse' && r.account_id === id)).toMatchObject({ level: 'warn' });
+  });
+
+  it('when a user token is sent in the admin cookie, then the admin route refuses it', async () => {
+    const { refresh: token } = await registerAndLogin(stack);
+    expect((await refresh(token, 'admin')).status).toBe(401);
+    expect((await refresh(token, 'user')).status).toBe(200);
+  });
+});
+
+describe('POST /api/auth/user/logout', () => {
+  it('answers 200, clears the cookie with the same attributes, and revokes the session', async () => {
+    const { refresh: token } = await registerAndLogin(stack);
+    const res = await call(stack.url, 'POST', '/api/auth/user/logout', { cookie: `userRefreshToken=${token}` });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Logged out successfully' });
+    expect(res.setCookies).toEqual(['userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax']);
+    expect((await refresh(token)).status).toBe(401);
+  });
+
+  it('without a cookie, answers 200 and clears the cookie all the same', async () => {
+    const res = await call(stack.url, 'POST', '/api/auth/admin/logout');
+    expect(res.status).toBe(200);
+    expect(res.setCookies[0]).toMatch(/^adminRefreshToken=; Path=\/; Expires=Thu, 01 Jan 1970/);
+  });
+
+  it('does not end another session of the same account', async () => {
+    const { account, refresh: first } = await registerAndLogin(stack);
+    const second = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+    await call(stack.url, 'POST', '/api/auth/user/logout', { cookie: `userRefreshToken=${first}` });
+    expect((await refresh(cookieOf(second))).status).toBe(200);
+  });
+});
+
+describe('refresh cookies in production', () => {
+  it('are Secure and SameSite=None when NODE_ENV is production', async () => {
+    const prod = await startStack('refreshprod', { gateway: { NODE_ENV: 'production' } });
+    try {
+      const { login } = await registerAndLogin(prod);
+      expect(login.setCookies[0]).toMatch(/; HttpOnly; Secure; SameSite=None$/);
+      expect(login.setCookies[0]).toMatch(/Max-Age=604800/);
+    } finally {
+      await prod.stop();
+    }
+  });
+});
