@@ -8,7 +8,11 @@ import { createMemoryLogger, type RunningService } from '@acct/shared';
 import { authSchema, startAuth } from '@acct/auth';
 import { desktopSchema, startDesktop } from '@acct/desktop';
 import { gatewaySchema, startGateway } from '@acct/gateway';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { isolatedNames, deleteRedisPrefix, testUrls, type TestNames } from './isolation';
+import { startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
 
 export interface TestStack {
   url: string;
@@ -19,12 +23,15 @@ export interface TestStack {
   redis: Redis;
   events: EventTap;
   running: { auth: RunningService; desktop: RunningService; gateway: RunningService };
+  /** Present when started with `notifier: true`: a recording push sender and a mail folder. */
+  notifier?: TestNotifier & { mailDir: string; publisher: TestPublisher };
   stop(): Promise<void>;
 }
 
 export interface StackOptions {
   auth?: Record<string, string>;
   gateway?: Record<string, string>;
+  notifier?: boolean;
 }
 
 /** Fast, permissive defaults for tests; a test that checks a limit sets it. */
@@ -88,6 +95,12 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     request.logger,
   );
   const redis = new Redis(urls.redis);
+  let notifier: TestStack['notifier'];
+  if (options.notifier) {
+    const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-mail-'));
+    const publisher = await TestPublisher.open(names.exchange);
+    notifier = Object.assign(await startTestNotifier(names, { mailDir }), { mailDir, publisher });
+  }
   return {
     url: `http://127.0.0.1:${gateway.port}`,
     names,
@@ -96,7 +109,14 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     redis,
     events,
     running: { auth, desktop, gateway },
+    notifier,
     async stop() {
+      if (notifier) {
+        await notifier.stop();
+        await notifier.publisher.deleteQueues(names.queuePrefix);
+        await notifier.publisher.close();
+        fs.rmSync(notifier.mailDir, { recursive: true, force: true });
+      }
       await gateway.stop();
       await auth.stop();
       await desktop.stop();
@@ -104,7 +124,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
       await deleteRedisPrefix(redis, names.redisPrefix);
       await redis.quit();
       const mongoose = (await import('mongoose')).default;
-      for (const db of [`${names.mongoDb}_auth`, `${names.mongoDb}_desktop`]) {
+      for (const db of [`${names.mongoDb}_auth`, `${names.mongoDb}_desktop`, `${names.mongoDb}_notifier`]) {
         const conn = await mongoose.createConnection(urls.mongo, { dbName: db }).asPromise();
         await conn.dropDatabase();
         await conn.close();

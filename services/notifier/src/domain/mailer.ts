@@ -1,0 +1,70 @@
+// Outgoing mail through nodemailer: SMTP from SMTP_URL, or .eml files in a folder for the local stack.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { PermanentDeliveryError, TransientDeliveryError } from './delivery-errors';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** Stable per event: a Message-ID, and the .eml file name. */
+  id: string;
+}
+
+export interface Mailer {
+  readonly name: string;
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+export class SmtpMailer implements Mailer {
+  readonly name = 'smtp';
+  private readonly transport: Transporter;
+
+  constructor(
+    url: string,
+    private readonly from: string,
+  ) {
+    this.transport = nodemailer.createTransport(url, { pool: true, maxConnections: 4 } as never);
+  }
+
+  async send(mail: Mail): Promise<void> {
+    try {
+      await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: `<${mail.id}@notifier>` });
+    } catch (err) {
+      const code = (err as { responseCode?: number }).responseCode;
+      // 5xx answers (unknown mailbox, rejected content) will not change on a retry; the rest might.
+      if (typeof code === 'number' && code >= 500) throw new PermanentDeliveryError(`SMTP ${code}: ${(err as Error).message}`);
+      throw new TransientDeliveryError(`SMTP: ${(err as Error).message}`);
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
+
+export class FolderMailer implements Mailer {
+  readonly name = 'folder';
+  private readonly transport: Transporter;
+
+  constructor(
+    private readonly dir: string,
+    private readonly from: string,
+  ) {
+    this.transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  }
+
+  async send(mail: Mail): Promise<void> {
+    const info = await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: `<${mail.id}@notifier>` });
+    await fs.mkdir(this.dir, { recursive: true });
+    const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.id}.eml`);
+    await fs.writeFile(file, info.message as Buffer);
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}

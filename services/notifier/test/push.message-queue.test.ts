@@ -1,0 +1,95 @@
+import { isolatedNames } from '../../../test/harness/isolation';
+import { RecordingPushSender, startTestNotifier, TestPublisher, until, type TestNotifier } from '../../../test/harness/notifier';
+
+const names = isolatedNames('notifpush');
+let publisher: TestPublisher;
+let notifier: TestNotifier;
+
+beforeAll(async () => {
+  publisher = await TestPublisher.open(names.exchange);
+  notifier = await startTestNotifier(names);
+});
+afterAll(async () => {
+  await notifier.stop();
+  await publisher.deleteQueues(names.queuePrefix);
+  await publisher.close();
+});
+
+const register = (userId: string, deviceId: string, pushToken: string) =>
+  publisher.publish('device.registered', { userId, deviceId, platform: 'linux', pushToken });
+
+describe('notifier: push on user login', () => {
+  it('sends the spec notification to every device of the user', async () => {
+    await register('u1', 'd1', 'token-a');
+    await register('u1', 'd2', 'token-b');
+    await until(() => notifier.logs.filter((r) => r.outcome === 'stored').length >= 2);
+    await publisher.publish('user.login.succeeded', { userId: 'u1', ip: '1.2.3.4' });
+    await until(() => notifier.push.sent.length === 1);
+    expect(notifier.push.sent[0].tokens.sort()).toEqual(['token-a', 'token-b']);
+    expect(notifier.push.sent[0].notification).toEqual({ title: 'Login Successful', body: 'You have logged in successfully.', category: 'GENERAL', data: { event: 'login' } });
+  });
+
+  it('does nothing, successfully, for a user without devices', async () => {
+    const eventId = await publisher.publish('user.login.succeeded', { userId: 'nobody', ip: '1.2.3.4' });
+    await until(() => notifier.logs.some((r) => r.event_id === eventId));
+    expect(notifier.logs.find((r) => r.event_id === eventId)).toMatchObject({ outcome: 'no_devices' });
+  });
+
+  it('removes tokens FCM reports as unregistered', async () => {
+    await register('u2', 'd1', 'good');
+    await register('u2', 'd2', 'stale');
+    await until(() => notifier.logs.filter((r) => r.outcome === 'stored').length >= 4);
+    notifier.push.dead.add('stale');
+    await publisher.publish('user.login.succeeded', { userId: 'u2', ip: '1.2.3.4' });
+    await until(() => notifier.push.sent.some((s) => s.tokens.includes('stale')));
+    const before = notifier.push.sent.length;
+    await publisher.publish('user.login.succeeded', { userId: 'u2', ip: '1.2.3.4' });
+    await until(() => notifier.push.sent.length === before + 1);
+    expect(notifier.push.sent.at(-1)?.tokens).toEqual(['good']);
+  });
+
+  it('sends once when the same event is delivered twice', async () => {
+    await register('u3', 'd1', 'token-c');
+    await until(() => notifier.logs.filter((r) => r.outcome === 'stored').length >= 5);
+    const eventId = await publisher.publish('user.login.succeeded', { userId: 'u3', ip: '1.2.3.4' });
+    await publisher.publish('user.login.succeeded', { userId: 'u3', ip: '1.2.3.4', eventId });
+    // Handled side by side, the copy is deferred while the first is in hand, then dropped as a duplicate.
+    await until(() => notifier.logs.some((r) => r.event_id === eventId && r.outcome === 'duplicate'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(notifier.push.sent.filter((s) => s.tokens.includes('token-c'))).toHaveLength(1);
+    expect(notifier.logs.filter((r) => r.event_id === eventId && r.outcome === 'sent')).toHaveLength(1);
+  });
+
+  it('dead-letters a poison message at once and keeps the queue flowing', async () => {
+    await publisher.publish('user.login.succeeded', {}, '{not json');
+    await publisher.publish('user.login.succeeded', { userId: 42 });
+    await register('u4', 'd1', 'token-d');
+    await until(() => notifier.logs.filter((r) => r.outcome === 'stored').length >= 6);
+    await publisher.publish('user.login.succeeded', { userId: 'u4', ip: '1.2.3.4' });
+    await until(() => notifier.push.sent.some((s) => s.tokens.includes('token-d')));
+    const dead = await publisher.drainDead(`${names.queuePrefix}notifier.push.dead`);
+    expect(dead).toHaveLength(2);
+    expect(dead.map((d) => String(d.headers['x-dead-letter-reason']))).toEqual([expect.stringMatching(/^invalid: /), expect.stringMatching(/^invalid: .*userId/)]);
+  });
+
+  it('dead-letters after the bounded attempts when the push keeps failing transiently', async () => {
+    const failing = new RecordingPushSender();
+    const isolated = isolatedNames('notifpushfail');
+    const pub = await TestPublisher.open(isolated.exchange);
+    const n = await startTestNotifier(isolated, { push: failing });
+    try {
+      failing.fail = Object.assign(new Error('FCM unavailable'), { name: 'TransientDeliveryError' });
+      await pub.publish('device.registered', { userId: 'u5', deviceId: 'd1', platform: 'linux', pushToken: 'token-e' });
+      await until(() => n.logs.some((r) => r.outcome === 'stored'));
+      const eventId = await pub.publish('user.login.succeeded', { userId: 'u5', ip: '1.2.3.4' });
+      await until(() => n.logs.some((r) => r.event_id === eventId && r.outcome === 'dead_lettered'), 5_000);
+      expect(n.logs.filter((r) => r.event_id === eventId).map((r) => `${r.outcome}@${r.attempt}`)).toEqual(['retry@1', 'retry@2', 'retry@3', 'dead_lettered@4']);
+      const dead = await pub.drainDead(`${isolated.queuePrefix}notifier.push.dead`);
+      expect(String(dead[0].headers['x-dead-letter-reason'])).toMatch(/^attempts exhausted/);
+    } finally {
+      await n.stop();
+      await pub.deleteQueues(isolated.queuePrefix);
+      await pub.close();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+// Starts a notifier in-process on isolated queues, with a recording push sender, and publishes
+// events the way auth does (topic exchange, persistent, messageId = event id, type = routing key).
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
+import { AmqpClient, createMemoryLogger, type EventType, type RunningService } from '@acct/shared';
+import { notifierSchema, queueSpecs, startNotifier, type Mailer, type PushNotification, type PushResult, type PushSender } from '@acct/notifier';
+import { testUrls, type TestNames } from './isolation';
+
+export class RecordingPushSender implements PushSender {
+  readonly name = 'recording';
+  readonly sent: Array<{ tokens: string[]; notification: PushNotification; at: number }> = [];
+  /** Tokens to report as unregistered. */
+  dead = new Set<string>();
+  /** When set, every send waits for this promise first (to hold a message in flight). */
+  gate?: Promise<void>;
+  fail?: Error;
+
+  async send(tokens: string[], notification: PushNotification): Promise<PushResult> {
+    if (this.gate) await this.gate;
+    if (this.fail) throw this.fail;
+    this.sent.push({ tokens, notification, at: Date.now() });
+    const deadTokens = tokens.filter((t) => this.dead.has(t));
+    return { successCount: tokens.length - deadTokens.length, failureCount: deadTokens.length, deadTokens };
+  }
+}
+
+export interface TestNotifier {
+  running: RunningService;
+  push: RecordingPushSender;
+  logs: Record<string, any>[];
+  /** Drops the broker connection without acking anything, as a killed process would. */
+  crash(): Promise<void>;
+  stop(): Promise<boolean>;
+}
+
+export async function startTestNotifier(
+  names: TestNames,
+  options: { smtpUrl?: string; mailDir?: string; mailer?: Mailer; env?: Record<string, string>; push?: RecordingPushSender } = {},
+): Promise<TestNotifier> {
+  const urls = testUrls();
+  const { logger, records } = createMemoryLogger('info');
+  const push = options.push ?? new RecordingPushSender();
+  const config = notifierSchema.parse({
+    HEALTH_PORT: '0',
+    MONGO_URL: urls.mongo,
+    MONGO_DB: `${names.mongoDb}_notifier`,
+    REDIS_URL: urls.redis,
+    REDIS_PREFIX: `${names.redisPrefix}notifier:`,
+    AMQP_URL: urls.amqp,
+    EVENTS_EXCHANGE: names.exchange,
+    QUEUE_PREFIX: names.queuePrefix,
+    RETRY_DELAYS_MS: '50,100,150',
+    CLAIM_TTL_MS: '500',
+    SMTP_URL: options.smtpUrl ?? '',
+    MAIL_DIR: options.mailDir ?? '/tmp/acct-test-mail',
+    ...options.env,
+  });
+  const amqpClient = new AmqpClient(config.AMQP_URL, logger, { connectionName: 'notifier-test' });
+  const running = await startNotifier(config, logger, { push, mailer: options.mailer, amqp: amqpClient });
+  return { running, push, logs: records, crash: () => amqpClient.close(), stop: () => running.stop() };
+}
+
+/** Publishes to the test exchange like auth's relay does. */
+export class TestPublisher {
+  private constructor(
+    private readonly connection: Awaited<ReturnType<typeof amqp.connect>>,
+    private readonly channel: amqp.ConfirmChannel,
+    private readonly exchange: string,
+  ) {}
+
+  static async open(exchange: string): Promise<TestPublisher> {
+    const connection = await amqp.connect(testUrls().amqp);
+    const channel = await connection.createConfirmChannel();
+    await channel.assertExchange(exchange, 'topic', { durable: true });
+    return new TestPublisher(connection, channel, exchange);
+  }
+
+  /** Publishes an event; answers its id. `raw` sends the body as-is (for poison messages). */
+  async publish(type: EventType | string, fields: Record<string, unknown>, raw?: string): Promise<string> {
+    const eventId = (fields.eventId as string) ?? randomUUID();
+    const payload = { eventId, occurredAt: new Date().toISOString(), ...fields };
+    this.channel.publish(this.exchange, type, Buffer.from(raw ?? JSON.stringify(payload)), { persistent: true, messageId: eventId, type, contentType: 'application/json' });
+    await this.channel.waitForConfirms();
+    return eventId;
+  }
+
+  /** Reads what sits in a queue without consuming it for good (gets and nacks back). */
+  async drainDead(queue: string): Promise<Array<{ headers: Record<string, unknown>; body: string }>> {
+    const out: Array<{ headers: Record<string, unknown>; body: string }> = [];
+    for (;;) {
+      const msg = await this.channel.get(queue, { noAck: true });
+      if (!msg) return out;
+      out.push({ headers: msg.properties.headers ?? {}, body: msg.content.toString() });
+    }
+  }
+
+  async deleteQueues(prefix: string): Promise<void> {
+    for (const spec of queueSpecs(prefix, [50, 100, 150])) {
+      for (const name of [spec.name, spec.dead, ...spec.retries.map((r) => r.name)]) await this.channel.deleteQueue(name).catch(() => undefined);
+    }
+    await this.channel.deleteExchange(this.exchange).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close().catch(() => undefined);
+  }
+}
+
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
