@@ -30,6 +30,7 @@ export interface TestStack {
 
 export interface StackOptions {
   auth?: Record<string, string>;
+  desktop?: Record<string, string>;
   gateway?: Record<string, string>;
   notifier?: boolean;
 }
@@ -78,7 +79,17 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     { audit: audit.logger },
   );
   const desktop = await startDesktop(
-    desktopSchema.parse({ PORT: '0', HEALTH_PORT: '0', MONGO_URL: urls.mongo, MONGO_DB: `${names.mongoDb}_desktop` }),
+    desktopSchema.parse({
+      PORT: '0',
+      HEALTH_PORT: '0',
+      MONGO_URL: urls.mongo,
+      MONGO_DB: `${names.mongoDb}_desktop`,
+      AMQP_URL: urls.amqp,
+      EVENTS_EXCHANGE: names.exchange,
+      OUTBOX_POLL_MS: '50',
+      JWT_PUBLIC_KEY: keys.publicKey,
+      ...options.desktop,
+    }),
     service.logger,
   );
   const gateway = await startGateway(

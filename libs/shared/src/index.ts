@@ -15,3 +15,5 @@ export * from './access-token';
 export * from './events';
 export * from './dependency-errors';
 export * from './internal-headers';
+export * from './outbox';
+export * from './event-publisher';

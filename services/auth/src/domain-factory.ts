@@ -1,11 +1,10 @@
 // The composition root of auth's domain: real stores over the given connections.
 import type { Connection } from 'mongoose';
 import type { Redis } from 'ioredis';
-import { createLogger, readPem, type Logger } from '@acct/shared';
+import { Outbox, createLogger, readPem, type Logger } from '@acct/shared';
 import type { AuthConfig } from './config';
 import { AccountRepository, isDuplicateKey } from './data-access/account-repository';
 import { OtpChallengeStore } from './data-access/otp-challenge-store';
-import { Outbox } from './data-access/outbox';
 import { RateLimits } from './data-access/rate-limits';
 import { RefreshSessionStore } from './data-access/refresh-session-store';
 import { ResetTokenRepository } from './data-access/reset-token-repository';

@@ -1,7 +1,7 @@
 // Starts the auth service: MongoDB, Redis and RabbitMQ first, then the outbox relay, the internal
 // HTTP port and the health port.
 import {
-  AmqpClient,
+  connectPublisher,
   closeAll,
   type Closer,
   connectMongo,
@@ -14,7 +14,7 @@ import {
 } from '@acct/shared';
 import type { AuthConfig } from './config';
 import { createApp } from './create-app';
-import { EventPublisher } from './data-access/event-publisher';
+import { AvatarStore } from './data-access/avatar-store';
 import { buildDomain, loadTokenIssuer, type DomainOptions } from './domain-factory';
 
 export async function startAuth(config: AuthConfig, logger: Logger, options: DomainOptions = {}): Promise<RunningService> {
@@ -25,11 +25,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, options: Dom
     opened.unshift({ name: 'mongo', close: () => mongo.close() });
     const redis = await connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX });
     opened.unshift({ name: 'redis', close: () => redis.quit() });
-    const amqp = new AmqpClient(config.AMQP_URL, logger, { connectionName: 'auth' });
-    opened.unshift({ name: 'amqp', close: () => amqp.close() });
-    const publisher = new EventPublisher(config.EVENTS_EXCHANGE);
-    await publisher.attach(amqp);
-    await amqp.start();
+    const { amqp, publisher } = await connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'auth' }, logger, opened);
     const domain = await buildDomain(config, logger, mongo, redis, tokens, options);
     domain.outbox.start(publisher);
     opened.unshift({ name: 'outbox', close: () => domain.outbox.stop() });
@@ -39,7 +35,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, options: Dom
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createApp(domain),
+      app: createApp(domain, new AvatarStore(mongo)),
       checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis), amqp: () => amqp.ready },
       closers: opened,
     });

@@ -1,6 +1,6 @@
-// Desktop configuration: its own MongoDB database for releases and sync state.
+// Desktop configuration: its own MongoDB database, token verification, the events exchange, sync limits.
 import { z } from 'zod';
-import { env, loadConfig } from '@acct/shared';
+import { accessTokenVerifyEnv, env, loadConfig } from '@acct/shared';
 
 export const desktopSchema = z.object({
   NODE_ENV: env.nodeEnv(),
@@ -10,6 +10,14 @@ export const desktopSchema = z.object({
   HEALTH_PORT: env.port(9082),
   MONGO_URL: env.string('mongodb://127.0.0.1:27017'),
   MONGO_DB: env.string('desktop'),
+  AMQP_URL: env.string('amqp://guest:guest@127.0.0.1:5672'),
+  EVENTS_EXCHANGE: env.string('auth.events'),
+  OUTBOX_POLL_MS: env.int(1000, 10),
+  SYNC_MAX_CHANGES: env.int(500, 1),
+  SYNC_MAX_VALUE_BYTES: env.int(64 * 1024, 16),
+  SYNC_PAGE_SIZE: env.int(500, 1),
+  LATEST_VERSION_MAX_AGE_SECONDS: env.int(60, 0),
+  ...accessTokenVerifyEnv,
 });
 
 export type DesktopConfig = z.infer<typeof desktopSchema>;

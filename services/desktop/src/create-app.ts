@@ -1,17 +1,18 @@
 // The desktop service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
 import { errorHandler, jsonBody, notFoundHandler, type Logger } from '@acct/shared';
-import type { DesktopConfig } from './config';
+import { desktopRouter, type DesktopRouterDeps } from './entry-points/http/desktop-router';
 
-export interface DesktopDeps {
-  config: DesktopConfig;
+export interface DesktopDeps extends DesktopRouterDeps {
   logger: Logger;
 }
 
 export function createApp(deps: DesktopDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(jsonBody());
+  app.set('etag', false);
+  app.use(jsonBody('1mb'));
+  app.use(desktopRouter(deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,8 +1,7 @@
 // What the use cases need, injected by createApp (real stores in production and in tests alike).
-import type { AccessClaims, AccountKind, Logger } from '@acct/shared';
+import type { AccessClaims, AccountKind, Logger, Outbox } from '@acct/shared';
 import type { AuthConfig } from '../config';
 import type { AccountRepository } from '../data-access/account-repository';
-import type { Outbox } from '../data-access/outbox';
 import type { OtpChallengeStore } from '../data-access/otp-challenge-store';
 import type { RateLimits } from '../data-access/rate-limits';
 import type { RefreshSessionStore } from '../data-access/refresh-session-store';

@@ -1,9 +1,10 @@
-// The event outbox: events are written to MongoDB in the request that causes them, and a relay
+// The event outbox (auth and desktop): events are written to MongoDB in the request that causes them, and a relay
 // publishes them to RabbitMQ with publisher confirms. Entries are claimed with a lease, so any
 // number of auth replicas can relay, and a crashed claimant's entries are picked up again.
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
-import { parseEvent, type EventPayload, type EventType, type Logger } from '@acct/shared';
+import type { Logger } from 'pino';
+import { parseEvent, type EventPayload, type EventType } from './events';
 
 interface OutboxDoc {
   _id: string;

@@ -1,7 +1,7 @@
 // The outbox: a broker outage delays events and loses none; several relays never publish one twice.
 import mongoose, { type Connection } from 'mongoose';
 import { createMemoryLogger, type EventType } from '@acct/shared';
-import { Outbox, type Publisher } from '../src/data-access/outbox';
+import { Outbox, type Publisher } from '@acct/shared';
 import { isolatedNames, testUrls } from '../../../test/harness/isolation';
 
 let connection: Connection;

@@ -1,7 +1,10 @@
-// Publishes outbox entries to the `auth.events` topic exchange on a confirm channel: persistent,
+// Publishes outbox entries to the events topic exchange on a confirm channel: persistent,
 // messageId = event id, resolved only when the broker confirmed.
 import type { ConfirmChannel } from 'amqplib';
-import type { AmqpClient, EventType } from '@acct/shared';
+import type { Logger } from 'pino';
+import { AmqpClient } from './amqp';
+import type { Closer } from './shutdown';
+import type { EventType } from './events';
 import type { Publisher } from './outbox';
 
 export class EventPublisher implements Publisher {
@@ -42,4 +45,18 @@ export class EventPublisher implements Publisher {
       );
     });
   }
+}
+
+/** Connects an event publisher (retrying at start, reconnecting after) and records its closer. */
+export async function connectPublisher(
+  options: { url: string; exchange: string; connectionName: string },
+  logger: Logger,
+  opened: Closer[],
+): Promise<{ amqp: AmqpClient; publisher: EventPublisher }> {
+  const amqp = new AmqpClient(options.url, logger, { connectionName: options.connectionName });
+  opened.unshift({ name: 'amqp', close: () => amqp.close() });
+  const publisher = new EventPublisher(options.exchange);
+  await publisher.attach(amqp);
+  await amqp.start();
+  return { amqp, publisher };
 }

@@ -1,0 +1,79 @@
+// Desktop releases per platform. The newest is chosen by semantic-version order, not by date.
+import mongoose, { type Connection, type Model } from 'mongoose';
+import semver from 'semver';
+
+export const PLATFORMS = ['win32', 'darwin', 'linux'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+export const isPlatform = (value: unknown): value is Platform => typeof value === 'string' && (PLATFORMS as readonly string[]).includes(value);
+
+export interface ReleaseDoc {
+  platform: Platform;
+  version: string;
+  url: string;
+  sha256: string;
+  notes: string;
+  mandatory: boolean;
+  publishedAt: Date;
+  withdrawnAt: Date | null;
+}
+
+export type ReleaseRecord = Omit<ReleaseDoc, 'publishedAt' | 'withdrawnAt'> & { publishedAt: string };
+
+const releaseSchema = new mongoose.Schema<ReleaseDoc>(
+  {
+    platform: { type: String, required: true },
+    version: { type: String, required: true },
+    url: { type: String, required: true },
+    sha256: { type: String, required: true },
+    notes: { type: String, default: '' },
+    mandatory: { type: Boolean, default: false },
+    publishedAt: { type: Date, required: true },
+    withdrawnAt: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+releaseSchema.index({ platform: 1, version: 1 }, { unique: true });
+
+export const toReleaseRecord = (r: ReleaseDoc): ReleaseRecord => ({
+  platform: r.platform,
+  version: r.version,
+  url: r.url,
+  sha256: r.sha256,
+  notes: r.notes,
+  mandatory: r.mandatory,
+  publishedAt: r.publishedAt.toISOString(),
+});
+
+export class ReleaseRepository {
+  private readonly model: Model<ReleaseDoc>;
+
+  constructor(connection: Connection) {
+    this.model = connection.models.Release ?? connection.model<ReleaseDoc>('Release', releaseSchema, 'releases');
+  }
+
+  async init(): Promise<void> {
+    await this.model.createIndexes();
+  }
+
+  /** The highest published (not withdrawn) version for a platform. */
+  async latest(platform: Platform): Promise<ReleaseDoc | undefined> {
+    const releases = await this.model.find({ platform, withdrawnAt: null }).lean<ReleaseDoc[]>().exec();
+    return releases.sort((a, b) => semver.rcompare(a.version, b.version))[0];
+  }
+
+  /** Publishes a release; a duplicate platform and version throws code 11000. */
+  async publish(release: Omit<ReleaseDoc, 'publishedAt' | 'withdrawnAt'>): Promise<ReleaseDoc> {
+    const created = await this.model.create({ ...release, publishedAt: new Date(), withdrawnAt: null });
+    return created.toObject() as ReleaseDoc;
+  }
+
+  async withdraw(platform: Platform, version: string): Promise<boolean> {
+    const result = await this.model.updateOne({ platform, version, withdrawnAt: null }, { $set: { withdrawnAt: new Date() } }).exec();
+    return result.modifiedCount === 1;
+  }
+
+  async list(platform?: Platform): Promise<ReleaseDoc[]> {
+    const releases = await this.model.find(platform ? { platform } : {}).lean<ReleaseDoc[]>().exec();
+    return releases.sort((a, b) => a.platform.localeCompare(b.platform) || semver.rcompare(a.version, b.version));
+  }
+}

@@ -1,0 +1,132 @@
+// Per-user sync state: items (one per key, last writer wins by updatedAt, ties to the higher device
+// id), a per-user sequence that orders changes for cursors, and the user's devices.
+import mongoose, { type Connection, type Model } from 'mongoose';
+
+interface SyncItemDoc {
+  userId: string;
+  key: string;
+  /** Stored as JSON text: any client JSON, with no key restrictions and no operator injection. */
+  valueJson: string;
+  updatedAt: Date;
+  deviceId: string;
+  seq: number;
+}
+
+interface CounterDoc {
+  _id: string;
+  seq: number;
+}
+
+interface DeviceDoc {
+  userId: string;
+  deviceId: string;
+  platform: string;
+  appVersion: string;
+  pushToken: string | null;
+  lastSyncAt: Date;
+}
+
+export interface SyncItem {
+  key: string;
+  value: unknown;
+  updatedAt: string;
+}
+
+const itemSchema = new mongoose.Schema<SyncItemDoc>(
+  {
+    userId: { type: String, required: true },
+    key: { type: String, required: true },
+    valueJson: { type: String, required: true },
+    updatedAt: { type: Date, required: true },
+    deviceId: { type: String, required: true },
+    seq: { type: Number, required: true },
+  },
+  { versionKey: false },
+);
+itemSchema.index({ userId: 1, key: 1 }, { unique: true });
+itemSchema.index({ userId: 1, seq: 1 });
+
+const counterSchema = new mongoose.Schema<CounterDoc>({ _id: String, seq: Number }, { versionKey: false });
+
+const deviceSchema = new mongoose.Schema<DeviceDoc>(
+  {
+    userId: { type: String, required: true },
+    deviceId: { type: String, required: true },
+    platform: String,
+    appVersion: String,
+    pushToken: { type: String, default: null },
+    lastSyncAt: Date,
+  },
+  { versionKey: false },
+);
+deviceSchema.index({ userId: 1, deviceId: 1 }, { unique: true });
+
+const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;
+
+export class SyncRepository {
+  private readonly items: Model<SyncItemDoc>;
+  private readonly counters: Model<CounterDoc>;
+  private readonly devices: Model<DeviceDoc>;
+
+  constructor(connection: Connection) {
+    this.items = connection.models.SyncItem ?? connection.model<SyncItemDoc>('SyncItem', itemSchema, 'sync_items');
+    this.counters = connection.models.SyncCounter ?? connection.model<CounterDoc>('SyncCounter', counterSchema, 'sync_counters');
+    this.devices = connection.models.Device ?? connection.model<DeviceDoc>('Device', deviceSchema, 'devices');
+  }
+
+  async init(): Promise<void> {
+    await Promise.all([this.items.createIndexes(), this.devices.createIndexes()]);
+  }
+
+  /** Writes the change if it is newer than what is stored; answers whether it was accepted. */
+  async merge(userId: string, deviceId: string, change: { key: string; valueJson: string; updatedAt: Date }): Promise<boolean> {
+    const seq = await this.nextSeq(userId);
+    try {
+      // Matches only an older (or tied and lower-device) version; an upsert past a newer one hits the unique index.
+      const result = await this.items
+        .updateOne(
+          { userId, key: change.key, $or: [{ updatedAt: { $lt: change.updatedAt } }, { updatedAt: change.updatedAt, deviceId: { $lt: deviceId } }] },
+          { $set: { valueJson: change.valueJson, updatedAt: change.updatedAt, deviceId, seq } },
+          { upsert: true },
+        )
+        .exec();
+      return result.modifiedCount + result.upsertedCount > 0;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Changes after a cursor, in order; `next` is the cursor to hand back. */
+  async changesSince(userId: string, cursor: number, limit: number, exclude: Set<string>): Promise<{ items: SyncItem[]; next: number; hasMore: boolean }> {
+    const docs = await this.items.find({ userId, seq: { $gt: cursor } }).sort({ seq: 1 }).limit(limit + 1).lean<SyncItemDoc[]>().exec();
+    const hasMore = docs.length > limit;
+    const page = docs.slice(0, limit);
+    const next = hasMore ? page[page.length - 1].seq : Math.max(cursor, await this.currentSeq(userId));
+    const items = page.filter((d) => !exclude.has(d.key)).map((d) => ({ key: d.key, value: JSON.parse(d.valueJson), updatedAt: d.updatedAt.toISOString() }));
+    return { items, next, hasMore };
+  }
+
+  async itemsByKeys(userId: string, keys: string[]): Promise<SyncItem[]> {
+    if (keys.length === 0) return [];
+    const docs = await this.items.find({ userId, key: { $in: keys } }).lean<SyncItemDoc[]>().exec();
+    return docs.map((d) => ({ key: d.key, value: JSON.parse(d.valueJson), updatedAt: d.updatedAt.toISOString() }));
+  }
+
+  /** Records the device; answers the push token it had before (to tell whether it changed). */
+  async touchDevice(userId: string, device: { id: string; platform: string; appVersion: string; pushToken?: string }): Promise<string | null> {
+    const set: Partial<DeviceDoc> = { platform: device.platform, appVersion: device.appVersion, lastSyncAt: new Date() };
+    if (device.pushToken) set.pushToken = device.pushToken;
+    const before = await this.devices.findOneAndUpdate({ userId, deviceId: device.id }, { $set: set }, { upsert: true, new: false }).lean<DeviceDoc>().exec();
+    return before?.pushToken ?? null;
+  }
+
+  private async nextSeq(userId: string): Promise<number> {
+    const counter = await this.counters.findOneAndUpdate({ _id: userId }, { $inc: { seq: 1 } }, { upsert: true, new: true }).lean<CounterDoc>().exec();
+    return counter!.seq;
+  }
+
+  private async currentSeq(userId: string): Promise<number> {
+    return (await this.counters.findById(userId).lean<CounterDoc>().exec())?.seq ?? 0;
+  }
+}

@@ -1,0 +1,77 @@
+// The sync use case: validate, record the device (a new push token becomes device.registered),
+// merge each change last-writer-wins, and answer what changed since the client's cursor.
+import type { AccessClaims, Outbox } from '@acct/shared';
+import type { DesktopConfig } from '../config';
+import { isPlatform } from '../data-access/release-repository';
+import type { SyncItem, SyncRepository } from '../data-access/sync-repository';
+import { DesktopErrors } from '../errors';
+
+interface SyncInput {
+  device: { id: string; platform: string; appVersion: string; pushToken?: string };
+  cursor: number;
+  changes: Array<{ key: string; valueJson: string; updatedAt: Date }>;
+}
+
+export interface SyncAnswer {
+  cursor: string;
+  items: SyncItem[];
+  hasMore: boolean;
+  accepted: number;
+  rejected: number;
+}
+
+const DAY_MS = 86_400_000;
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const text = (v: unknown, max: number): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
+
+export function validateSync(raw: unknown, config: DesktopConfig): SyncInput {
+  const body = isObject(raw) ? raw : {};
+  const device = body.device;
+  if (!isObject(device) || !text(device.id, 128) || !text(device.platform, 16) || !text(device.appVersion, 64)) throw DesktopErrors.deviceInvalid();
+  if (!isPlatform(device.platform)) throw DesktopErrors.platformUnknown();
+  if (device.pushToken !== undefined && device.pushToken !== null && !text(device.pushToken, 4096)) throw DesktopErrors.deviceInvalid();
+  const cursorText = body.cursor ?? '0';
+  if (typeof cursorText !== 'string' || !/^\d{1,15}$/.test(cursorText)) throw DesktopErrors.cursorInvalid();
+  const rawChanges = body.changes ?? [];
+  if (!Array.isArray(rawChanges)) throw DesktopErrors.changesInvalid();
+  if (rawChanges.length > config.SYNC_MAX_CHANGES) throw DesktopErrors.tooManyChanges(config.SYNC_MAX_CHANGES);
+  const changes = rawChanges.map((c: unknown) => {
+    if (!isObject(c) || !text(c.key, 256) || !('value' in c) || typeof c.updatedAt !== 'string') throw DesktopErrors.changesInvalid();
+    const updatedAt = new Date(c.updatedAt);
+    if (Number.isNaN(updatedAt.getTime())) throw DesktopErrors.changesInvalid();
+    if (updatedAt.getTime() > Date.now() + DAY_MS) throw DesktopErrors.changeInFuture();
+    const valueJson = JSON.stringify(c.value ?? null);
+    if (Buffer.byteLength(valueJson) > config.SYNC_MAX_VALUE_BYTES) throw DesktopErrors.valueTooLarge(config.SYNC_MAX_VALUE_BYTES);
+    return { key: c.key, valueJson, updatedAt };
+  });
+  return {
+    device: { id: device.id, platform: device.platform, appVersion: device.appVersion, pushToken: (device.pushToken as string | undefined) ?? undefined },
+    cursor: Number(cursorText),
+    changes,
+  };
+}
+
+export function requireUser(claims: AccessClaims | undefined): AccessClaims {
+  if (!claims) throw DesktopErrors.authRequired();
+  if (claims.kind !== 'user') throw DesktopErrors.userOnly();
+  return claims;
+}
+
+export async function sync(deps: { repo: SyncRepository; outbox: Outbox; config: DesktopConfig }, user: AccessClaims, raw: unknown, requestId?: string): Promise<SyncAnswer> {
+  const input = validateSync(raw, deps.config);
+  const userId = user.sub;
+  const previousToken = await deps.repo.touchDevice(userId, input.device);
+  if (input.device.pushToken && input.device.pushToken !== previousToken) {
+    await deps.outbox.add('device.registered', { userId, deviceId: input.device.id, platform: input.device.platform, pushToken: input.device.pushToken, requestId });
+  }
+  const accepted = new Set<string>();
+  const rejected = new Set<string>();
+  for (const change of input.changes) {
+    if (await deps.repo.merge(userId, input.device.id, change)) accepted.add(change.key);
+    else rejected.add(change.key);
+  }
+  const page = await deps.repo.changesSince(userId, input.cursor, deps.config.SYNC_PAGE_SIZE, accepted);
+  // A change that lost comes back with the winning version, whatever the cursor, so the client converges.
+  const losers = await deps.repo.itemsByKeys(userId, [...rejected].filter((k) => !accepted.has(k) && !page.items.some((i) => i.key === k)));
+  return { cursor: String(page.next), items: [...page.items, ...losers], hasMore: page.hasMore, accepted: accepted.size, rejected: rejected.size };
+}

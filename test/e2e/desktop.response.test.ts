@@ -1,0 +1,170 @@
+import mongoose from 'mongoose';
+import { ReleaseRepository, parseReleaseCommand } from '@acct/desktop';
+import { call } from '../harness/http-client';
+import { testUrls } from '../harness/isolation';
+import { registerAndLogin, startStack, type TestStack } from '../harness/stack';
+
+let stack: TestStack;
+let releases: ReleaseRepository;
+let conn: mongoose.Connection;
+beforeAll(async () => {
+  stack = await startStack('desktop', { desktop: { SYNC_MAX_CHANGES: '5', SYNC_MAX_VALUE_BYTES: '100', SYNC_PAGE_SIZE: '3' }, auth: { ADMIN_REGISTRATION_OPEN: 'true' } });
+  conn = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_desktop` }).asPromise();
+  releases = new ReleaseRepository(conn);
+});
+afterAll(async () => {
+  await conn.close();
+  await stack.stop();
+});
+
+const sha = 'a'.repeat(64);
+const publish = (platform: 'linux' | 'win32' | 'darwin', version: string, mandatory = false) =>
+  releases.publish({ platform, version, url: `https://downloads.example.com/${platform}/${version}`, sha256: sha, notes: `notes ${version}`, mandatory });
+
+describe('GET /api/desktop/latest-version', () => {
+  it('answers the highest semantic version, not the latest published', async () => {
+    await publish('linux', '1.10.0');
+    await publish('linux', '1.9.3');
+    await publish('linux', '1.10.0-beta.1');
+    const res = await call(stack.url, 'GET', '/api/desktop/latest-version?platform=linux');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ platform: 'linux', version: '1.10.0', url: 'https://downloads.example.com/linux/1.10.0', sha256: sha, mandatory: false, notes: 'notes 1.10.0' });
+    expect(res.body.data.publishedAt).toMatch(/Z$/);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=60');
+  });
+
+  it('answers 304 to a client that already has that answer', async () => {
+    await publish('darwin', '2.0.0', true);
+    const first = await call(stack.url, 'GET', '/api/desktop/latest-version?platform=darwin');
+    const etag = first.headers.get('etag')!;
+    const again = await call(stack.url, 'GET', '/api/desktop/latest-version?platform=darwin', { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+  });
+
+  it('answers 404 when nothing is published for a known platform', async () => {
+    const res = await call(stack.url, 'GET', '/api/desktop/latest-version?platform=win32');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ success: false, message: 'No release published for this platform' });
+  });
+
+  it.each([
+    ['', 'Please provide platform'],
+    ['?platform=', 'Please provide platform'],
+    ['?platform=beos', 'Unknown platform: use win32, darwin or linux'],
+    ['?platform=linux&platform=win32', 'Unknown platform: use win32, darwin or linux'],
+  ])('answers 400 for %s', async (query, message) => {
+    const res = await call(stack.url, 'GET', `/api/desktop/latest-version${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+  });
+
+  it('no longer answers a withdrawn release', async () => {
+    await publish('win32', '3.0.0');
+    await publish('win32', '3.1.0');
+    await releases.withdraw('win32', '3.1.0');
+    expect((await call(stack.url, 'GET', '/api/desktop/latest-version?platform=win32')).body.data.version).toBe('3.0.0');
+  });
+});
+
+describe('the release tool arguments', () => {
+  it('accepts a full publish and normalises the version', () => {
+    expect(parseReleaseCommand(['publish', '--platform', 'linux', '--version', 'v1.4.0', '--url', 'https://x.example/a', '--sha256', sha.toUpperCase(), '--mandatory'])).toMatchObject({
+      action: 'publish',
+      version: '1.4.0',
+      sha256: sha,
+      mandatory: true,
+    });
+  });
+
+  it.each([
+    [['publish', '--platform', 'beos', '--version', '1.0.0'], /--platform must be one of/],
+    [['publish', '--platform', 'linux', '--version', 'one'], /--version must be a semantic version/],
+    [['publish', '--platform', 'linux', '--version', '1.0.0', '--url', 'x', '--sha256', sha], /--url must be an absolute URL/],
+    [['publish', '--platform', 'linux', '--version', '1.0.0', '--url', 'https://x.example', '--sha256', 'abc'], /--sha256 must be 64/],
+    [['ship'], /unknown or missing command/],
+  ])('refuses %j with a clear message', (argv, message) => {
+    expect(() => parseReleaseCommand(argv as string[])).toThrow(message);
+  });
+});
+
+describe('POST /api/desktop/sync', () => {
+  const device = { id: 'laptop-1', platform: 'linux', appVersion: '1.10.0' };
+  const sync = (token: string | undefined, body: unknown) =>
+    call(stack.url, 'POST', '/api/desktop/sync', { body, headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+  it('answers 401 without a session and 403 for an admin session', async () => {
+    expect((await sync(undefined, { device })).status).toBe(401);
+    const admin = await registerAndLogin(stack, 'admin');
+    expect((await sync(admin.accessToken, { device })).status).toBe(403);
+  });
+
+  it('merges last-writer-wins both ways and converges two devices', async () => {
+    const { accessToken } = await registerAndLogin(stack);
+    const a = { ...device, id: 'device-a' };
+    const b = { ...device, id: 'device-b' };
+    const first = await sync(accessToken, { device: a, changes: [{ key: 'theme', value: 'dark', updatedAt: '2026-01-01T10:00:00.000Z' }] });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ items: [], accepted: 1, rejected: 0 });
+    // b is older: it loses and is told the winning value.
+    const older = await sync(accessToken, { device: b, changes: [{ key: 'theme', value: 'light', updatedAt: '2026-01-01T09:00:00.000Z' }] });
+    expect(older.body.data.rejected).toBe(1);
+    expect(older.body.data.items).toEqual([{ key: 'theme', value: 'dark', updatedAt: '2026-01-01T10:00:00.000Z' }]);
+    // b is newer: it wins, and a learns it from its cursor.
+    await sync(accessToken, { device: b, changes: [{ key: 'theme', value: { mode: 'solarized', $set: 1 }, updatedAt: '2026-01-01T11:00:00.000Z' }] });
+    const pulled = await sync(accessToken, { device: a, cursor: first.body.data.cursor });
+    expect(pulled.body.data.items).toEqual([{ key: 'theme', value: { mode: 'solarized', $set: 1 }, updatedAt: '2026-01-01T11:00:00.000Z' }]);
+  });
+
+  it('breaks a tie in updatedAt by device id, the same way whatever the order', async () => {
+    const { accessToken } = await registerAndLogin(stack);
+    const at = '2026-02-02T00:00:00.000Z';
+    await sync(accessToken, { device: { ...device, id: 'zeta' }, changes: [{ key: 'k', value: 'from zeta', updatedAt: at }] });
+    const tie = await sync(accessToken, { device: { ...device, id: 'alpha' }, changes: [{ key: 'k', value: 'from alpha', updatedAt: at }] });
+    expect(tie.body.data.rejected).toBe(1);
+    const { accessToken: other } = await registerAndLogin(stack);
+    await sync(other, { device: { ...device, id: 'alpha' }, changes: [{ key: 'k', value: 'from alpha', updatedAt: at }] });
+    const win = await sync(other, { device: { ...device, id: 'zeta' }, changes: [{ key: 'k', value: 'from zeta', updatedAt: at }] });
+    expect(win.body.data.accepted).toBe(1);
+  });
+
+  it('pages changes by cursor', async () => {
+    const { accessToken } = await registerAndLogin(stack);
+    const changes = ['a', 'b', 'c', 'd', 'e'].map((key) => ({ key, value: key, updatedAt: '2026-03-03T00:00:00.000Z' }));
+    await sync(accessToken, { device: { ...device, id: 'writer' }, changes });
+    const page1 = await sync(accessToken, { device: { ...device, id: 'reader' } });
+    expect(page1.body.data.items.map((i: { key: string }) => i.key)).toEqual(['a', 'b', 'c']);
+    expect(page1.body.data.hasMore).toBe(true);
+    const page2 = await sync(accessToken, { device: { ...device, id: 'reader' }, cursor: page1.body.data.cursor });
+    expect(page2.body.data.items.map((i: { key: string }) => i.key)).toEqual(['d', 'e']);
+    expect(page2.body.data.hasMore).toBe(false);
+    const page3 = await sync(accessToken, { device: { ...device, id: 'reader' }, cursor: page2.body.data.cursor });
+    expect(page3.body.data.items).toEqual([]);
+  });
+
+  it.each([
+    [{}, 400, 'Please provide device id, platform and appVersion'],
+    [{ device: { ...device, platform: 'beos' } }, 400, 'Unknown platform: use win32, darwin or linux'],
+    [{ device, cursor: 'abc' }, 400, 'Invalid cursor'],
+    [{ device, changes: [{ key: 'k' }] }, 400, 'Each change needs a key, a value and updatedAt'],
+    [{ device, changes: [{ key: 'k', value: 1, updatedAt: 'yesterday' }] }, 400, 'Each change needs a key, a value and updatedAt'],
+    [{ device, changes: Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, value: 1, updatedAt: '2026-01-01T00:00:00Z' })) }, 413, 'Too many changes in one sync (at most 5)'],
+    [{ device, changes: [{ key: 'k', value: 'x'.repeat(200), updatedAt: '2026-01-01T00:00:00Z' }] }, 413, 'A change value is too large (at most 100 bytes)'],
+  ])('refuses %j with %i', async (body, status, message) => {
+    const { accessToken } = await registerAndLogin(stack);
+    const res = await sync(accessToken, body);
+    expect(res.status).toBe(status);
+    expect(res.body.message).toBe(message);
+  });
+
+  it('publishes device.registered for a new or changed push token, once', async () => {
+    const { accessToken, id } = await registerAndLogin(stack);
+    const withToken = { ...device, id: 'phone', pushToken: 'push-1' };
+    await sync(accessToken, { device: withToken });
+    await sync(accessToken, { device: withToken });
+    const event = await stack.events.waitFor('device.registered', (p) => p.userId === id);
+    expect(event.payload).toMatchObject({ userId: id, deviceId: 'phone', platform: 'linux', pushToken: 'push-1' });
+    await sync(accessToken, { device: { ...withToken, pushToken: 'push-2' } });
+    await stack.events.waitFor('device.registered', (p) => p.userId === id && p.pushToken === 'push-2');
+    expect(stack.events.received.filter((e) => e.routingKey === 'device.registered' && e.payload.userId === id)).toHaveLength(2);
+  });
+});
