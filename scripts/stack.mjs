@@ -21,6 +21,10 @@ const mailDir = path.resolve(root, process.env.MAIL_DIR ?? path.join(stackDir, '
 const lockFile = path.join(stackDir, 'stack.json');
 const gatewayPort = Number(process.env.PORT ?? 8080);
 const readyTimeoutMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 60_000);
+// STACK_QUIET=1 keeps service logs out of the console (they still go to LOG_DIR), e.g. under load.
+const quiet = process.env.STACK_QUIET === '1';
+// STACK_NODE_ARGS adds node flags to every service (the benchmark's --cpu-prof).
+const nodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const say = (line) => process.stdout.write(`[stack] ${line}\n`);
 const started = []; // things to stop, last started first
@@ -104,6 +108,19 @@ async function main() {
   for (const s of services) {
     say(`${s.name.padEnd(8)} ready  ${s.env.PORT ? `http 127.0.0.1:${s.env.PORT}  ` : ''}health 127.0.0.1:${s.env.HEALTH_PORT}  log ${path.relative(root, path.join(logDir, `${s.name}.log`))}`);
   }
+  // What tools (the benchmark) need to find the running stack.
+  fs.writeFileSync(
+    lockFile,
+    JSON.stringify({
+      pid: process.pid,
+      gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+      ready: true,
+      services: Object.fromEntries(services.map((s) => [s.name, { pid: children.get(s.name)?.pid, port: s.env.PORT, healthPort: s.env.HEALTH_PORT }])),
+      mongoUrl: mongo.url,
+      redisUrl: redis.url,
+      amqpUrl: amqp.url,
+    }),
+  );
   say(`gateway: http://127.0.0.1:${gatewayPort}  (Ctrl-C stops the stack)`);
   return undefined;
 }
@@ -126,7 +143,7 @@ async function startStandin() {
 
 function startService(name, env) {
   const entry = path.join(root, 'services', name, 'dist', 'start.js');
-  const child = spawn(process.execPath, ['--enable-source-maps', entry], {
+  const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', entry], {
     cwd: root,
     env: { ...process.env, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -136,6 +153,11 @@ function startService(name, env) {
   children.set(name, child);
   const logFile = fs.createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
   for (const stream of [child.stdout, child.stderr]) {
+    if (quiet) {
+      // No per-line work when nothing is echoed: the log goes to its file as it comes.
+      stream.pipe(logFile, { end: false });
+      continue;
+    }
     readline.createInterface({ input: stream }).on('line', (line) => {
       logFile.write(`${line}\n`);
       process.stdout.write(`[${name.padEnd(8)}] ${line}\n`);

@@ -27,6 +27,12 @@ describe.each(['user', 'admin'] as const)('POST /api/auth/%s/register', (kind) =
     expect(res.body).toMatchObject({ success: false, message });
   });
 
+  it('when the JSON is malformed, then it answers 400 Malformed JSON body', async () => {
+    const res = await call(stack.url, 'POST', path, { rawBody: '{"name": "Ann",' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, message: 'Malformed JSON body' });
+  });
+
   it('when the body is not JSON at all, then it answers 400 for the missing fields', async () => {
     const res = await call(stack.url, 'POST', path, { rawBody: 'name=Ann', headers: { 'content-type': 'text/plain' } });
     expect(res.status).toBe(400);

@@ -1,6 +1,5 @@
 // One structured record per request, exactly the spec's fields plus request_id.
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
 import type { Logger } from '@acct/shared';
 
 export interface Actor {
@@ -30,39 +29,38 @@ export function levelFor(status: number): 'error' | 'warn' | 'info' {
   return 'info';
 }
 
-/** Takes a client's X-Request-Id when it is sane, else makes one; echoes it and logs at the end. */
-export function requestLog(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    const incoming = req.get('x-request-id');
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = requestId;
-    res.setHeader('X-Request-Id', requestId);
-    let written = false;
-    const write = () => {
-      if (written) return;
-      written = true;
-      const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-      const status = res.statusCode;
-      const path = loggablePath(req.originalUrl);
-      const actor = res.locals.actor as Actor | undefined;
-      const record: Record<string, unknown> = {
-        method: req.method,
-        path,
-        status,
-        duration_ms: durationMs,
-        ip: req.ip,
-        actor_type: actor ? actor.type : 'anonymous',
-      };
-      if (actor) {
-        record.actor_id = actor.id;
-        record.actor_role = actor.role;
-      }
-      record.request_id = requestId;
-      logger[levelFor(status)](record, `${req.method} ${path} ${status} ${durationMs}ms`);
-    };
-    res.once('finish', write);
-    res.once('close', write);
-    next();
-  };
+/** A client's X-Request-Id when it is sane, else a new one. */
+export function resolveRequestId(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
+
+export interface RequestFacts {
+  method: string;
+  url: string;
+  status: number;
+  durationMs: number;
+  ip: string | undefined;
+  actor: Actor | undefined;
+  requestId: string;
+}
+
+/** Writes the one record of a request: the spec's fields, in its words, plus request_id. */
+export function logRequest(logger: Logger, facts: RequestFacts): void {
+  const path = loggablePath(facts.url);
+  const record: Record<string, unknown> = {
+    method: facts.method,
+    path,
+    status: facts.status,
+    duration_ms: facts.durationMs,
+    ip: facts.ip,
+    actor_type: facts.actor ? facts.actor.type : 'anonymous',
+  };
+  if (facts.actor) {
+    record.actor_id = facts.actor.id;
+    record.actor_role = facts.actor.role;
+  }
+  record.request_id = facts.requestId;
+  logger[levelFor(facts.status)](record, `${facts.method} ${path} ${facts.status} ${facts.durationMs}ms`);
+}
+
+export const elapsedMs = (started: bigint) => Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;

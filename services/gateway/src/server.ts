@@ -1,7 +1,7 @@
 // Starts the gateway: its public HTTP port and its health port (ready when the services are).
 import { AccessTokenVerifier, createLogger, startService, type Logger, type RunningService } from '@acct/shared';
 import type { GatewayConfig } from './config';
-import { createApp } from './create-app';
+import { createGatewayHandler } from './gateway-handler';
 import { UpstreamClient } from './upstream';
 
 export async function startGateway(config: GatewayConfig, logger: Logger, requestLogger?: Logger): Promise<RunningService> {
@@ -10,7 +10,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
     auth: new UpstreamClient(config.AUTH_URL, config.UPSTREAM_TIMEOUT_MS),
     desktop: new UpstreamClient(config.DESKTOP_URL, config.UPSTREAM_TIMEOUT_MS),
   };
-  const app = createApp({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL }), verifier, upstreams });
+  const app = createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false }), verifier, upstreams });
   return startService({
     name: 'gateway',
     logger,

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AccessTokenVerifier, closeServer, createMemoryLogger, listen, publicKeyFrom } from '@acct/shared';
-import { createApp, gatewaySchema, UpstreamClient } from '@acct/gateway';
+import { createGatewayHandler, gatewaySchema, UpstreamClient } from '@acct/gateway';
 
 export interface GatewayUnderTest {
   base: string;
@@ -22,7 +22,7 @@ export async function startGatewayUnderTest(env: Record<string, string> = {}): P
   };
   const { logger } = createMemoryLogger();
   const { logger: requestLogger, records } = createMemoryLogger();
-  const server = http.createServer(createApp({ config, logger, requestLogger, verifier, upstreams }));
+  const server = http.createServer(createGatewayHandler({ config, logger, requestLogger, verifier, upstreams }));
   const base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
   return {
     base,

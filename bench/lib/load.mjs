@@ -1,0 +1,38 @@
+// Load generation with autocannon: a short warm-up, then a measured run; answers the numbers the
+// report needs. A run with errors or unexpected statuses is marked failed, never reported as fast.
+import autocannon from 'autocannon';
+
+export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
+
+function run(options) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
+  });
+}
+
+/**
+ * @param {object} options autocannon options (url, method, body, headers, requests, connections…)
+ * @param {{ expectStatus: number, prepare?: () => Promise<object> }} expect the status every answer
+ *   should have, and an optional builder of per-run options
+ */
+export async function measure(options, expect) {
+  // `prepare` builds fresh per-run options (e.g. new sessions: a stopped run drops its in-flight state).
+  const build = async () => (expect.prepare ? { ...options, ...(await expect.prepare()) } : options);
+  if (WARMUP_S > 0) await run({ ...(await build()), duration: WARMUP_S });
+  const result = await run({ ...(await build()), duration: DURATION_S });
+  const unexpected = Object.entries(result.statusCodeStats ?? {})
+    .filter(([code]) => Number(code) !== expect.expectStatus)
+    .reduce((n, [, v]) => n + v.count, 0);
+  const numbers = {
+    requestsPerSecond: Math.round((result.requests.total / result.duration) * 10) / 10,
+    total: result.requests.total,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    unexpectedStatus: unexpected,
+    connections: options.connections,
+  };
+  return { ...numbers, failed: numbers.errors > 0 || numbers.unexpectedStatus > 0 || numbers.total === 0 };
+}

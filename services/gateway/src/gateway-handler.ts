@@ -1,0 +1,197 @@
+// The gateway's request listener, on node:http alone: allow-list, request id, security headers,
+// actor, request log, and streaming to the service with a byte cap. Express (with helmet, the
+// router walk and JSON re-serialisation) cost several times what a proxy needs per request.
+import type http from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
+import proxyaddr from 'proxy-addr';
+import { AppError, InternalHeaders, fail, type AccessTokenVerifier, type Logger } from '@acct/shared';
+import { trustProxySetting, type GatewayConfig } from './config';
+import { clearedRefreshCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
+import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
+import { RouteMatcher } from './route-matcher';
+import { ROUTES, type RouteSpec, type Upstream } from './routes';
+import { helmetHeaders } from './security-headers';
+import type { UpstreamClient } from './upstream';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  /** Service logger (start-up, errors). */
+  logger: Logger;
+  /** The request log: one record per request, spec fields only. */
+  requestLogger: Logger;
+  verifier: AccessTokenVerifier;
+  upstreams: Record<Upstream, UpstreamClient>;
+}
+
+const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization', 'user-agent', 'if-none-match', 'if-modified-since'];
+const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
+const NOT_FOUND = Buffer.from(JSON.stringify(fail('Route not found', 'not_found')));
+
+export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
+  const { config } = deps;
+  const matcher = new RouteMatcher(ROUTES);
+  const security = helmetHeaders();
+  const trust = compileTrust(config.TRUST_PROXY);
+  const production = config.NODE_ENV === 'production';
+  const jsonLimit = parseBytes(config.BODY_LIMIT);
+
+  return (req, res) => {
+    const started = process.hrtime.bigint();
+    const url = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    const requestId = resolveRequestId(req.headers['x-request-id']);
+    const ip = proxyaddr(req, trust);
+    const claims = deps.verifier.verifyHeader(req.headers.authorization);
+    const actor: Actor | undefined = claims ? { type: claims.kind, id: claims.sub, role: claims.role } : undefined;
+    for (const [name, value] of security) res.setHeader(name, value);
+    res.setHeader('X-Request-Id', requestId);
+    let logged = false;
+    const log = () => {
+      if (logged) return;
+      logged = true;
+      logRequest(deps.requestLogger, { method, url, status: res.statusCode, durationMs: elapsedMs(started), ip, actor, requestId });
+    };
+    res.once('finish', log);
+    res.once('close', log);
+
+    const q = url.indexOf('?');
+    const route = matcher.match(method, q < 0 ? url : url.slice(0, q));
+    if (!route) {
+      sendBody(res, 404, NOT_FOUND, method);
+      return;
+    }
+    forward(route, req, res, { ip, requestId, production, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit }, deps.upstreams[route.upstream]).catch(
+      (err: unknown) => sendError(res, err, deps.logger),
+    );
+  };
+}
+
+interface ForwardContext {
+  ip: string;
+  requestId: string;
+  production: boolean;
+  limit: number;
+}
+
+async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.ServerResponse, ctx: ForwardContext, upstream: UpstreamClient): Promise<void> {
+  const headers: http.OutgoingHttpHeaders = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = req.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  headers[InternalHeaders.clientIp] = ctx.ip;
+  headers[InternalHeaders.requestId] = ctx.requestId;
+  if (route.readsCookie && route.cookieKind) {
+    const token = readCookie(req.headers.cookie, refreshCookieName(route.cookieKind));
+    if (token) headers[InternalHeaders.refreshToken] = token;
+  }
+  let body: CappedStream | undefined;
+  const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
+  if (route.body !== 'none' && hasBody) {
+    if (Number(req.headers['content-length'] ?? 0) > ctx.limit) throw tooLarge();
+    if (req.headers['content-type']) headers['content-type'] = req.headers['content-type'];
+    if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
+    else headers['transfer-encoding'] = 'chunked';
+    body = byteCap(ctx.limit);
+    req.pipe(body);
+  } else {
+    req.resume();
+  }
+  let answer;
+  try {
+    answer = await upstream.request(req.method ?? 'GET', req.url ?? '/', headers, body);
+  } catch (err) {
+    // However the aborted upstream request failed, a body past the cap is the client's 413.
+    if (body?.exceeded) throw tooLarge();
+    throw err;
+  }
+  if (route.cookieKind) {
+    const token = answer.headers[InternalHeaders.setRefreshToken];
+    if (typeof token === 'string' && token) res.setHeader('Set-Cookie', refreshCookie(route.cookieKind, token, ctx.production));
+    else if (answer.headers[InternalHeaders.clearRefreshToken]) res.setHeader('Set-Cookie', clearedRefreshCookie(route.cookieKind, ctx.production));
+  }
+  for (const name of RETURNED_RESPONSE_HEADERS) {
+    const value = answer.headers[name];
+    if (value !== undefined) res.setHeader(name, value);
+  }
+  res.statusCode = answer.status;
+  answer.body.once('error', () => res.destroy());
+  answer.body.pipe(res);
+}
+
+function sendBody(res: http.ServerResponse, status: number, body: Buffer, method: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', body.length);
+  res.end(method === 'HEAD' ? undefined : body);
+}
+
+function sendError(res: http.ServerResponse, err: unknown, logger: Logger): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (err instanceof AppError) {
+    if (err.headers) for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+    if (err.httpStatus >= 500) logger.error({ err: err.cause ?? err, code: err.code }, err.message);
+    sendBody(res, err.httpStatus, Buffer.from(JSON.stringify(fail(err.message, err.code))), 'POST');
+    return;
+  }
+  logger.error({ err }, 'Unhandled gateway error');
+  sendBody(res, 500, Buffer.from(JSON.stringify(fail('Internal server error', 'internal_error'))), 'POST');
+}
+
+/** One cookie's value from a Cookie header (the gateway reads only the kind's refresh cookie). */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const raw = part.slice(eq + 1).trim();
+      try {
+        return decodeURIComponent(raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw) || undefined;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+const tooLarge = () => new AppError('payload_too_large', 413, 'Request body too large');
+
+type CappedStream = Transform & { exceeded: boolean };
+
+/** Errors the stream once more than `limit` bytes went through, which aborts the upstream request. */
+function byteCap(limit: number): CappedStream {
+  let seen = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      seen += chunk.length;
+      if (seen > limit) {
+        stream.exceeded = true;
+        return callback(tooLarge());
+      }
+      callback(null, chunk);
+    },
+  }) as CappedStream;
+  stream.exceeded = false;
+  return stream;
+}
+
+/** `100kb`, `1mb`, `512b` or a plain byte count. */
+export function parseBytes(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb)?$/i.exec(value.trim());
+  if (!match) throw new Error(`not a size: ${value}`);
+  const unit = (match[2] ?? 'b').toLowerCase();
+  return Math.floor(Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1));
+}
+
+/** express's `trust proxy` semantics: false, true, a hop count, or a list of addresses/subnets. */
+function compileTrust(setting: string): Parameters<typeof proxyaddr>[1] {
+  const value = trustProxySetting(setting);
+  if (value === true) return () => true;
+  if (value === false) return () => false;
+  if (typeof value === 'number') return (_addr: string, i: number) => i < value;
+  return proxyaddr.compile(value.split(',').map((v) => v.trim()));
+}

@@ -1,0 +1,31 @@
+import { parseBytes, readCookie } from '@acct/gateway';
+
+describe('readCookie', () => {
+  it.each([
+    ['userRefreshToken=abc.def', 'abc.def'],
+    ['a=1; userRefreshToken=abc.def; b=2', 'abc.def'],
+    ['adminRefreshToken=x; userRefreshToken="q.r"', 'q.r'],
+    ['userRefreshToken=a%2Eb', 'a.b'],
+    ['xuserRefreshToken=nope', undefined],
+    ['userRefreshToken=', undefined],
+    ['userRefreshToken=%E0%A4%A', undefined],
+    ['', undefined],
+  ])('reads %j as %j', (header, expected) => {
+    expect(readCookie(header, 'userRefreshToken')).toBe(expected);
+  });
+});
+
+describe('parseBytes', () => {
+  it.each([
+    ['100kb', 102_400],
+    ['1mb', 1_048_576],
+    ['512', 512],
+    ['2.5KB', 2_560],
+  ])('reads %s as %i bytes', (text, bytes) => {
+    expect(parseBytes(text)).toBe(bytes);
+  });
+
+  it('refuses what is not a size', () => {
+    expect(() => parseBytes('lots')).toThrow(/not a size/);
+  });
+});
