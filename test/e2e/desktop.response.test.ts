@@ -8,7 +8,7 @@ let stack: TestStack;
 let releases: ReleaseRepository;
 let conn: mongoose.Connection;
 beforeAll(async () => {
-  stack = await startStack('desktop', { desktop: { SYNC_MAX_CHANGES: '5', SYNC_MAX_VALUE_BYTES: '100', SYNC_PAGE_SIZE: '3' }, auth: { ADMIN_REGISTRATION_OPEN: 'true' } });
+  stack = await startStack('desktop', { desktop: { SYNC_MAX_CHANGES: '5', SYNC_MAX_VALUE_BYTES: '100', SYNC_PAGE_SIZE: '3', RELEASE_CACHE_MS: '0' }, auth: { ADMIN_REGISTRATION_OPEN: 'true' } });
   conn = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_desktop` }).asPromise();
   releases = new ReleaseRepository(conn);
 });

@@ -17,6 +17,8 @@ export const desktopSchema = z.object({
   SYNC_MAX_VALUE_BYTES: env.int(64 * 1024, 16),
   SYNC_PAGE_SIZE: env.int(500, 1),
   LATEST_VERSION_MAX_AGE_SECONDS: env.int(60, 0),
+  /** How long a replica reuses the latest release it read (0 reads the database every time). */
+  RELEASE_CACHE_MS: env.int(2000, 0),
   ...accessTokenVerifyEnv,
 });
 

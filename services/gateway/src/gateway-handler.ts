@@ -85,15 +85,21 @@ async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.Se
     const token = readCookie(req.headers.cookie, refreshCookieName(route.cookieKind));
     if (token) headers[InternalHeaders.refreshToken] = token;
   }
-  let body: CappedStream | undefined;
+  let body: Buffer | CappedStream | undefined;
   const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
   if (route.body !== 'none' && hasBody) {
     if (Number(req.headers['content-length'] ?? 0) > ctx.limit) throw tooLarge();
     if (req.headers['content-type']) headers['content-type'] = req.headers['content-type'];
-    if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
-    else headers['transfer-encoding'] = 'chunked';
-    body = byteCap(ctx.limit);
-    req.pipe(body);
+    if (route.body === 'json') {
+      // Small by definition (BODY_LIMIT): read whole and sent in one write with its length.
+      body = await readCapped(req, ctx.limit);
+      headers['content-length'] = String(body.length);
+    } else {
+      if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
+      else headers['transfer-encoding'] = 'chunked';
+      body = byteCap(ctx.limit);
+      req.pipe(body);
+    }
   } else {
     req.resume();
   }
@@ -102,7 +108,7 @@ async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.Se
     answer = await upstream.request(req.method ?? 'GET', req.url ?? '/', headers, body);
   } catch (err) {
     // However the aborted upstream request failed, a body past the cap is the client's 413.
-    if (body?.exceeded) throw tooLarge();
+    if (body && !Buffer.isBuffer(body) && body.exceeded) throw tooLarge();
     throw err;
   }
   if (route.cookieKind) {
@@ -159,6 +165,27 @@ export function readCookie(header: string | undefined, name: string): string | u
 }
 
 const tooLarge = () => new AppError('payload_too_large', 413, 'Request body too large');
+
+/** The whole request body, or a 413 as soon as it passes `limit` bytes. */
+function readCapped(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
+}
 
 type CappedStream = Transform & { exceeded: boolean };
 

@@ -1,7 +1,7 @@
 // Forwarding to a service over a keep-alive pool, with a deadline: refused → 503, slow → 504.
 import http from 'node:http';
 import net from 'node:net';
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { AppError } from '@acct/shared';
 
 export interface UpstreamAnswer {
@@ -48,8 +48,11 @@ export class UpstreamClient {
       });
       if (body === undefined) req.end();
       else if (Buffer.isBuffer(body)) req.end(body);
-      // A failing body (the byte cap's 413) destroys the upstream request with its error.
-      else pipeline(body, req, () => undefined);
+      else {
+        // A failing body (the byte cap's 413) destroys the upstream request with its error.
+        body.once('error', (err) => req.destroy(err));
+        body.pipe(req);
+      }
     });
   }
 

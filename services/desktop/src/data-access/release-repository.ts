@@ -44,6 +44,30 @@ export const toReleaseRecord = (r: ReleaseDoc): ReleaseRecord => ({
   publishedAt: r.publishedAt.toISOString(),
 });
 
+/**
+ * The latest release per platform, kept for a short time: every desktop client polls this, and the
+ * answer changes only when a release is published. Replicas may disagree for at most `ttlMs`.
+ */
+export class LatestReleaseCache {
+  private readonly entries = new Map<Platform, { at: number; release: Promise<ReleaseDoc | undefined> }>();
+
+  constructor(
+    private readonly releases: ReleaseRepository,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  latest(platform: Platform): Promise<ReleaseDoc | undefined> {
+    const cached = this.entries.get(platform);
+    if (cached && this.now() - cached.at < this.ttlMs) return cached.release;
+    const release = this.releases.latest(platform);
+    this.entries.set(platform, { at: this.now(), release });
+    // A failed read is not cached.
+    release.catch(() => this.entries.delete(platform));
+    return release;
+  }
+}
+
 export class ReleaseRepository {
   private readonly model: Model<ReleaseDoc>;
 

@@ -38,9 +38,10 @@ export class DeviceTokenRepository {
     await this.model.updateOne({ userId, deviceId }, { $set: { platform, pushToken, updatedAt: new Date() } }, { upsert: true }).exec();
   }
 
+  /** On every login event: straight to the driver, skipping mongoose's query machinery. */
   async tokensOf(userId: string): Promise<string[]> {
-    const docs = await this.model.find({ userId }, { pushToken: 1 }).lean<DeviceTokenDoc[]>().exec();
-    return [...new Set(docs.map((d) => d.pushToken))];
+    const docs = await this.model.collection.find({ userId: String(userId) }, { projection: { _id: 0, pushToken: 1 } }).toArray();
+    return [...new Set(docs.map((d) => d.pushToken as string))];
   }
 
   async remove(tokens: string[]): Promise<number> {

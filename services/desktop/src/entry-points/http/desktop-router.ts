@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { InternalHeaders, ok, type AccessTokenVerifier, type Outbox } from '@acct/shared';
 import type { DesktopConfig } from '../../config';
-import { isPlatform, toReleaseRecord, type ReleaseRepository } from '../../data-access/release-repository';
+import { LatestReleaseCache, isPlatform, toReleaseRecord, type ReleaseRepository } from '../../data-access/release-repository';
 import type { SyncRepository } from '../../data-access/sync-repository';
 import { requireUser, sync } from '../../domain/sync';
 import { DesktopErrors } from '../../errors';
@@ -18,22 +18,34 @@ export interface DesktopRouterDeps {
 
 export function desktopRouter(deps: DesktopRouterDeps): Router {
   const router = Router();
+  const latestReleases = new LatestReleaseCache(deps.releases, deps.config.RELEASE_CACHE_MS);
+
+  // The answer for one release, serialised once: the cache hands back the same release object.
+  const answers = new WeakMap<object, { etag: string; body: Buffer }>();
+  const answerFor = (release: Parameters<typeof toReleaseRecord>[0]) => {
+    let answer = answers.get(release);
+    if (!answer) {
+      const body = Buffer.from(JSON.stringify(ok('Latest version', toReleaseRecord(release))));
+      answer = { etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, body };
+      answers.set(release, answer);
+    }
+    return answer;
+  };
 
   router.get('/api/desktop/latest-version', async (req, res) => {
     const platform = req.query.platform;
     if (platform === undefined || platform === '') throw DesktopErrors.platformMissing();
     if (!isPlatform(platform)) throw DesktopErrors.platformUnknown();
-    const latest = await deps.releases.latest(platform);
+    const latest = await latestReleases.latest(platform);
     if (!latest) throw DesktopErrors.noRelease();
-    const record = toReleaseRecord(latest);
-    const etag = `"${createHash('sha256').update(JSON.stringify(record)).digest('base64url').slice(0, 27)}"`;
+    const { etag, body } = answerFor(latest);
     res.setHeader('Cache-Control', `public, max-age=${deps.config.LATEST_VERSION_MAX_AGE_SECONDS}`);
     res.setHeader('ETag', etag);
     if (req.get('if-none-match') === etag) {
       res.status(304).end();
       return;
     }
-    res.json(ok('Latest version', record));
+    res.type('application/json').send(body);
   });
 
   router.post('/api/desktop/sync', async (req, res) => {
