@@ -4,6 +4,7 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { mintToken, parseToken, sha256 } from './opaque-token';
+import { execOrThrow } from './redis-transaction';
 
 const ATTEMPT = `
 local s = redis.call('HMGET', KEYS[1], 'tokenHash', 'adminId', 'codeMac')
@@ -36,11 +37,9 @@ export class OtpChallengeStore {
     const token = mintToken();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const key = challengeKey(token.id);
-    await this.redis
-      .multi()
-      .hset(key, { tokenHash: sha256(token.value), adminId, codeMac: this.mac(token.id, code), attempts: '0', ip })
-      .pexpire(key, this.options.ttlMs)
-      .exec();
+    await execOrThrow(
+      this.redis.multi().hset(key, { tokenHash: sha256(token.value), adminId, codeMac: this.mac(token.id, code), attempts: '0', ip }).pexpire(key, this.options.ttlMs),
+    );
     return { challengeToken: token.value, code, expiresAt: new Date(Date.now() + this.options.ttlMs) };
   }
 

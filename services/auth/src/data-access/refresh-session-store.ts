@@ -7,6 +7,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import type { Redis } from 'ioredis';
 import type { AccountKind } from '@acct/shared';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
+import { execOrThrow } from './redis-transaction';
 
 const ROTATE = `
 local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp')
@@ -78,14 +79,14 @@ export class RefreshSessionStore {
     const absExp = now + this.policy.maxAgeMs[owner.kind];
     const key = sessionKey(token.id);
     const accountKey = accountSessionsKey(owner.kind, owner.accountId);
-    await this.redis
-      .multi()
-      .hset(key, { kind: owner.kind, accountId: owner.accountId, role: owner.role, cur: sha256(token.value), prev: '', prevEnc: '', prevUntil: '0', absExp: String(absExp), createdAt: String(now) })
-      .pexpire(key, Math.min(this.policy.idleTtlMs, absExp - now))
-      .exec()
-      .then(assertExec);
+    await execOrThrow(
+      this.redis
+        .multi()
+        .hset(key, { kind: owner.kind, accountId: owner.accountId, role: owner.role, cur: sha256(token.value), prev: '', prevEnc: '', prevUntil: '0', absExp: String(absExp), createdAt: String(now) })
+        .pexpire(key, Math.min(this.policy.idleTtlMs, absExp - now)),
+    );
     // Separate from the script's slot on purpose: only revokeAll reads it, key by key.
-    await this.redis.multi().sadd(accountKey, token.id).pexpire(accountKey, this.policy.maxAgeMs[owner.kind]).exec().then(assertExec);
+    await execOrThrow(this.redis.multi().sadd(accountKey, token.id).pexpire(accountKey, this.policy.maxAgeMs[owner.kind]));
     return { token: token.value, sessionId: token.id };
   }
 
@@ -144,11 +145,6 @@ export class RefreshSessionStore {
 
 const sessionKey = (id: string) => `rs:{${id}}`;
 const accountSessionsKey = (kind: AccountKind, accountId: string) => `rs-account:${kind}:${accountId}`;
-
-function assertExec(results: Array<[Error | null, unknown]> | null): void {
-  const failed = results?.find(([err]) => err);
-  if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction aborted');
-}
 
 /** The successor, encrypted under a key derived from the old token's secret (AES-256-GCM). */
 function sealSuccessor(old: OpaqueToken, successor: string): string {
