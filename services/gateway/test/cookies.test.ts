@@ -29,3 +29,10 @@ describe('parseBytes', () => {
     expect(() => parseBytes('lots')).toThrow(/not a size/);
   });
 });
+
+describe('gateway config', () => {
+  it('refuses a body limit that is not a size, naming the variable', async () => {
+    const { loadGatewayConfig } = await import('@acct/gateway');
+    expect(() => loadGatewayConfig({ BODY_LIMIT: 'lots' })).toThrow(/^Invalid configuration: BODY_LIMIT: expected a size/);
+  });
+});
