@@ -57,3 +57,37 @@ describe('Redis outage', () => {
     expect(status).toBe(200);
   });
 });
+
+describe('MongoDB outage', () => {
+  it('answers 503 within three seconds while MongoDB is down, and serves again once it is back', async () => {
+    const { startMongoStandin } = await import('@acct/mongo-standin');
+    const mongoPort: number = await deps.freePort();
+    let mongo = await startMongoStandin({ port: mongoPort });
+    const local = await startStack('mongooutage', { auth: { MONGO_URL: mongo.url } });
+    try {
+      const account = buildAccount();
+      expect((await call(local.url, 'POST', '/api/auth/user/register', { body: account })).status).toBe(201);
+      await mongo.close();
+
+      const started = Date.now();
+      const down = await call(local.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ success: false, code: 'service_unavailable' });
+      expect(Date.now() - started).toBeLessThan(3_000);
+
+      mongo = await startMongoStandin({ port: mongoPort });
+      const deadline = Date.now() + 15_000;
+      let status = 0;
+      while (Date.now() < deadline) {
+        // The stand-in lost its data with the restart: a new registration shows the store is back.
+        status = (await call(local.url, 'POST', '/api/auth/user/register', { body: buildAccount() })).status;
+        if (status === 201) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(status).toBe(201);
+    } finally {
+      await local.stop();
+      await mongo.close();
+    }
+  }, 40_000);
+});

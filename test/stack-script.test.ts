@@ -1,0 +1,63 @@
+// `npm start` as a person uses it: the stack comes up, answers 404 through the gateway with one
+// request record in the gateway's log file, refuses a second start, and Ctrl-C stops it all.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const deps = require('../scripts/lib/dependencies.js');
+
+const root = path.resolve(__dirname, '..');
+
+function startStack(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'stack.mjs')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(check: () => boolean, timeoutMs: number, what: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms; output:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('npm start (scripts/stack.mjs)', () => {
+  it('starts the stack, answers 404 with a logged record, refuses a second start, and stops cleanly on Ctrl-C', async () => {
+    const stackDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-stack-'));
+    const port = await deps.freePort();
+    const env = { PORT: String(port), STACK_DIR: stackDir, LOG_LEVEL: 'info' };
+    const first = startStack(env);
+    try {
+      await waitFor(() => first.output().includes(`gateway: http://127.0.0.1:${port}`), 90_000, 'no gateway URL', first.output);
+      for (const name of ['auth', 'desktop', 'notifier', 'gateway']) expect(first.output()).toMatch(new RegExp(`\\[stack\\] ${name}\\s+ready`));
+
+      const res = await fetch(`http://127.0.0.1:${port}/anything?probe=1`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ success: false, message: 'Route not found', code: 'not_found' });
+      const logFile = path.join(stackDir, 'logs', 'gateway.log');
+      await waitFor(() => fs.existsSync(logFile) && fs.readFileSync(logFile, 'utf8').includes('/anything?probe=1'), 5_000, 'no request record', first.output);
+      const record = fs
+        .readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('/anything?probe=1'))
+        .map((l) => JSON.parse(l));
+      expect(record).toEqual([expect.objectContaining({ level: 'warn', method: 'GET', path: '/anything?probe=1', status: 404, actor_type: 'anonymous' })]);
+
+      const second = startStack(env);
+      expect(await second.exited).toBe(0);
+      expect(second.output()).toMatch(/already running/);
+    } finally {
+      first.child.kill('SIGINT');
+    }
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('[stack] stopped');
+    expect(await deps.isListening('127.0.0.1', port)).toBe(false);
+    expect(fs.existsSync(path.join(stackDir, 'stack.json'))).toBe(false);
+    fs.rmSync(stackDir, { recursive: true, force: true });
+  }, 120_000);
+});
