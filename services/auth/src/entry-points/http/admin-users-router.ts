@@ -29,7 +29,12 @@ export function adminUsersRouter(domain: AuthDomain, avatars: AvatarStore): Rout
     res.json(ok('User updated successfully', { user }));
   });
 
-  router.put('/api/admin/users/:userId/avatar', adminOnly, (req, _res, next) => (assertUserId(String(req.params.userId)), next()), receiveAvatar, async (req, res) => {
+  const validId: RequestHandler = (req, _res, next) => {
+    assertUserId(String(req.params.userId));
+    next();
+  };
+
+  router.put('/api/admin/users/:userId/avatar', adminOnly, validId, receiveAvatar, async (req, res) => {
     const user = await replaceAvatar(domain, avatars, String(req.params.userId), req.file);
     res.json(ok('Avatar updated successfully', { user }));
   });
