@@ -201,7 +201,7 @@ async function main() {
         {
           url: stack.gatewayUrl,
           // Enough to keep every core's bcrypt busy, few enough that requests cut off at the end stay few.
-          connections: os.availableParallelism() * 2,
+          connections: Number(process.env.BENCH_LOGIN_CONNECTIONS ?? os.availableParallelism() * 2),
           requests: [
             {
               method: 'POST',

@@ -26,6 +26,8 @@ export const authSchema = z.object({
   SESSION_MAX_AGE_USER_SECONDS: env.int(30 * DAY, 60),
   SESSION_MAX_AGE_ADMIN_SECONDS: env.int(12 * 3600, 60),
   BCRYPT_COST: env.int(12, 4),
+  /** bcrypt hashes at once per replica; 0 means one per core. */
+  BCRYPT_CONCURRENCY: env.int(0, 0),
   /** Whether new admins get a second factor: `auto` means on in production, off elsewhere. */
   ADMIN_2FA_DEFAULT: z.enum(['auto', 'true', 'false']).default('auto'),
   ADMIN_REGISTRATION_OPEN: env.bool(false),

@@ -58,7 +58,7 @@ export async function buildDomain(
       forgotEmailPerHour: config.RATE_FORGOT_EMAIL_PER_HOUR,
       otpIpPerMinute: config.RATE_OTP_IP_PER_MINUTE,
     }),
-    hasher: new PasswordHasher(config.BCRYPT_COST),
+    hasher: new PasswordHasher(config.BCRYPT_COST, config.BCRYPT_CONCURRENCY || undefined),
     tokens,
     claimFirstAdmin: async () => {
       if ((await mongo.collection('admins').estimatedDocumentCount()) > 0) return undefined;
