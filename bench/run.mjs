@@ -282,6 +282,12 @@ async function main() {
     wallSeconds: Math.round((Date.now() - started) / 1000),
     results,
   };
+  if (only) {
+    // A partial run (for profiling or one scenario) is printed, not recorded beside full runs.
+    printTable(results);
+    say('BENCH_ONLY run: nothing written to bench/results or bench/RESULTS.md');
+    return failed ? 1 : 0;
+  }
   fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
   const file = path.join(root, 'bench', 'results', `${record.date.slice(0, 10)}-${record.host}.json`);
   fs.writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
