@@ -19,6 +19,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
     healthPort: config.HEALTH_PORT,
     app,
     checks: { auth: () => upstreams.auth.reachable(), desktop: () => upstreams.desktop.reachable() },
-    closers: [{ name: 'upstreams', close: () => Object.values(upstreams).forEach((u) => u.close()) }],
+    closers: [{ name: 'upstreams', close: () => Promise.all(Object.values(upstreams).map((u) => u.close())) }],
   });
 }

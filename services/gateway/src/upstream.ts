@@ -1,59 +1,52 @@
-// Forwarding to a service over a keep-alive pool, with a deadline: refused → 503, slow → 504.
-import http from 'node:http';
+// Forwarding to a service over an undici connection pool (keep-alive), with bounds: refused or
+// reset → 503, no answer in time → 504. undici's client costs a fraction of node:http's per request,
+// which is most of what a proxy hop costs.
 import net from 'node:net';
+import type http from 'node:http';
 import type { Readable } from 'node:stream';
+import { Pool } from 'undici';
 import { AppError } from '@acct/shared';
 
 export interface UpstreamAnswer {
   status: number;
   headers: http.IncomingHttpHeaders;
-  body: http.IncomingMessage;
+  body: Readable;
 }
 
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
 export class UpstreamClient {
-  private readonly agent: http.Agent;
+  private readonly pool: Pool;
   private readonly target: URL;
 
-  constructor(
-    baseUrl: string,
-    private readonly timeoutMs: number,
-  ) {
+  constructor(baseUrl: string, timeoutMs: number) {
     this.target = new URL(baseUrl);
-    this.agent = new http.Agent({ keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 512, maxFreeSockets: 64 });
+    this.pool = new Pool(this.target.origin, {
+      connections: 256,
+      keepAliveTimeout: 30_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connect: { timeout: Math.min(timeoutMs, 5_000) },
+    });
   }
 
   /** Sends one request; `body` is a buffer or a stream to pipe. */
-  request(method: string, path: string, headers: http.OutgoingHttpHeaders, body?: Buffer | Readable): Promise<UpstreamAnswer> {
-    return new Promise((resolve, reject) => {
-      const req = http.request({
-        protocol: this.target.protocol,
-        hostname: this.target.hostname,
-        port: this.target.port,
-        method,
-        path,
-        headers,
-        agent: this.agent,
-      });
-      const timer = setTimeout(() => {
-        req.destroy(new AppError('upstream_timeout', 504, 'Upstream service timed out'));
-      }, this.timeoutMs);
-      req.once('response', (res) => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 502, headers: res.headers, body: res });
-      });
-      req.once('error', (err) => {
-        clearTimeout(timer);
-        if (err instanceof AppError) return reject(err);
-        reject(new AppError('service_unavailable', 503, 'Service temporarily unavailable', { cause: err }));
-      });
-      if (body === undefined) req.end();
-      else if (Buffer.isBuffer(body)) req.end(body);
-      else {
-        // A failing body (the byte cap's 413) destroys the upstream request with its error.
-        body.once('error', (err) => req.destroy(err));
-        body.pipe(req);
-      }
-    });
+  async request(method: string, path: string, headers: http.OutgoingHttpHeaders, body?: Buffer | Readable): Promise<UpstreamAnswer> {
+    const outgoing: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      // undici frames streamed bodies itself.
+      if (value === undefined || name === 'transfer-encoding') continue;
+      outgoing[name] = typeof value === 'number' ? String(value) : value;
+    }
+    try {
+      const res = await this.pool.request({ method: method as 'GET', path, headers: outgoing, body });
+      return { status: res.statusCode, headers: res.headers as http.IncomingHttpHeaders, body: res.body };
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      const code = (err as { code?: string }).code ?? '';
+      if (TIMEOUT_CODES.has(code)) throw new AppError('upstream_timeout', 504, 'Upstream service timed out', { cause: err });
+      throw new AppError('service_unavailable', 503, 'Service temporarily unavailable', { cause: err });
+    }
   }
 
   /** Whether the service accepts connections (the gateway's readiness). */
@@ -67,7 +60,7 @@ export class UpstreamClient {
     });
   }
 
-  close(): void {
-    this.agent.destroy();
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }

@@ -30,7 +30,7 @@ export async function startGatewayUnderTest(env: Record<string, string> = {}): P
     sign: (claims, options = {}) =>
       jwt.sign(claims, privateKey, { algorithm: 'ES256', issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, expiresIn: 60, ...options }),
     close: async () => {
-      Object.values(upstreams).forEach((u) => u.close());
+      await Promise.all(Object.values(upstreams).map((u) => u.close()));
       await closeServer(server);
     },
   };
