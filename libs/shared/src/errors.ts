@@ -1,23 +1,5 @@
 // Errors are values with stable codes; the cause stays inside the process and never reaches a client.
 
-/** The codes every service may answer; services add their own in their `errors.ts`. */
-export const CommonErrorCodes = {
-  validation_failed: 400,
-  malformed_json: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  internal_error: 500,
-  service_unavailable: 503,
-  upstream_timeout: 504,
-} as const;
-
-export type CommonErrorCode = keyof typeof CommonErrorCodes;
-
 export interface AppErrorOptions {
   cause?: unknown;
   /** Field details for a 400, returned as `errors`. */
@@ -50,14 +32,9 @@ export class AppError extends Error {
 export const errors = {
   validation: (message: string, fields?: Record<string, string>) =>
     new AppError('validation_failed', 400, message, { errors: fields }),
-  unauthorized: (message = 'Unauthorized') => new AppError('unauthorized', 401, message),
-  forbidden: (message = 'Forbidden') => new AppError('forbidden', 403, message),
-  notFound: (message = 'Not found') => new AppError('not_found', 404, message),
   conflict: (message: string) => new AppError('conflict', 409, message),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError('rate_limited', 429, 'Too many requests, please try again later', {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
-  unavailable: (cause?: unknown) =>
-    new AppError('service_unavailable', 503, 'Service temporarily unavailable', { cause }),
 };

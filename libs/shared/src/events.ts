@@ -39,7 +39,6 @@ export const eventSchemas = {
 
 export type EventType = keyof typeof eventSchemas;
 export type EventPayload<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
-export const EVENT_TYPES = Object.keys(eventSchemas) as EventType[];
 
 export function isEventType(value: string): value is EventType {
   return value in eventSchemas;

@@ -11,6 +11,3 @@ export const InternalHeaders = {
   /** Outbound: the gateway must clear the kind's cookie. */
   clearRefreshToken: 'x-clear-refresh-token',
 } as const;
-
-/** Client-sent headers that could pass for identity or internal data; the gateway drops them all. */
-export const STRIPPED_INBOUND = /^(x-client-ip|x-refresh-token|x-set-refresh-token|x-clear-refresh-token|x-actor-.*|x-user-.*|x-forwarded-.*|x-real-ip|forwarded)$/i;

@@ -137,10 +137,6 @@ export class RefreshSessionStore {
     await this.redis.del(accountKey);
     return removed;
   }
-
-  async exists(sessionId: string): Promise<boolean> {
-    return (await this.redis.exists(sessionKey(sessionId))) === 1;
-  }
 }
 
 const sessionKey = (id: string) => `rs:{${id}}`;
