@@ -19,7 +19,9 @@ RUN npx tsc -b tsconfig.build.json \
 # Runtime stage: production dependencies of one service, its compiled code, a non-root user.
 FROM node:24-bookworm-slim AS runtime
 ARG SERVICE
-ENV NODE_ENV=production SERVICE=${SERVICE}
+# A V8 heap budget under the container's memory limit (docker-compose.yml): without one V8 sizes the
+# heap from the host and lets garbage pile up to 4× the live heap between major collections.
+ENV NODE_ENV=production SERVICE=${SERVICE} NODE_OPTIONS=--max-old-space-size=256
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/shared/package.json libs/shared/

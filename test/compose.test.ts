@@ -15,6 +15,7 @@ type Service = {
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
   container_name?: string;
+  deploy?: { resources?: { limits?: { memory?: string } } };
 };
 
 const root = path.resolve(__dirname, '..');
@@ -67,6 +68,18 @@ describe('docker-compose.yml', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
     expect(dockerfile).toMatch(/^USER node$/m);
+  });
+
+  it('gives each service a V8 heap budget in the image, under its container memory limit', () => {
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const heapMb = Number(/NODE_OPTIONS=--max-old-space-size=(\d+)/.exec(dockerfile)?.[1]);
+    expect(heapMb).toBeGreaterThanOrEqual(128);
+    for (const name of Object.keys(appLoaders)) {
+      const memory = services[name].deploy?.resources?.limits?.memory ?? '';
+      const limitMb = Number(/^(\d+)M$/.exec(memory)?.[1]);
+      // Room beyond the old generation for the young generation, code and buffers.
+      expect([name, limitMb >= heapMb + 128]).toEqual([name, true]);
+    }
   });
 
   it('lets the notifier scale: no fixed container name and no published port', () => {

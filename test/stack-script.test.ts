@@ -35,6 +35,12 @@ describe('npm start (scripts/stack.mjs)', () => {
     try {
       await waitFor(() => first.output().includes(`gateway: http://127.0.0.1:${port}`), 90_000, 'no gateway URL', first.output);
       for (const name of ['auth', 'desktop', 'notifier', 'gateway']) expect(first.output()).toMatch(new RegExp(`\\[stack\\] ${name}\\s+ready`));
+      // Each service runs with the heap budget its image sets.
+      const heapFlag = /NODE_OPTIONS=(--max-old-space-size=\d+)/.exec(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8'))?.[1];
+      const lock = JSON.parse(fs.readFileSync(path.join(stackDir, 'stack.json'), 'utf8')) as { services: Record<string, { pid: number }> };
+      for (const [name, { pid }] of Object.entries(lock.services)) {
+        expect([name, fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')]).toEqual([name, expect.arrayContaining([heapFlag])]);
+      }
 
       const res = await fetch(`http://127.0.0.1:${port}/anything?probe=1`);
       expect(res.status).toBe(404);
