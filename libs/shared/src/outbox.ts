@@ -1,6 +1,8 @@
-// The event outbox (auth and desktop): events are written to MongoDB in the request that causes them, and a relay
-// publishes them to RabbitMQ with publisher confirms. Entries are claimed with a lease, so any
-// number of auth replicas can relay, and a crashed claimant's entries are picked up again.
+// The event outbox (auth and desktop): events are written to MongoDB in the request that causes them
+// and published to RabbitMQ with publisher confirms. An entry is written already leased to the
+// replica that wrote it, which publishes it at once; the relay loop claims what is left (a failed
+// publish backs off, a crashed replica's lease expires), so any number of replicas can relay and an
+// event is lost by none.
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from 'pino';
@@ -49,11 +51,13 @@ export class Outbox {
   private stopped = true;
   private wake?: () => void;
   private kicked = false;
+  private publisher?: Publisher;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     connection: Connection,
     private readonly logger: Logger,
-    private readonly options: { pollMs: number; leaseMs?: number } = { pollMs: 1000 },
+    private readonly options: { pollMs: number; leaseMs?: number; stopGraceMs?: number } = { pollMs: 1000 },
   ) {
     this.model = connection.models.OutboxEvent ?? connection.model<OutboxDoc>('OutboxEvent', outboxSchema, 'outbox');
   }
@@ -62,19 +66,34 @@ export class Outbox {
     await this.model.createIndexes();
   }
 
-  /** Validates and stores an event; the relay publishes it soon after. Answers the event id. */
+  /**
+   * Validates and stores an event, then publishes it without waiting (the caller waits for the
+   * store only). Answers the event id.
+   */
   async add<T extends EventType>(type: T, input: EventInput<T>): Promise<string> {
     const eventId = randomUUID();
     const occurredAt = new Date();
     const payload = parseEvent(type, { ...input, eventId, occurredAt: occurredAt.toISOString() });
-    await this.model.create({ _id: eventId, type, payload, occurredAt, status: 'pending', attempts: 0, leaseUntil: occurredAt, publishedAt: null });
-    this.kick();
+    const publisher = this.stopped ? undefined : this.publisher;
+    // Leased to this replica when it publishes at once, so no relay claims it meanwhile; claimable
+    // at once otherwise.
+    const leaseUntil = publisher ? this.leaseEnd(occurredAt) : occurredAt;
+    await this.model.create({ _id: eventId, type, payload, occurredAt, status: 'pending', attempts: publisher ? 1 : 0, leaseUntil, publishedAt: null });
+    if (publisher) {
+      const publishing = this.publishEntry(publisher, { _id: eventId, type, payload, attempts: 1 })
+        .then(() => undefined)
+        .finally(() => this.inFlight.delete(publishing));
+      this.inFlight.add(publishing);
+    } else {
+      this.kick();
+    }
     return eventId;
   }
 
-  /** Starts relaying to `publisher` until stop(): drains, then sleeps until the next add or poll. */
+  /** Publishes to `publisher` until stop(): new events at once, the rest by a relay loop that drains, then sleeps until the next poll. */
   start(publisher: Publisher): void {
     this.stopped = false;
+    this.publisher = publisher;
     this.running = (async () => {
       while (!this.stopped) {
         try {
@@ -109,24 +128,43 @@ export class Outbox {
       const entry = await this.model
         .findOneAndUpdate(
           { status: 'pending', leaseUntil: { $lte: now } },
-          { $set: { leaseUntil: new Date(now.getTime() + (this.options.leaseMs ?? 30_000)) }, $inc: { attempts: 1 } },
+          { $set: { leaseUntil: this.leaseEnd(now) }, $inc: { attempts: 1 } },
           { sort: { leaseUntil: 1 }, new: true },
         )
         .lean<OutboxDoc>()
         .exec();
       if (!entry) return published;
-      try {
-        await publisher.publish(entry.type, entry._id, entry.payload);
-        await this.model.updateOne({ _id: entry._id }, { $set: { status: 'published', publishedAt: new Date() } }).exec();
-        published++;
-      } catch (err) {
-        // Back off this entry; the lease keeps other relays from hammering the broker with it.
-        const retryAt = new Date(Date.now() + Math.min(60_000, 1000 * 2 ** Math.min(entry.attempts, 6)));
-        await this.model.updateOne({ _id: entry._id }, { $set: { leaseUntil: retryAt, lastError: (err as Error).message } }).exec();
-        this.logger.warn({ eventId: entry._id, type: entry.type, attempts: entry.attempts, reason: (err as Error).message }, 'Event publish failed; will retry');
-        return published;
-      }
+      if (!(await this.publishEntry(publisher, entry))) return published;
+      published++;
     }
+  }
+
+  /** Publishes one leased entry and marks it published; on failure backs it off. Answers whether it went out. */
+  private async publishEntry(publisher: Publisher, entry: Pick<OutboxDoc, '_id' | 'type' | 'payload' | 'attempts'>): Promise<boolean> {
+    try {
+      await publisher.publish(entry.type, entry._id, entry.payload);
+    } catch (err) {
+      // Back off this entry; the lease keeps other relays from hammering the broker with it.
+      const retryAt = new Date(Date.now() + Math.min(60_000, 1000 * 2 ** Math.min(entry.attempts, 6)));
+      this.logger.warn({ eventId: entry._id, type: entry.type, attempts: entry.attempts, reason: (err as Error).message }, 'Event publish failed; will retry');
+      await this.model
+        .updateOne({ _id: entry._id }, { $set: { leaseUntil: retryAt, lastError: (err as Error).message } })
+        .exec()
+        // The store is down too: the lease runs out and a relay takes the entry again.
+        .catch(() => undefined);
+      return false;
+    }
+    // Published: a failure to record it only means it may be published again after the lease
+    // (consumers drop duplicates by event id).
+    await this.model
+      .updateOne({ _id: entry._id }, { $set: { status: 'published', publishedAt: new Date() } })
+      .exec()
+      .catch((err: Error) => this.logger.warn({ eventId: entry._id, reason: err.message }, 'Could not mark an event published'));
+    return true;
+  }
+
+  private leaseEnd(from: Date): Date {
+    return new Date(from.getTime() + (this.options.leaseMs ?? 30_000));
   }
 
   private kick(): void {
@@ -134,10 +172,18 @@ export class Outbox {
     else this.kicked = true;
   }
 
+  /**
+   * Stops the relay after the publishes under way have finished, waiting at most `stopGraceMs`
+   * for them (a broker that never confirms must not hold up a shutdown; the lease runs out and
+   * another replica publishes what was left).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs ?? 5_000)));
+    await Promise.race([Promise.all([this.running, ...this.inFlight]), grace]);
+    clearTimeout(timer);
   }
 
   async pendingCount(): Promise<number> {

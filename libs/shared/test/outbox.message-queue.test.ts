@@ -64,6 +64,42 @@ describe('Outbox relay', () => {
     expect(new Set(ids).size).toBe(60);
   });
 
+  it('publishes a new event at once, without waiting for the relay to poll', async () => {
+    const publisher = new FlakyPublisher();
+    publisher.up = true;
+    const outbox = new Outbox(connection, createMemoryLogger().logger, { pollMs: 60_000 });
+    outbox.start(publisher);
+    // Let the relay's first pass find nothing and go to sleep for a minute.
+    await new Promise((r) => setTimeout(r, 100));
+    const id = await outbox.add('user.login.succeeded', { userId: 'eager', ip: '127.0.0.1' });
+    await until(() => publisher.published.some((p) => p.eventId === id), 2_000);
+    await outbox.stop();
+    expect(publisher.published.filter((p) => p.eventId === id)).toHaveLength(1);
+    expect(await connection.collection('outbox').findOne({ _id: id as never })).toEqual(expect.objectContaining({ status: 'published', attempts: 1 }));
+  });
+
+  it('leaves an event whose writer died before publishing to another relay once its lease runs out', async () => {
+    // The writer's publish never completes (a replica that dies mid-publish).
+    const stuck: Publisher = { publish: () => new Promise<void>(() => undefined) };
+    const writer = new Outbox(connection, createMemoryLogger().logger, { pollMs: 60_000, leaseMs: 300, stopGraceMs: 50 });
+    writer.start(stuck);
+    const id = await writer.add('user.login.succeeded', { userId: 'orphan', ip: '127.0.0.1' });
+    const publisher = new FlakyPublisher();
+    publisher.up = true;
+    const survivor = new Outbox(connection, createMemoryLogger().logger, { pollMs: 20 });
+    survivor.start(publisher);
+    await new Promise((r) => setTimeout(r, 150));
+    // Still leased to the writer.
+    expect(publisher.published.some((p) => p.eventId === id)).toBe(false);
+    await until(() => publisher.published.some((p) => p.eventId === id), 3_000);
+    await survivor.stop();
+    // The writer's stop does not wait for its hung publish beyond its grace time.
+    const stopping = Date.now();
+    await writer.stop();
+    expect(Date.now() - stopping).toBeLessThan(1_000);
+    expect(await connection.collection('outbox').findOne({ _id: id as never })).toEqual(expect.objectContaining({ status: 'published', attempts: 2 }));
+  });
+
   it('refuses an event whose payload breaks its schema', async () => {
     const outbox = new Outbox(connection, createMemoryLogger().logger, { pollMs: 1000 });
     await expect(outbox.add('user.login.succeeded', { userId: '', ip: '1.2.3.4' })).rejects.toThrow(/userId/);

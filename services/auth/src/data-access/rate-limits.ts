@@ -42,10 +42,14 @@ export class RateLimits {
     }
   }
 
-  /** Throws 429 when the key has no point left, without spending one (the failure counter). */
-  async check(name: LimiterName, key: string): Promise<void> {
+  /**
+   * Throws 429 when the key has no point left, without spending one (the failure counter).
+   * Answers the points spent so far in the window.
+   */
+  async check(name: LimiterName, key: string): Promise<number> {
     const res = await this.limiters[name].get(key);
     if (res && res.remainingPoints <= 0) throw AuthErrors.rateLimited(res.msBeforeNext / 1000);
+    return res?.consumedPoints ?? 0;
   }
 
   /** Spends a point without throwing (records a failure). */

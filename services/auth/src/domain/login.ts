@@ -29,7 +29,7 @@ export async function login(domain: AuthDomain, kind: AccountKind, body: unknown
   const input = validateLogin(body);
   const accountKey = `${kind}:${normalizeEmail(input.email)}`;
   await domain.rateLimits.consume('loginIp', ctx.ip);
-  await domain.rateLimits.check('loginFailures', accountKey);
+  const earlierFailures = await domain.rateLimits.check('loginFailures', accountKey);
 
   const account = await domain.accounts[kind].findByEmail(input.email);
   const failure = await checkCredentials(domain, account, input.password);
@@ -40,7 +40,8 @@ export async function login(domain: AuthDomain, kind: AccountKind, body: unknown
   }
   const found = account as AccountDoc & { passwordHash: string };
   if (found.disabled) throw AuthErrors.accountDisabled();
-  await domain.rateLimits.reset('loginFailures', accountKey);
+  // A success clears the failure count; nothing to clear (the usual case) saves a round trip.
+  if (earlierFailures > 0) await domain.rateLimits.reset('loginFailures', accountKey);
   upgradeHashLater(domain, kind, found, input.password);
 
   if (kind === 'admin' && found.twoFactorEnabled) {
