@@ -4,6 +4,9 @@ import autocannon from 'autocannon';
 
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
+// A pause between the warm-up and the measured run: requests the warm-up left in flight (a login's
+// bcrypt work goes on after autocannon hangs up) must not eat into the measured window.
+export const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 1000);
 
 function run(options) {
   return new Promise((resolve, reject) => {
@@ -20,7 +23,10 @@ function run(options) {
 export async function measure(options, expect) {
   // `prepare` builds fresh per-run options (e.g. new sessions: a stopped run drops its in-flight state).
   const build = async () => (expect.prepare ? { ...options, ...(await expect.prepare()) } : options);
-  if (WARMUP_S > 0) await run({ ...(await build()), duration: WARMUP_S });
+  if (WARMUP_S > 0) {
+    await run({ ...(await build()), duration: WARMUP_S });
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  }
   const result = await run({ ...(await build()), duration: DURATION_S });
   const unexpected = Object.entries(result.statusCodeStats ?? {})
     .filter(([code]) => Number(code) !== expect.expectStatus)
