@@ -5,8 +5,9 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { createLogger } = require('../libs/shared/dist/index.js');
-// The gateway's request logger is built the same way: no redaction (its fields are fixed).
-const logger = createLogger({ redact: false, destination: require('pino').destination({ dest: process.env.BARE_LOG ?? '/dev/null', sync: false }) });
+// The gateway's request logger is built the same way: no redaction (its fields are fixed), and
+// synchronous writes, as the logger factory makes them (to a file here instead of stdout).
+const logger = createLogger({ redact: false, destination: require('pino').destination({ dest: process.env.BARE_LOG ?? '/dev/null', sync: true }) });
 const body = JSON.stringify({ success: false, message: 'Route not found', code: 'not_found' });
 
 const server = http.createServer((req, res) => {

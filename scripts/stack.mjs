@@ -148,29 +148,33 @@ async function startStandin() {
 
 function startService(name, env) {
   const entry = path.join(root, 'services', name, 'dist', 'start.js');
+  const logPath = path.join(logDir, `${name}.log`);
+  // Quiet: the service writes its log file itself, as it would write to a container's log, with no
+  // pipe through this script (which cost as much CPU as the gateway's own logging under load).
+  const logFd = quiet ? fs.openSync(logPath, 'a') : undefined;
   const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', entry], {
     cwd: root,
     env: { ...process.env, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: quiet ? ['ignore', logFd, logFd] : ['ignore', 'pipe', 'pipe'],
     // Its own process group: a terminal's Ctrl-C reaches only this script, which stops services in order.
     detached: true,
   });
   children.set(name, child);
-  const logFile = fs.createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
-  for (const stream of [child.stdout, child.stderr]) {
-    if (quiet) {
-      // No per-line work when nothing is echoed: the log goes to its file as it comes.
-      stream.pipe(logFile, { end: false });
-      continue;
+  let logFile;
+  if (quiet) {
+    fs.closeSync(logFd);
+  } else {
+    logFile = fs.createWriteStream(logPath, { flags: 'a' });
+    for (const stream of [child.stdout, child.stderr]) {
+      readline.createInterface({ input: stream }).on('line', (line) => {
+        logFile.write(`${line}\n`);
+        process.stdout.write(`[${name.padEnd(8)}] ${line}\n`);
+      });
     }
-    readline.createInterface({ input: stream }).on('line', (line) => {
-      logFile.write(`${line}\n`);
-      process.stdout.write(`[${name.padEnd(8)}] ${line}\n`);
-    });
   }
   child.once('exit', (code, signal) => {
     children.delete(name);
-    logFile.end();
+    logFile?.end();
     if (!stopping) {
       say(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the stack`);
       void shutdown(1);
