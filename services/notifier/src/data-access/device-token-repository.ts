@@ -21,8 +21,16 @@ const deviceTokenSchema = new mongoose.Schema<DeviceTokenDoc>(
 );
 deviceTokenSchema.index({ userId: 1, deviceId: 1 }, { unique: true });
 
+type Waiter = { resolve: (tokens: string[]) => void; reject: (err: unknown) => void };
+
+/** Most users one token lookup asks for. */
+const LOOKUP_BATCH = 500;
+
 export class DeviceTokenRepository {
   private readonly model: Model<DeviceTokenDoc>;
+  // Token lookups waiting for the next query, by user id, and whether one is under way.
+  private waiting = new Map<string, Waiter[]>();
+  private looking = false;
 
   constructor(connection: Connection) {
     this.model = connection.models.DeviceToken ?? connection.model<DeviceTokenDoc>('DeviceToken', deviceTokenSchema, 'device_tokens');
@@ -38,10 +46,43 @@ export class DeviceTokenRepository {
     await this.model.updateOne({ userId, deviceId }, { $set: { platform, pushToken, updatedAt: new Date() } }, { upsert: true }).exec();
   }
 
-  /** On every login event: straight to the driver, skipping mongoose's query machinery. */
-  async tokensOf(userId: string): Promise<string[]> {
-    const docs = await this.model.collection.find({ userId: String(userId) }, { projection: { _id: 0, pushToken: 1 } }).toArray();
-    return [...new Set(docs.map((d) => d.pushToken as string))];
+  /**
+   * A user's push tokens, read fresh on every login event (no cache: a new device is never missed).
+   * One query is under way at a time and the lookups that arrive meanwhile share the next one
+   * (`userId: {$in: […]}`): alone a lookup goes out at once, in a burst of events they cost one
+   * round trip per batch instead of one each. Straight to the driver, skipping mongoose's query
+   * machinery.
+   */
+  tokensOf(userId: string): Promise<string[]> {
+    const id = String(userId);
+    return new Promise<string[]>((resolve, reject) => {
+      const waiters = this.waiting.get(id);
+      if (waiters) waiters.push({ resolve, reject });
+      else this.waiting.set(id, [{ resolve, reject }]);
+      if (!this.looking) void this.lookUp();
+    });
+  }
+
+  private async lookUp(): Promise<void> {
+    this.looking = true;
+    while (this.waiting.size > 0) {
+      const ids = [...this.waiting.keys()].slice(0, LOOKUP_BATCH);
+      const batch = new Map(ids.map((id) => [id, this.waiting.get(id)!]));
+      for (const id of ids) this.waiting.delete(id);
+      try {
+        const docs = await this.model.collection.find({ userId: { $in: ids } }, { projection: { _id: 0, userId: 1, pushToken: 1 } }).toArray();
+        const tokens = new Map<string, Set<string>>();
+        for (const doc of docs) {
+          const set = tokens.get(doc.userId as string) ?? new Set<string>();
+          set.add(doc.pushToken as string);
+          tokens.set(doc.userId as string, set);
+        }
+        for (const [id, waiters] of batch) for (const w of waiters) w.resolve([...(tokens.get(id) ?? [])]);
+      } catch (err) {
+        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+      }
+    }
+    this.looking = false;
   }
 
   async remove(tokens: string[]): Promise<number> {
