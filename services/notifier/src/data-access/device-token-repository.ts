@@ -29,7 +29,7 @@ const LOOKUP_BATCH = 500;
 export class DeviceTokenRepository {
   private readonly model: Model<DeviceTokenDoc>;
   // Token lookups waiting for the next query, by user id, and whether one is under way.
-  private waiting = new Map<string, Waiter[]>();
+  private readonly waiting = new Map<string, Waiter[]>();
   private looking = false;
 
   constructor(connection: Connection) {
