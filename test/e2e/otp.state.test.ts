@@ -89,3 +89,21 @@ describe('admin login with a second factor', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('one challenge per admin', () => {
+  it('when the admin logs in again, then the older challenge ends: its right code is refused and the newer one works', async () => {
+    const { admin, adminId, token: older, code: olderCode } = await challenge();
+    const again = await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: admin.email, password: admin.password }, headers: { 'x-request-id': `again-${adminId}` } });
+    const event = await stack.events.waitFor('admin.otp.requested', (p) => p.requestId === `again-${adminId}`);
+    const stale = await verify({ challenge_token: older, code: olderCode });
+    expect(stale.status).toBe(401);
+    expect(stale.body.message).toBe('Invalid or expired challenge token');
+    expect((await verify({ challenge_token: again.body.data.challenge_token, code: event.payload.code })).status).toBe(200);
+  });
+
+  it('answers the challenge with Cache-Control no-store, and the session too', async () => {
+    const { login, token, code } = await challenge();
+    expect(login.headers.get('cache-control')).toBe('no-store');
+    expect((await verify({ challenge_token: token, code })).headers.get('cache-control')).toBe('no-store');
+  });
+});

@@ -4,7 +4,7 @@ import { buildAccount, startStack, type TestStack } from '../harness/stack';
 let stack: TestStack;
 beforeAll(async () => {
   stack = await startStack('ratelimit', {
-    auth: { RATE_LOGIN_IP_PER_MINUTE: '1000', RATE_LOGIN_FAILURES_PER_ACCOUNT: '3', RATE_FORGOT_EMAIL_PER_HOUR: '2', RATE_REGISTER_IP_PER_HOUR: '1000' },
+    auth: { RATE_LOGIN_IP_PER_MINUTE: '1000', RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '3', RATE_FORGOT_EMAIL_IP_PER_HOUR: '2', RATE_REGISTER_IP_PER_HOUR: '1000' },
   });
 });
 afterAll(() => stack.stop());
@@ -34,7 +34,7 @@ describe('rate limits', () => {
     expect((await attempt(account.password)).status).toBe(200);
   });
 
-  it('forgot-password is limited per address, with the same 429 whether or not it exists', async () => {
+  it('forgot-password is limited per address and client, with the same 429 whether or not it exists', async () => {
     const email = buildAccount().email;
     const send = () => call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email } });
     expect((await send()).status).toBe(200);

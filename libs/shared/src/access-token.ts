@@ -68,7 +68,9 @@ export class AccessTokenVerifier {
         audience: this.audience,
       });
       if (typeof claims !== 'object' || claims === null) return undefined;
-      const { sub, kind, role, sid } = claims as Record<string, unknown>;
+      const { sub, kind, role, sid, exp } = claims as Record<string, unknown>;
+      // jsonwebtoken checks `exp` only when present: a token without one would never expire.
+      if (typeof exp !== 'number') return undefined;
       if (typeof sub !== 'string' || (kind !== 'admin' && kind !== 'user') || typeof role !== 'string' || typeof sid !== 'string') {
         return undefined;
       }

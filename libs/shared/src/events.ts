@@ -1,5 +1,6 @@
 // The account event contracts: routing keys and payload schemas, validated by publisher and consumer alike.
 import { z } from 'zod';
+import { isDeliverableEmail } from './email-address';
 
 const envelope = {
   eventId: z.string().min(1),
@@ -7,6 +8,8 @@ const envelope = {
   requestId: z.string().optional(),
 };
 const kind = z.enum(['admin', 'user']);
+// The same rule the routes apply, so an address an account was created with is one its mail can go to.
+const email = z.string().refine(isDeliverableEmail, 'not a deliverable email address');
 
 export const eventSchemas = {
   'user.login.succeeded': z.object({ ...envelope, userId: z.string().min(1), ip: z.string() }),
@@ -14,16 +17,16 @@ export const eventSchemas = {
     ...envelope,
     kind,
     accountId: z.string().min(1),
-    email: z.string().email(),
+    email,
     name: z.string(),
     resetUrl: z.string().url(),
     expiresAt: z.string().datetime(),
   }),
-  'account.password_reset.completed': z.object({ ...envelope, kind, accountId: z.string().min(1), email: z.string().email(), name: z.string() }),
+  'account.password_reset.completed': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string() }),
   'admin.otp.requested': z.object({
     ...envelope,
     adminId: z.string().min(1),
-    email: z.string().email(),
+    email,
     name: z.string(),
     code: z.string().regex(/^\d{6}$/),
     expiresAt: z.string().datetime(),
@@ -38,6 +41,17 @@ export const eventSchemas = {
 } as const;
 
 export type EventType = keyof typeof eventSchemas;
+
+/**
+ * Payload fields that grant access (a one-time code, a link carrying a reset token). The outbox
+ * keeps them only until the broker confirms the event, and drops them from an event that can no
+ * longer be delivered.
+ */
+export const secretEventFields: Partial<Record<EventType, readonly string[]>> = {
+  'admin.otp.requested': ['code'],
+  'account.password_reset.requested': ['resetUrl'],
+};
+
 export type EventPayload<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
 
 export function isEventType(value: string): value is EventType {

@@ -13,6 +13,7 @@ export * from './amqp';
 export * from './service';
 export * from './access-token';
 export * from './events';
+export * from './email-address';
 export * from './dependency-errors';
 export * from './internal-headers';
 export * from './outbox';

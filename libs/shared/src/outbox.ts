@@ -2,21 +2,25 @@
 // and published to RabbitMQ with publisher confirms. An entry is written already leased to the
 // replica that wrote it, which publishes it at once; the relay loop claims what is left (a failed
 // publish backs off, a crashed replica's lease expires), so any number of replicas can relay and an
-// event is lost by none.
+// event is lost by none. What grants access (a one-time code, a reset link) is stored only until
+// the broker confirms it: the confirmed entry keeps its payload without those fields, and an entry
+// whose secret has expired before it could be published is closed with them dropped, unsent.
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from 'pino';
-import { parseEvent, type EventPayload, type EventType } from './events';
+import { parseEvent, secretEventFields, type EventPayload, type EventType } from './events';
 
 interface OutboxDoc {
   _id: string;
   type: EventType;
   payload: Record<string, unknown>;
   occurredAt: Date;
-  status: 'pending' | 'published';
+  status: 'pending' | 'published' | 'expired';
   attempts: number;
   leaseUntil: Date;
   publishedAt: Date | null;
+  /** When the entry stopped being pending (published or expired); it is removed a week later. */
+  closedAt: Date | null;
   lastError?: string;
 }
 
@@ -30,13 +34,14 @@ const outboxSchema = new mongoose.Schema<OutboxDoc>(
     attempts: { type: Number, default: 0 },
     leaseUntil: { type: Date, required: true },
     publishedAt: { type: Date, default: null },
+    closedAt: { type: Date, default: null },
     lastError: String,
   },
   { versionKey: false },
 );
 outboxSchema.index({ status: 1, leaseUntil: 1 });
-// Published entries are kept a week for inspection, then removed.
-outboxSchema.index({ publishedAt: 1 }, { expireAfterSeconds: 7 * 86_400 });
+// Closed entries (secrets already dropped) are kept a week for inspection, then removed.
+outboxSchema.index({ closedAt: 1 }, { expireAfterSeconds: 7 * 86_400 });
 
 export type EventInput<T extends EventType> = Omit<EventPayload<T>, 'eventId' | 'occurredAt'>;
 
@@ -78,7 +83,7 @@ export class Outbox {
     // Leased to this replica when it publishes at once, so no relay claims it meanwhile; claimable
     // at once otherwise.
     const leaseUntil = publisher ? this.leaseEnd(occurredAt) : occurredAt;
-    await this.model.create({ _id: eventId, type, payload, occurredAt, status: 'pending', attempts: publisher ? 1 : 0, leaseUntil, publishedAt: null });
+    await this.model.create({ _id: eventId, type, payload, occurredAt, status: 'pending', attempts: publisher ? 1 : 0, leaseUntil, publishedAt: null, closedAt: null });
     if (publisher) {
       const publishing = this.publishEntry(publisher, { _id: eventId, type, payload, attempts: 1 })
         .then(() => undefined)
@@ -134,6 +139,11 @@ export class Outbox {
         .lean<OutboxDoc>()
         .exec();
       if (!entry) return published;
+      if (secretExpired(entry, now)) {
+        await this.close(entry, 'expired', now);
+        this.logger.warn({ eventId: entry._id, type: entry.type, attempts: entry.attempts }, 'Event expired before it could be published; dropped its secret fields');
+        continue;
+      }
       if (!(await this.publishEntry(publisher, entry))) return published;
       published++;
     }
@@ -155,12 +165,18 @@ export class Outbox {
       return false;
     }
     // Published: a failure to record it only means it may be published again after the lease
-    // (consumers drop duplicates by event id).
-    await this.model
-      .updateOne({ _id: entry._id }, { $set: { status: 'published', publishedAt: new Date() } })
-      .exec()
-      .catch((err: Error) => this.logger.warn({ eventId: entry._id, reason: err.message }, 'Could not mark an event published'));
+    // (consumers drop duplicates by event id); its secrets then stay until that publish or expiry.
+    await this.close(entry, 'published', new Date()).catch((err: Error) =>
+      this.logger.warn({ eventId: entry._id, reason: err.message }, 'Could not mark an event published'),
+    );
     return true;
+  }
+
+  /** Ends an entry's life as pending, dropping the fields that grant access. */
+  private async close(entry: Pick<OutboxDoc, '_id' | 'type'>, status: 'published' | 'expired', at: Date): Promise<void> {
+    const unset = Object.fromEntries((secretEventFields[entry.type] ?? []).map((field) => [`payload.${field}`, '']));
+    const set = status === 'published' ? { status, publishedAt: at, closedAt: at } : { status, closedAt: at };
+    await this.model.updateOne({ _id: entry._id }, Object.keys(unset).length ? { $set: set, $unset: unset } : { $set: set }).exec();
   }
 
   private leaseEnd(from: Date): Date {
@@ -189,4 +205,11 @@ export class Outbox {
   async pendingCount(): Promise<number> {
     return this.model.countDocuments({ status: 'pending' }).exec();
   }
+}
+
+/** Whether an entry carries a secret whose validity (`payload.expiresAt`) has run out. */
+function secretExpired(entry: Pick<OutboxDoc, 'type' | 'payload'>, now: Date): boolean {
+  if (!secretEventFields[entry.type]) return false;
+  const expiresAt = Date.parse(String(entry.payload.expiresAt));
+  return Number.isFinite(expiresAt) && expiresAt <= now.getTime();
 }

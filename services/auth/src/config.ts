@@ -38,13 +38,22 @@ export const authSchema = z.object({
   RESET_URL_BASE_ADMIN: env.url('http://localhost:3000/admin/reset-password'),
   RESET_URL_BASE_USER: env.url('http://localhost:3000/reset-password'),
   RATE_LOGIN_IP_PER_MINUTE: env.int(30, 1),
-  RATE_LOGIN_FAILURES_PER_ACCOUNT: env.int(5, 1),
+  /** Failed logins for one account from one address in the window, before that address backs off. */
+  RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: env.int(5, 1),
+  /** Failed logins for one account from all addresses together in the window (NIST 800-63B: at most 100). */
+  RATE_LOGIN_FAILURES_PER_ACCOUNT: env.int(100, 1),
   RATE_LOGIN_FAILURE_WINDOW_SECONDS: env.int(900, 1),
   RATE_REGISTER_IP_PER_HOUR: env.int(20, 1),
   RATE_FORGOT_IP_PER_HOUR: env.int(20, 1),
-  RATE_FORGOT_EMAIL_PER_HOUR: env.int(3, 1),
+  /** forgot-password requests for one address from one client address. */
+  RATE_FORGOT_EMAIL_IP_PER_HOUR: env.int(3, 1),
+  /** Reset mails to one address, whoever asks; past it the answer is the same and no mail goes out. */
+  RATE_FORGOT_EMAIL_PER_HOUR: env.int(10, 1),
+  RATE_RESET_IP_PER_HOUR: env.int(20, 1),
   RATE_OTP_IP_PER_MINUTE: env.int(30, 1),
   OUTBOX_POLL_MS: env.int(1000, 10),
+  /** How often queued forgot-password requests are looked up and answered by mail (with ±50% jitter). */
+  RESET_REQUEST_POLL_MS: env.int(1000, 10),
 });
 
 export type AuthConfig = z.infer<typeof authSchema>;

@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 import { Outbox, createLogger, readPem, type Logger } from '@acct/shared';
 import type { AuthConfig } from './config';
 import { AccountRepository, isDuplicateKey } from './data-access/account-repository';
+import { LoginAttemptStore } from './data-access/login-attempt-store';
+import { ResetRequestQueue } from './data-access/reset-request-queue';
 import { OtpChallengeStore } from './data-access/otp-challenge-store';
 import { RateLimits } from './data-access/rate-limits';
 import { RefreshSessionStore } from './data-access/refresh-session-store';
@@ -32,8 +34,9 @@ export async function buildDomain(
 ): Promise<AuthDomain> {
   const accounts = { admin: new AccountRepository(mongo, 'admin'), user: new AccountRepository(mongo, 'user') };
   const resets = new ResetTokenRepository(mongo);
+  const resetRequests = new ResetRequestQueue(mongo);
   const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
-  await Promise.all([accounts.admin.init(), accounts.user.init(), resets.init(), outbox.init()]);
+  await Promise.all([accounts.admin.init(), accounts.user.init(), resets.init(), resetRequests.init(), outbox.init()]);
   const settings = mongo.collection<{ _id: string; at: Date }>('settings');
 
   return {
@@ -42,7 +45,13 @@ export async function buildDomain(
     audit: options.audit ?? createLogger({ level: config.LOG_LEVEL }),
     accounts,
     resets,
+    resetRequests,
     outbox,
+    loginAttempts: new LoginAttemptStore(redis, {
+      perAccountAndIp: config.RATE_LOGIN_FAILURES_PER_ACCOUNT_IP,
+      perAccount: config.RATE_LOGIN_FAILURES_PER_ACCOUNT,
+      windowMs: config.RATE_LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+    }),
     sessions: new RefreshSessionStore(redis, {
       idleTtlMs: config.REFRESH_IDLE_TTL_SECONDS * 1000,
       graceMs: config.REFRESH_GRACE_SECONDS * 1000,
@@ -51,11 +60,11 @@ export async function buildDomain(
     otp: new OtpChallengeStore(redis, { secret: config.OTP_SECRET, ttlMs: config.OTP_TTL_SECONDS * 1000, maxAttempts: config.OTP_MAX_ATTEMPTS }),
     rateLimits: new RateLimits(redis, {
       loginIpPerMinute: config.RATE_LOGIN_IP_PER_MINUTE,
-      loginFailuresPerAccount: config.RATE_LOGIN_FAILURES_PER_ACCOUNT,
-      loginFailureWindowSeconds: config.RATE_LOGIN_FAILURE_WINDOW_SECONDS,
       registerIpPerHour: config.RATE_REGISTER_IP_PER_HOUR,
       forgotIpPerHour: config.RATE_FORGOT_IP_PER_HOUR,
+      forgotEmailIpPerHour: config.RATE_FORGOT_EMAIL_IP_PER_HOUR,
       forgotEmailPerHour: config.RATE_FORGOT_EMAIL_PER_HOUR,
+      resetIpPerHour: config.RATE_RESET_IP_PER_HOUR,
       otpIpPerMinute: config.RATE_OTP_IP_PER_MINUTE,
     }),
     hasher: new PasswordHasher(config.BCRYPT_COST, config.BCRYPT_CONCURRENCY || undefined),

@@ -21,6 +21,7 @@ export const AuthErrors = {
   emailTaken: () => new AppError('email_taken', 409, 'Email already registered'),
   adminRegistrationClosed: () => new AppError('admin_registration_closed', 403, 'Admin registration is closed'),
   invalidChallenge: () => new AppError('invalid_challenge', 401, 'Invalid or expired challenge token'),
+  sessionRevoked: () => new AppError('session_revoked', 401, 'Session expired or revoked'),
   invalidCode: () => new AppError('invalid_otp', 401, 'Invalid code'),
   refreshMissing: () => new AppError('refresh_token_missing', 401, 'Refresh token missing'),
   refreshInvalid: () =>

@@ -16,6 +16,8 @@ import type { AuthConfig } from './config';
 import { createApp } from './create-app';
 import { AvatarStore } from './data-access/avatar-store';
 import { buildDomain, loadTokenIssuer, type DomainOptions } from './domain-factory';
+import { answerResetRequest } from './domain/password-reset';
+import { ResetMailWorker } from './domain/reset-mail-worker';
 
 export async function startAuth(config: AuthConfig, logger: Logger, options: DomainOptions = {}): Promise<RunningService> {
   const tokens = loadTokenIssuer(config);
@@ -29,6 +31,9 @@ export async function startAuth(config: AuthConfig, logger: Logger, options: Dom
     const domain = await buildDomain(config, logger, mongo, redis, tokens, options);
     domain.outbox.start(publisher);
     opened.unshift({ name: 'outbox', close: () => domain.outbox.stop() });
+    const resetMail = new ResetMailWorker(domain.resetRequests, (request) => answerResetRequest(domain, request), logger, { pollMs: config.RESET_REQUEST_POLL_MS });
+    resetMail.start();
+    opened.unshift({ name: 'reset-mail', close: () => resetMail.stop() });
     return await startService({
       name: 'auth',
       logger,

@@ -13,6 +13,8 @@ export const gatewaySchema = z.object({
   AUTH_URL: env.url('http://127.0.0.1:3001'),
   DESKTOP_URL: env.url('http://127.0.0.1:3002'),
   UPSTREAM_TIMEOUT_MS: env.int(10_000, 100),
+  /** How long a client may take to send a request body (408 past it); node's own bound is 300 s. */
+  BODY_TIMEOUT_MS: env.int(20_000, 100),
   BODY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'expected a size such as 100kb or 1mb').default('100kb'),
   /** Largest avatar upload body (the file itself is capped at 2 MiB by auth). */
   UPLOAD_LIMIT_BYTES: env.int(3 * 1024 * 1024, 1024),

@@ -25,6 +25,8 @@ export interface GatewayDeps {
 
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization', 'user-agent', 'if-none-match', 'if-modified-since'];
 const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
+const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
+const MALFORMED_TOKEN = 'malformed';
 const NOT_FOUND = Buffer.from(JSON.stringify(fail('Route not found', 'not_found')));
 
 export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
@@ -64,7 +66,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     };
     res.once('finish', logOnce);
     res.once('close', logOnce);
-    const ctx = { ip, requestId, production, security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit };
+    const ctx = { ip, requestId, production, security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
     forward(route, req, res, ctx, deps.upstreams[route.upstream]).catch((err: unknown) => sendError(res, err, ctx, deps.logger));
   };
 }
@@ -76,6 +78,8 @@ interface ForwardContext {
   /** helmet's headers as a flat [name, value, …] list. */
   security: string[];
   limit: number;
+  /** How long a client may take to send its whole body. */
+  bodyTimeoutMs: number;
 }
 
 async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.ServerResponse, ctx: ForwardContext, upstream: UpstreamClient): Promise<void> {
@@ -88,7 +92,9 @@ async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.Se
   outgoing[InternalHeaders.requestId] = ctx.requestId;
   if (route.readsCookie && route.cookieKind) {
     const token = readCookie(req.headers.cookie, refreshCookieName(route.cookieKind));
-    if (token) outgoing[InternalHeaders.refreshToken] = token;
+    // A value no header may carry (CR, LF, NUL, non-ASCII once decoded) is still a presented token:
+    // the service refuses it as invalid and the cookie is cleared.
+    if (token) outgoing[InternalHeaders.refreshToken] = HEADER_SAFE_TOKEN.test(token) ? token : MALFORMED_TOKEN;
   }
   let body: Buffer | CappedStream | undefined;
   const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
@@ -97,12 +103,18 @@ async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.Se
     if (req.headers['content-type']) outgoing['content-type'] = req.headers['content-type'];
     if (route.body === 'json') {
       // Small by definition (BODY_LIMIT): read whole and sent in one write with its length.
-      body = await readCapped(req, ctx.limit);
+      body = await readCapped(req, ctx.limit, ctx.bodyTimeoutMs);
       outgoing['content-length'] = String(body.length);
     } else {
       if (req.headers['content-length']) outgoing['content-length'] = req.headers['content-length'];
       else outgoing['transfer-encoding'] = 'chunked';
       body = byteCap(ctx.limit);
+      const capped = body;
+      const deadline = setTimeout(() => {
+        capped.timedOut = true;
+        capped.destroy(bodyTimeout());
+      }, ctx.bodyTimeoutMs);
+      req.once('end', () => clearTimeout(deadline)).once('close', () => clearTimeout(deadline));
       req.pipe(body);
     }
   } else {
@@ -112,8 +124,10 @@ async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.Se
   try {
     answer = await upstream.request(req.method ?? 'GET', req.url ?? '/', outgoing, body);
   } catch (err) {
-    // However the aborted upstream request failed, a body past the cap is the client's 413.
+    // However the aborted upstream request failed, a body past the cap is the client's 413, and
+    // one that did not arrive in time its 408.
     if (body && !Buffer.isBuffer(body) && body.exceeded) throw tooLarge();
+    if (body && !Buffer.isBuffer(body) && body.timedOut) throw bodyTimeout();
     throw err;
   }
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
@@ -169,29 +183,39 @@ export function readCookie(header: string | undefined, name: string): string | u
 }
 
 const tooLarge = () => new AppError('payload_too_large', 413, 'Request body too large');
+// The connection is closed after this answer: what the client still sends is never read.
+const bodyTimeout = () => new AppError('request_timeout', 408, 'Request body not received in time', { headers: { Connection: 'close' } });
 
-/** The whole request body, or a 413 as soon as it passes `limit` bytes. */
-function readCapped(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+/** The whole request body; a 413 as soon as it passes `limit` bytes, a 408 if it takes longer than `timeoutMs`. */
+function readCapped(req: http.IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const fail = (err: unknown) => {
+      clearTimeout(deadline);
+      req.off('data', onData);
+      reject(err);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        req.off('data', onData);
         req.resume();
-        reject(tooLarge());
+        fail(tooLarge());
         return;
       }
       chunks.push(chunk);
     };
+    const deadline = setTimeout(() => fail(bodyTimeout()), timeoutMs);
     req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-    req.once('error', reject);
+    req.once('end', () => {
+      clearTimeout(deadline);
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    });
+    req.once('error', fail);
   });
 }
 
-type CappedStream = Transform & { exceeded: boolean };
+type CappedStream = Transform & { exceeded: boolean; timedOut: boolean };
 
 /** Errors the stream once more than `limit` bytes went through, which aborts the upstream request. */
 function byteCap(limit: number): CappedStream {
@@ -207,6 +231,7 @@ function byteCap(limit: number): CappedStream {
     },
   }) as CappedStream;
   stream.exceeded = false;
+  stream.timedOut = false;
   return stream;
 }
 

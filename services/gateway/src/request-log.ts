@@ -17,10 +17,23 @@ export function loggablePath(originalUrl: string): string {
   if (q < 0) return originalUrl;
   const params = originalUrl.slice(q + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=');
-    const key = eq < 0 ? pair : pair.slice(0, eq);
-    return SECRET_QUERY_KEYS.has(key.toLowerCase()) && eq >= 0 ? `${key}=[redacted]` : pair;
+    return eq >= 0 && isSecretKey(pair.slice(0, eq)) ? `${pair.slice(0, eq)}=[redacted]` : pair;
   });
   return `${originalUrl.slice(0, q)}?${params.join('&')}`;
+}
+
+/** A key names a secret in any letter case, percent-encoded (`t%6Fken`) or bracketed (`token[]`, `user[password]`). */
+function isSecretKey(raw: string): boolean {
+  let key = raw.replace(/\+/g, ' ');
+  try {
+    key = decodeURIComponent(key);
+  } catch {
+    // Not valid percent-encoding: judged as written.
+  }
+  return key
+    .toLowerCase()
+    .split(/[[\]]+/)
+    .some((part) => SECRET_QUERY_KEYS.has(part.trim()));
 }
 
 export function levelFor(status: number): 'error' | 'warn' | 'info' {

@@ -1,6 +1,6 @@
 // Admins and users in MongoDB: one collection per kind, unique lower-cased email, secrets never leave here unasked.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
-import type { AccountKind } from '@acct/shared';
+import { normalizeEmail, type AccountKind } from '@acct/shared';
 
 export interface AccountDoc {
   _id: Types.ObjectId;
@@ -44,7 +44,6 @@ const accountSchema = new mongoose.Schema<AccountDoc>(
   { timestamps: true, versionKey: false },
 );
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export function toAccountRecord(kind: AccountKind, doc: AccountDoc): AccountRecord {
   const record: AccountRecord = {

@@ -1,6 +1,8 @@
 // Admin OTP challenges in Redis (`otp:{<id>}`): the challenge token's hash, the admin, an HMAC of the
 // code (never the code), and an attempt counter. Each attempt is counted before the code is compared,
 // so no burst of parallel guesses gets more than the allowed number; a correct code is single use.
+// An admin has one live challenge at a time (`otp-admin:<id>` names it): a new login ends the older
+// one, so logging in again does not add guesses.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { mintToken, parseToken, sha256 } from './opaque-token';
@@ -40,6 +42,9 @@ export class OtpChallengeStore {
     await execOrThrow(
       this.redis.multi().hset(key, { tokenHash: sha256(token.value), adminId, codeMac: this.mac(token.id, code), attempts: '0', ip }).pexpire(key, this.options.ttlMs),
     );
+    // After the new challenge exists: of two logins at once, the one that swaps last ends the other.
+    const previous = await this.redis.set(adminChallengeKey(adminId), token.id, 'PX', this.options.ttlMs, 'GET');
+    if (previous && previous !== token.id) await this.redis.del(challengeKey(previous));
     return { challengeToken: token.value, code, expiresAt: new Date(Date.now() + this.options.ttlMs) };
   }
 
@@ -59,9 +64,16 @@ export class OtpChallengeStore {
     return { outcome: 'wrong_code' };
   }
 
+  /** Ends a challenge whose code could not be sent. */
+  async cancel(challengeToken: string): Promise<void> {
+    const token = parseToken(challengeToken);
+    if (token) await this.redis.del(challengeKey(token.id));
+  }
+
   private mac(challengeId: string, code: string): string {
     return createHmac('sha256', this.options.secret).update(`${challengeId}:${code}`).digest('base64url');
   }
 }
 
 const challengeKey = (id: string) => `otp:{${id}}`;
+const adminChallengeKey = (adminId: string) => `otp-admin:${adminId}`;

@@ -121,6 +121,15 @@ export class RefreshSessionStore {
     }
   }
 
+  /**
+   * Whether the session an access token names is still alive: not logged out, revoked by a reset,
+   * a disable or reuse detection, nor past its absolute lifetime.
+   */
+  async isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean> {
+    const [owner, account, absExp] = await this.redis.hmget(sessionKey(sessionId), 'kind', 'accountId', 'absExp');
+    return owner === kind && account === accountId && Number(absExp) > this.now();
+  }
+
   /** Ends the session the token belongs to, if it is the session's current or previous token. */
   async revoke(kind: AccountKind, presented: string): Promise<boolean> {
     const token = parseToken(presented);

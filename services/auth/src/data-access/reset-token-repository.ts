@@ -1,4 +1,5 @@
 // Password reset tokens in MongoDB: only their SHA-256 is stored, with a TTL index and single use.
+// An account has at most one live link: a new one retires the older, a reset retires them all.
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
 import { sha256 } from './opaque-token';
@@ -33,16 +34,28 @@ export class ResetTokenRepository {
     await this.model.createIndexes();
   }
 
+  /** Stores a new link's token and retires every older, unused one of the account. */
   async store(token: string, kind: AccountKind, accountId: string, expiresAt: Date): Promise<void> {
+    await this.retireAll(kind, accountId);
     await this.model.create({ tokenHash: sha256(token), kind, accountId, expiresAt });
+  }
+
+  /** The account of an unused, unexpired token of this kind, without using it up. */
+  async find(token: string, kind: AccountKind, now = new Date()): Promise<string | undefined> {
+    const doc = await this.model.findOne(live(token, kind, now)).lean<ResetTokenDoc>().exec();
+    return doc?.accountId;
   }
 
   /** Marks the token used and answers its account, only if it is unused, unexpired and of this kind. */
   async consume(token: string, kind: AccountKind, now = new Date()): Promise<string | undefined> {
-    const doc = await this.model
-      .findOneAndUpdate({ tokenHash: sha256(token), kind, usedAt: null, expiresAt: { $gt: now } }, { $set: { usedAt: now } })
-      .lean<ResetTokenDoc>()
-      .exec();
+    const doc = await this.model.findOneAndUpdate(live(token, kind, now), { $set: { usedAt: now } }).lean<ResetTokenDoc>().exec();
     return doc?.accountId;
   }
+
+  /** Uses up every outstanding token of an account. */
+  async retireAll(kind: AccountKind, accountId: string, now = new Date()): Promise<void> {
+    await this.model.updateMany({ kind, accountId, usedAt: null }, { $set: { usedAt: now } }).exec();
+  }
 }
+
+const live = (token: string, kind: AccountKind, now: Date) => ({ tokenHash: sha256(token), kind, usedAt: null, expiresAt: { $gt: now } });

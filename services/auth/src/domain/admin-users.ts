@@ -6,7 +6,7 @@ import { isDuplicateKey, toAccountRecord, type AccountDoc, type AccountRecord } 
 import { sniffImageType, type AvatarStore } from '../data-access/avatar-store';
 import type { AuthDomain } from './deps';
 import { assertPasswordPolicy } from './passwords';
-import { EMAIL_PATTERN, asBody } from './validation';
+import { asBody, requireEmail } from './validation';
 
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
 
@@ -29,6 +29,16 @@ export function requireAdmin(claims: AccessClaims | undefined): AccessClaims {
   return claims;
 }
 
+/**
+ * An admin whose session is still alive: logout, a reset, a disable or reuse detection end admin
+ * powers at once, not when the access token expires.
+ */
+export async function requireAdminSession(domain: Pick<AuthDomain, 'sessions'>, claims: AccessClaims | undefined): Promise<AccessClaims> {
+  const admin = requireAdmin(claims);
+  if (!(await domain.sessions.isActive('admin', admin.sid, admin.sub))) throw AuthErrors.sessionRevoked();
+  return admin;
+}
+
 export function assertUserId(id: string): void {
   if (!Types.ObjectId.isValid(id) || String(new Types.ObjectId(id)) !== id.toLowerCase()) throw AdminUserErrors.badId();
 }
@@ -43,8 +53,7 @@ export async function updateUser(domain: AuthDomain, id: string, raw: unknown): 
     fields.name = name.trim();
   }
   if (email !== undefined) {
-    if (typeof email !== 'string' || !EMAIL_PATTERN.test(email)) throw AuthErrors.emailFormat();
-    fields.email = email;
+    fields.email = requireEmail(email);
   }
   if (disabled !== undefined) {
     if (typeof disabled !== 'boolean') throw AdminUserErrors.disabledNotBoolean();

@@ -2,6 +2,8 @@
 import type { AccessClaims, AccountKind, Logger, Outbox } from '@acct/shared';
 import type { AuthConfig } from '../config';
 import type { AccountRepository } from '../data-access/account-repository';
+import type { LoginAttemptStore } from '../data-access/login-attempt-store';
+import type { ResetRequestQueue } from '../data-access/reset-request-queue';
 import type { OtpChallengeStore } from '../data-access/otp-challenge-store';
 import type { RateLimits } from '../data-access/rate-limits';
 import type { RefreshSessionStore } from '../data-access/refresh-session-store';
@@ -25,6 +27,8 @@ export interface AuthDomain {
   sessions: RefreshSessionStore;
   otp: OtpChallengeStore;
   resets: ResetTokenRepository;
+  resetRequests: ResetRequestQueue;
+  loginAttempts: LoginAttemptStore;
   outbox: Outbox;
   rateLimits: RateLimits;
   hasher: PasswordHasher;

@@ -1,7 +1,7 @@
 // Login for both kinds, the admin second factor, and the failed-login records of the spec.
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
-import { normalizeEmail, toAccountRecord, type AccountDoc, type AccountRecord } from '../data-access/account-repository';
+import { toAccountRecord, type AccountDoc, type AccountRecord } from '../data-access/account-repository';
 import type { AuthDomain, RequestContext } from './deps';
 import { openSession, type OpenedSession } from './sessions';
 import { validateLogin, validateOtp } from './validation';
@@ -27,39 +27,56 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
 
 export async function login(domain: AuthDomain, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
-  const accountKey = `${kind}:${normalizeEmail(input.email)}`;
   await domain.rateLimits.consume('loginIp', ctx.ip);
-  const earlierFailures = await domain.rateLimits.check('loginFailures', accountKey);
+  // The attempt is counted before the compare, so guesses sent at once cannot outrun the limit.
+  const reservation = await domain.loginAttempts.reserve(kind, input.email, ctx.ip);
+  if (!reservation.allowed) throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
 
-  const account = await domain.accounts[kind].findByEmail(input.email);
-  const failure = await checkCredentials(domain, account, input.password);
+  let account: AccountDoc | null;
+  let failure: FailureReason | undefined;
+  try {
+    account = await domain.accounts[kind].findByEmail(input.email);
+    failure = await checkCredentials(domain, account, input.password);
+  } catch (err) {
+    // No verdict: the attempt is given back.
+    await domain.loginAttempts.release(kind, input.email, ctx.ip).catch(() => undefined);
+    throw err;
+  }
   if (failure) {
     domain.audit.warn({ email: input.email, ip: ctx.ip, reason: failure }, FAILURE_MESSAGES[kind][failure]);
-    await domain.rateLimits.penalize('loginFailures', accountKey);
     throw AuthErrors.invalidCredentials();
   }
+  await domain.loginAttempts.succeed(kind, input.email, ctx.ip);
   const found = account as AccountDoc & { passwordHash: string };
   if (found.disabled) throw AuthErrors.accountDisabled();
-  // A success clears the failure count; nothing to clear (the usual case) saves a round trip.
-  if (earlierFailures > 0) await domain.rateLimits.reset('loginFailures', accountKey);
   upgradeHashLater(domain, kind, found, input.password);
 
-  if (kind === 'admin' && found.twoFactorEnabled) {
-    const challenge = await domain.otp.create(found._id.toString(), ctx.ip);
-    await domain.outbox.add('admin.otp.requested', {
-      adminId: found._id.toString(),
-      email: found.email,
-      name: found.name,
-      code: challenge.code,
-      expiresAt: challenge.expiresAt.toISOString(),
-      requestId: ctx.requestId,
-    });
-    return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: domain.config.OTP_TTL_SECONDS };
-  }
+  if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(domain, found, ctx);
 
   const session = await openSession(domain, kind, found);
   if (kind === 'user') notifyLogin(domain, found._id.toString(), ctx);
   return { kind: 'session', account: toAccountRecord(kind, found), ...session };
+}
+
+/** Opens the admin's one challenge (ending any older one) and mails its code through the outbox. */
+async function challengeAdmin(domain: AuthDomain, admin: AccountDoc, ctx: RequestContext): Promise<LoginResult> {
+  const adminId = admin._id.toString();
+  const challenge = await domain.otp.create(adminId, ctx.ip);
+  try {
+    await domain.outbox.add('admin.otp.requested', {
+      adminId,
+      email: admin.email,
+      name: admin.name,
+      code: challenge.code,
+      expiresAt: challenge.expiresAt.toISOString(),
+      requestId: ctx.requestId,
+    });
+  } catch (err) {
+    // A challenge whose code was never sent must not stay open to guesses.
+    await domain.otp.cancel(challenge.challengeToken).catch(() => undefined);
+    throw err;
+  }
+  return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: domain.config.OTP_TTL_SECONDS };
 }
 
 export async function verifyOtp(domain: AuthDomain, body: unknown, ctx: RequestContext): Promise<{ account: AccountRecord } & OpenedSession> {

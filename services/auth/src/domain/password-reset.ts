@@ -1,48 +1,64 @@
-// Forgot and reset password. Forgot answers the same words in the same time whatever the email:
-// validation and rate limits run first, and the lookup and mail happen after the answer.
+// Forgot and reset password. Forgot validates, rate-limits and queues the request, the same work
+// whatever the email, and answers; the lookup and the mail happen later, in a worker on its own
+// schedule. Reset checks the token before it spends a bcrypt hash, and uses up every link of the account.
 import { randomBytes } from 'node:crypto';
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
-import { normalizeEmail } from '../data-access/account-repository';
+import type { ClaimedResetRequest } from '../data-access/reset-request-queue';
 import type { AuthDomain, RequestContext } from './deps';
 import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
 
-/** Validates and rate-limits; answers the slow work, for the caller to run after answering. */
-export async function requestPasswordReset(domain: AuthDomain, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<() => Promise<void>> {
+/** Validates, rate-limits and queues a forgot-password request. */
+export async function requestPasswordReset(domain: AuthDomain, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
   const { email } = kind === 'admin' ? validateAdminForgot(body) : validateUserForgot(body);
   await domain.rateLimits.consume('forgotIp', ctx.ip);
-  if (email === undefined) return async () => undefined;
-  await domain.rateLimits.consume('forgotEmail', `${kind}:${normalizeEmail(email)}`);
-  return () => issueResetLink(domain, kind, email, ctx);
+  // Not an address: nothing can match it, so there is nothing to queue.
+  if (email === undefined) return;
+  // Per address and client: a stranger spends their own budget, never the owner's.
+  await domain.rateLimits.consume('forgotEmailIp', `${kind}:${email}:${ctx.ip}`);
+  // Per address, whoever asks: bounds the mail an address gets, without a 429 that would tell the owner "no".
+  const mail = await domain.rateLimits.tryConsume('forgotEmail', `${kind}:${email}`);
+  await domain.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
 }
 
-async function issueResetLink(domain: AuthDomain, kind: AccountKind, email: string, ctx: RequestContext): Promise<void> {
+/** Answers one queued request: a link for an enabled account within its mail budget, else nothing. */
+export async function answerResetRequest(domain: AuthDomain, request: ClaimedResetRequest): Promise<void> {
+  const { kind, email } = request;
   const account = await domain.accounts[kind].findByEmail(email);
   if (!account || account.disabled) return;
+  const accountId = account._id.toString();
+  if (!request.mail) {
+    domain.logger.warn({ kind, account_id: accountId, request_id: request.requestId }, 'Reset mail budget of this address is spent; no link sent');
+    return;
+  }
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + domain.config.RESET_TOKEN_TTL_SECONDS * 1000);
-  await domain.resets.store(token, kind, account._id.toString(), expiresAt);
-  const base = kind === 'admin' ? domain.config.RESET_URL_BASE_ADMIN : domain.config.RESET_URL_BASE_USER;
-  const resetUrl = new URL(base);
+  await domain.resets.store(token, kind, accountId, expiresAt);
+  const resetUrl = new URL(kind === 'admin' ? domain.config.RESET_URL_BASE_ADMIN : domain.config.RESET_URL_BASE_USER);
   resetUrl.searchParams.set('token', token);
   await domain.outbox.add('account.password_reset.requested', {
     kind,
-    accountId: account._id.toString(),
+    accountId,
     email: account.email,
     name: account.name,
     resetUrl: resetUrl.toString(),
     expiresAt: expiresAt.toISOString(),
-    requestId: ctx.requestId,
+    requestId: request.requestId,
   });
 }
 
 export async function resetPassword(domain: AuthDomain, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
   const { token, newPassword } = validateReset(body);
+  await domain.rateLimits.consume('resetIp', ctx.ip);
+  // A cheap read first: a bogus token costs no bcrypt hash.
+  if (!(await domain.resets.find(token, kind))) throw AuthErrors.resetInvalid();
   const passwordHash = await domain.hasher.hash(newPassword);
+  // Used up atomically: of two resets with one token, one wins.
   const accountId = await domain.resets.consume(token, kind);
   if (!accountId) throw AuthErrors.resetInvalid();
   const account = await domain.accounts[kind].update(accountId, { passwordHash });
   if (!account) throw AuthErrors.resetInvalid();
+  await domain.resets.retireAll(kind, accountId);
   await domain.sessions.revokeAll(kind, accountId);
   await domain.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })

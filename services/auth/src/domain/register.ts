@@ -11,7 +11,7 @@ export async function register(domain: AuthDomain, kind: AccountKind, body: unkn
   await domain.rateLimits.consume('registerIp', ctx.ip);
   let release: (() => Promise<void>) | undefined;
   if (kind === 'admin') {
-    const allowed = ctx.actor?.kind === 'admin' || domain.config.ADMIN_REGISTRATION_OPEN || (release = await domain.claimFirstAdmin());
+    const allowed = (await byLiveAdmin(domain, ctx)) || domain.config.ADMIN_REGISTRATION_OPEN || (release = await domain.claimFirstAdmin());
     if (!allowed) throw AuthErrors.adminRegistrationClosed();
   }
   const passwordHash = await domain.hasher.hash(input.password);
@@ -29,4 +29,10 @@ export async function register(domain: AuthDomain, kind: AccountKind, body: unkn
     if (isDuplicateKey(err)) throw AuthErrors.emailTaken();
     throw err;
   }
+}
+
+/** Whether an admin asks, with a session that is still alive (a logged-out admin's token is not enough). */
+async function byLiveAdmin(domain: AuthDomain, ctx: RequestContext): Promise<boolean> {
+  const actor = ctx.actor;
+  return actor?.kind === 'admin' && (await domain.sessions.isActive('admin', actor.sid, actor.sub));
 }

@@ -18,7 +18,8 @@ export function accountRouter(domain: AuthDomain): Router {
   const router = Router();
   const ctx = (req: Request) => requestContext(req, domain.tokens.verifier);
   const presentedRefresh = (req: Request) => req.get(InternalHeaders.refreshToken) || undefined;
-  const sendRefresh = (res: Response, token: string) => res.setHeader(InternalHeaders.setRefreshToken, token);
+  // Every answer that carries a token: no cache, shared or private, may keep it.
+  const sendRefresh = (res: Response, token: string) => res.setHeader(InternalHeaders.setRefreshToken, token).setHeader('Cache-Control', 'no-store');
 
   for (const kind of KINDS) {
     const base = `/api/auth/${kind}`;
@@ -31,6 +32,7 @@ export function accountRouter(domain: AuthDomain): Router {
     router.post(`${base}/login`, async (req, res) => {
       const result = await login(domain, kind, req.body, ctx(req));
       if (result.kind === 'otp_required') {
+        res.setHeader('Cache-Control', 'no-store');
         res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds }));
         return;
       }
@@ -51,13 +53,8 @@ export function accountRouter(domain: AuthDomain): Router {
     });
 
     router.post(`${base}/forgot-password`, async (req, res) => {
-      const context = ctx(req);
-      const work = await requestPasswordReset(domain, kind, req.body, context);
+      await requestPasswordReset(domain, kind, req.body, ctx(req));
       res.json(ok(FORGOT_PASSWORD_MESSAGE));
-      // After the answer, so that its time says nothing about whether the email exists.
-      setImmediate(() => {
-        work().catch((err) => domain.logger.error({ reason: (err as Error).message, request_id: context.requestId }, 'Password reset request failed'));
-      });
     });
 
     router.post(`${base}/reset-password`, async (req, res) => {

@@ -3,13 +3,13 @@ import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { errors, ok } from '@acct/shared';
 import type { AvatarStore } from '../../data-access/avatar-store';
-import { AVATAR_MAX_BYTES, AdminUserErrors, assertUserId, replaceAvatar, requireAdmin, updateUser } from '../../domain/admin-users';
+import { AVATAR_MAX_BYTES, AdminUserErrors, assertUserId, replaceAvatar, requireAdminSession, updateUser } from '../../domain/admin-users';
 import type { AuthDomain } from '../../domain/deps';
 
 export function adminUsersRouter(domain: AuthDomain, avatars: AvatarStore): Router {
   const router = Router();
-  const adminOnly: RequestHandler = (req, _res, next) => {
-    requireAdmin(domain.tokens.verifier.verifyHeader(req.get('authorization')));
+  const adminOnly: RequestHandler = async (req, _res, next) => {
+    await requireAdminSession(domain, domain.tokens.verifier.verifyHeader(req.get('authorization')));
     next();
   };
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: AVATAR_MAX_BYTES, files: 1, fields: 5 } }).single('avatar');

@@ -1,0 +1,78 @@
+// Forgot-password requests waiting for their mail (MongoDB `password_reset_requests`). The route
+// stores every request for an address alike, whether or not an account has it, and answers; a
+// worker takes them later on its own schedule, so neither the answer nor the requests after it say
+// whether the address exists, and a request outlives a crash or a dependency outage.
+import mongoose, { type Connection, type Model, type Types } from 'mongoose';
+import type { AccountKind } from '@acct/shared';
+
+export interface ResetRequest {
+  kind: AccountKind;
+  /** Normalised. */
+  email: string;
+  ip: string;
+  requestId?: string;
+  /** False when the address's mail budget was spent: the request is answered alike and sends nothing. */
+  mail: boolean;
+}
+
+interface ResetRequestDoc extends ResetRequest {
+  _id: Types.ObjectId;
+  createdAt: Date;
+  leaseUntil: Date;
+  attempts: number;
+}
+
+const resetRequestSchema = new mongoose.Schema<ResetRequestDoc>(
+  {
+    kind: { type: String, required: true },
+    email: { type: String, required: true },
+    ip: { type: String, required: true },
+    requestId: String,
+    mail: { type: Boolean, required: true },
+    createdAt: { type: Date, required: true, index: { expireAfterSeconds: 86_400 } },
+    leaseUntil: { type: Date, required: true },
+    attempts: { type: Number, default: 0 },
+  },
+  { versionKey: false },
+);
+resetRequestSchema.index({ leaseUntil: 1 });
+
+export type ClaimedResetRequest = ResetRequest & { id: Types.ObjectId; attempts: number };
+
+export class ResetRequestQueue {
+  private readonly model: Model<ResetRequestDoc>;
+
+  constructor(
+    connection: Connection,
+    private readonly leaseMs = 30_000,
+  ) {
+    this.model = connection.models.ResetRequest ?? connection.model<ResetRequestDoc>('ResetRequest', resetRequestSchema, 'password_reset_requests');
+  }
+
+  async init(): Promise<void> {
+    await this.model.createIndexes();
+  }
+
+  async enqueue(request: ResetRequest): Promise<void> {
+    const now = new Date();
+    await this.model.create({ ...request, createdAt: now, leaseUntil: now, attempts: 0 });
+  }
+
+  /** Leases the oldest waiting request to this worker (a crashed worker's lease runs out). */
+  async claim(now = new Date()): Promise<ClaimedResetRequest | undefined> {
+    const doc = await this.model
+      .findOneAndUpdate({ leaseUntil: { $lte: now } }, { $set: { leaseUntil: new Date(now.getTime() + this.leaseMs) }, $inc: { attempts: 1 } }, { sort: { leaseUntil: 1 }, new: true })
+      .lean<ResetRequestDoc>()
+      .exec();
+    if (!doc) return undefined;
+    return { id: doc._id, kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts };
+  }
+
+  async remove(id: Types.ObjectId): Promise<void> {
+    await this.model.deleteOne({ _id: id }).exec();
+  }
+
+  async waitingCount(): Promise<number> {
+    return this.model.countDocuments({}).exec();
+  }
+}

@@ -1,0 +1,55 @@
+// Refresh cookies as an attacker sends them, and the caching of answers that carry tokens.
+import net from 'node:net';
+import { call, cookieValue } from '../harness/http-client';
+import { registerAndLogin, startStack, type TestStack } from '../harness/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack('refreshcookie');
+});
+afterAll(() => stack.stop());
+
+describe('a refresh cookie with bytes no header may carry', () => {
+  it.each([
+    ['an encoded CR LF', 'abc%0D%0ASet-Cookie:%20x=1'],
+    ['an encoded NUL', 'abc%00def'],
+    ['encoded non-ASCII', 'caf%C3%A9.token'],
+  ])('with %s, refresh answers 401 invalid and clears the cookie, never a 5xx', async (_label, value) => {
+    const res = await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${value}` });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ success: false, message: 'Invalid or expired refresh token' });
+    expect(res.setCookies).toEqual([expect.stringMatching(/^userRefreshToken=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/)]);
+    expect(stack.logs.service.filter((r) => r.level === 'error')).toEqual([]);
+  });
+
+  it('logout with such a cookie answers 200 and clears it', async () => {
+    const res = await call(stack.url, 'POST', '/api/auth/admin/logout', { cookie: 'adminRefreshToken=x%0Ay' });
+    expect(res.status).toBe(200);
+    expect(cookieValue(res.setCookies, 'adminRefreshToken')).toBe('');
+  });
+
+  it('with a raw CR in the header, the request is refused by the HTTP parser with a 4xx', async () => {
+    const { port } = new URL(stack.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => {
+        socket.write('POST /api/auth/user/refresh HTTP/1.1\r\nHost: x\r\nCookie: userRefreshToken=a\rb\r\nContent-Length: 0\r\n\r\n');
+      });
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+      socket.setTimeout(2_000, () => socket.destroy(new Error('no answer')));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 4\d\d /);
+  });
+});
+
+describe('answers that carry tokens', () => {
+  it('login and refresh answer Cache-Control no-store', async () => {
+    const { login, refresh } = await registerAndLogin(stack);
+    expect(login.headers.get('cache-control')).toBe('no-store');
+    const refreshed = await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${refresh}` });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.get('cache-control')).toBe('no-store');
+  });
+});
