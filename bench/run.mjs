@@ -52,6 +52,7 @@ async function startStack() {
       RATE_LOGIN_IP_PER_MINUTE: '1000000',
       RATE_REGISTER_IP_PER_HOUR: '1000000',
       RATE_LOGIN_FAILURES_PER_ACCOUNT: '1000000',
+      RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '1000000',
       ...(profileDir ? { STACK_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
     },
   });
