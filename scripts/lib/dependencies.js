@@ -143,7 +143,12 @@ async function resolveAmqp(options = {}) {
  */
 async function resolveMongo(options) {
   if (process.env.MONGO_URL) return { url: process.env.MONGO_URL, source: 'MONGO_URL' };
-  if (await isListening('127.0.0.1', 27017)) return { url: 'mongodb://127.0.0.1:27017', source: 'local server on port 27017' };
+  // Tests never take whatever listens on 27017 (a developer's `npm start` stand-in, or anything
+  // else): they use MONGO_URL or start their own server.
+  const standardPort = options.standardPort ?? 27017;
+  if (options.probeStandardPort !== false && (await isListening('127.0.0.1', standardPort))) {
+    return { url: `mongodb://127.0.0.1:${standardPort}`, source: `local server on port ${standardPort}` };
+  }
   const bin = which('mongod');
   if (bin) {
     const port = await freePort();

@@ -1,3 +1,4 @@
+import bcrypt from 'bcrypt';
 import mongoose from 'mongoose';
 import { call, cookieValue } from '../harness/http-client';
 import { buildAccount, registerAndLogin, startStack, type TestStack } from '../harness/stack';
@@ -94,5 +95,42 @@ describe('POST /api/auth/admin/login without a second factor', () => {
     expect(login.body.data.admin).toMatchObject({ id, role: 'admin', twoFactorEnabled: false });
     expect(cookieValue(login.setCookies, 'adminRefreshToken')).toBeDefined();
     expect(cookieValue(login.setCookies, 'userRefreshToken')).toBeUndefined();
+  });
+});
+
+describe('POST /api/auth/user/login: what a guesser can learn', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('when the email is unknown, then it still spends exactly one bcrypt compare, as a wrong password does', async () => {
+    const account = buildAccount();
+    await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+    const compare = jest.spyOn(bcrypt, 'compare');
+    await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: buildAccount().email, password: 'whatever1' } });
+    expect(compare).toHaveBeenCalledTimes(1);
+    compare.mockClear();
+    await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: 'wrong password' } });
+    expect(compare).toHaveBeenCalledTimes(1);
+  });
+
+  it('when the password is wrong, then it logs reason wrong_password', async () => {
+    const account = buildAccount();
+    await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+    await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: 'wrong password' } });
+    expect(stack.logs.audit.find((r) => r.email === account.email)).toMatchObject({ level: 'warn', reason: 'wrong_password', message: 'User login failed: invalid credentials' });
+  });
+
+  it('when the account is disabled, then only the right password learns it (403); a wrong one stays 401', async () => {
+    const account = buildAccount();
+    await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+    const conn = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_auth` }).asPromise();
+    await conn.collection('users').updateOne({ email: account.email }, { $set: { disabled: true } });
+    await conn.close();
+    const wrong = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: 'wrong password' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.message).toBe('Invalid credentials');
+    const right = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+    expect(right.status).toBe(403);
+    expect(right.body).toMatchObject({ success: false, message: 'Account is disabled' });
+    expect(right.setCookies).toEqual([]);
   });
 });

@@ -48,11 +48,13 @@ describe('request log through the whole stack', () => {
     const refreshed = await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${user.refresh}` });
     await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: 'the wrong password' } });
     await call(stack.url, 'POST', '/api/auth/user/reset-password?token=leaky-token-value', { body: { token: 'leaky-token-value', newPassword: 'leaky-new-password' } });
+    await call(stack.url, 'POST', '/api/auth/user/reset-password?TOKEN=leaky-upper-token&newPassword=leaky-query-password&t%6Fken=leaky-encoded', { body: {} });
     await settle();
     const everything = JSON.stringify([stack.logs.request, stack.logs.audit, stack.logs.service]);
-    for (const secret of [user.account.password, 'the wrong password', user.refresh, user.accessToken, refreshed.body.data.accessToken, 'leaky-token-value', 'leaky-new-password']) {
+    for (const secret of [user.account.password, 'the wrong password', user.refresh, user.accessToken, refreshed.body.data.accessToken, 'leaky-token-value', 'leaky-new-password', 'leaky-upper-token', 'leaky-query-password', 'leaky-encoded']) {
       expect(everything).not.toContain(secret);
     }
     expect(everything).toContain('token=[redacted]');
+    expect(everything).toContain('TOKEN=[redacted]&newPassword=[redacted]');
   });
 });

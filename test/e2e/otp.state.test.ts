@@ -107,3 +107,18 @@ describe('one challenge per admin', () => {
     expect((await verify({ challenge_token: token, code })).headers.get('cache-control')).toBe('no-store');
   });
 });
+
+describe('a disabled admin', () => {
+  it('cannot finish a login whose challenge was opened before the account was disabled', async () => {
+    const { admin, token, code } = await challenge();
+    const mongoose = (await import('mongoose')).default;
+    const { testUrls } = await import('../harness/isolation');
+    const conn = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_auth` }).asPromise();
+    await conn.collection('admins').updateOne({ email: admin.email }, { $set: { disabled: true } });
+    await conn.close();
+    const res = await verify({ challenge_token: token, code });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('Account is disabled');
+    expect(res.setCookies).toEqual([]);
+  });
+});

@@ -99,12 +99,18 @@ describe('POST /api/auth/user/logout', () => {
 });
 
 describe('refresh cookies in production', () => {
-  it('are Secure and SameSite=None when NODE_ENV is production', async () => {
+  it('are Secure and SameSite=None when NODE_ENV is production, and so are the cookies that clear them', async () => {
     const prod = await startStack('refreshprod', { gateway: { NODE_ENV: 'production' } });
     try {
-      const { login } = await registerAndLogin(prod);
+      const { login, refresh } = await registerAndLogin(prod);
       expect(login.setCookies[0]).toMatch(/; HttpOnly; Secure; SameSite=None$/);
       expect(login.setCookies[0]).toMatch(/Max-Age=604800/);
+      // Cleared with the attributes it was set with, or a browser keeps the Secure one.
+      const failed = await call(prod.url, 'POST', '/api/auth/user/refresh', { cookie: 'userRefreshToken=not-a-token' });
+      expect(failed.status).toBe(401);
+      expect(failed.setCookies).toEqual(['userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=None']);
+      const out = await call(prod.url, 'POST', '/api/auth/user/logout', { cookie: `userRefreshToken=${refresh}` });
+      expect(out.setCookies).toEqual(['userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=None']);
     } finally {
       await prod.stop();
     }

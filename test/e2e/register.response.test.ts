@@ -99,3 +99,16 @@ describe('POST /api/auth/admin/register (registration policy)', () => {
     expect(res.status).toBe(403);
   });
 });
+
+describe('password length boundaries', () => {
+  it.each([
+    [8, 201],
+    [128, 201],
+    [7, 400],
+    [129, 400],
+  ])('a %i-character password answers %i', async (length, status) => {
+    const res = await call(stack.url, 'POST', '/api/auth/user/register', { body: buildAccount({ password: 'p'.repeat(length) }) });
+    expect(res.status).toBe(status);
+    if (status === 400) expect(res.body.message).toBe('Password must be 8-128 characters');
+  });
+});

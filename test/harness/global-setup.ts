@@ -17,6 +17,7 @@ export default async function globalSetup(): Promise<void> {
     deps.resolveAmqp(options),
     deps.resolveMongo({
       ...options,
+      probeStandardPort: false,
       startStandin: async (): Promise<Resolved> => {
         const standin = await startMongoStandin({ ttlSweepMs: 200 });
         return { url: standin.url, source: 'MongoDB stand-in (in-memory)', stop: () => standin.close() };

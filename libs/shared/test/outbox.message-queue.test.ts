@@ -5,8 +5,18 @@ import { Outbox, type Publisher } from '@acct/shared';
 import { isolatedNames, testUrls } from '../../../test/harness/isolation';
 
 let connection: Connection;
+/** Every relay a test starts; stopped after each test, also when an assertion failed (jest would wait for a running one). */
+const relays: Outbox[] = [];
+const relay = (options: ConstructorParameters<typeof Outbox>[2]) => {
+  const outbox = new Outbox(connection, createMemoryLogger().logger, options);
+  relays.push(outbox);
+  return outbox;
+};
 beforeAll(async () => {
   connection = await mongoose.createConnection(testUrls().mongo, { dbName: isolatedNames('outbox').mongoDb }).asPromise();
+});
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((outbox) => outbox.stop()));
 });
 afterAll(async () => {
   await connection.dropDatabase();
@@ -33,7 +43,7 @@ const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 5_000)
 
 describe('Outbox relay', () => {
   it('keeps events while the broker is down and publishes every one when it returns', async () => {
-    const outbox = new Outbox(connection, createMemoryLogger().logger, { pollMs: 20, leaseMs: 100 });
+    const outbox = relay({ pollMs: 20, leaseMs: 100 });
     await outbox.init();
     const publisher = new FlakyPublisher();
     outbox.start(publisher);
@@ -52,13 +62,13 @@ describe('Outbox relay', () => {
   it('shares the work between three relays without publishing an event twice', async () => {
     const publisher = new FlakyPublisher();
     publisher.up = true;
-    const relays = [1, 2, 3].map(() => new Outbox(connection, createMemoryLogger().logger, { pollMs: 10 }));
-    await relays[0].init();
-    relays.forEach((r) => r.start(publisher));
-    await Promise.all(Array.from({ length: 60 }, (_, i) => relays[i % 3].add('user.login.succeeded', { userId: `p${i}`, ip: '::1' })));
+    const three = [1, 2, 3].map(() => relay({ pollMs: 10 }));
+    await three[0].init();
+    three.forEach((r) => r.start(publisher));
+    await Promise.all(Array.from({ length: 60 }, (_, i) => three[i % 3].add('user.login.succeeded', { userId: `p${i}`, ip: '::1' })));
     await until(() => publisher.published.length >= 60);
     await new Promise((r) => setTimeout(r, 100));
-    await Promise.all(relays.map((r) => r.stop()));
+    await Promise.all(three.map((r) => r.stop()));
     const ids = publisher.published.map((p) => p.eventId);
     expect(ids).toHaveLength(60);
     expect(new Set(ids).size).toBe(60);
@@ -67,7 +77,7 @@ describe('Outbox relay', () => {
   it('publishes a new event at once, without waiting for the relay to poll', async () => {
     const publisher = new FlakyPublisher();
     publisher.up = true;
-    const outbox = new Outbox(connection, createMemoryLogger().logger, { pollMs: 60_000 });
+    const outbox = relay({ pollMs: 60_000 });
     outbox.start(publisher);
     // Let the relay's first pass find nothing and go to sleep for a minute.
     await new Promise((r) => setTimeout(r, 100));
@@ -81,12 +91,12 @@ describe('Outbox relay', () => {
   it('leaves an event whose writer died before publishing to another relay once its lease runs out', async () => {
     // The writer's publish never completes (a replica that dies mid-publish).
     const stuck: Publisher = { publish: () => new Promise<void>(() => undefined) };
-    const writer = new Outbox(connection, createMemoryLogger().logger, { pollMs: 60_000, leaseMs: 300, stopGraceMs: 50 });
+    const writer = relay({ pollMs: 60_000, leaseMs: 300, stopGraceMs: 50 });
     writer.start(stuck);
     const id = await writer.add('user.login.succeeded', { userId: 'orphan', ip: '127.0.0.1' });
     const publisher = new FlakyPublisher();
     publisher.up = true;
-    const survivor = new Outbox(connection, createMemoryLogger().logger, { pollMs: 20 });
+    const survivor = relay({ pollMs: 20 });
     survivor.start(publisher);
     await new Promise((r) => setTimeout(r, 150));
     // Still leased to the writer.
@@ -101,7 +111,7 @@ describe('Outbox relay', () => {
   });
 
   it('refuses an event whose payload breaks its schema', async () => {
-    const outbox = new Outbox(connection, createMemoryLogger().logger, { pollMs: 1000 });
+    const outbox = relay({ pollMs: 1000 });
     await expect(outbox.add('user.login.succeeded', { userId: '', ip: '1.2.3.4' })).rejects.toThrow(/userId/);
   });
 });

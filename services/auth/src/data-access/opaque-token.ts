@@ -1,5 +1,5 @@
 // Opaque tokens of the form `<id>.<secret>`: the id finds the Redis key, only the secret's hash is stored.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export interface OpaqueToken {
   id: string;
@@ -25,3 +25,8 @@ export function parseToken(value: unknown): OpaqueToken | undefined {
 }
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+/** Compares two secrets in constant time: both are hashed first, so neither content nor length shows in the timing. */
+export function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}

@@ -3,9 +3,9 @@
 // so no burst of parallel guesses gets more than the allowed number; a correct code is single use.
 // An admin has one live challenge at a time (`otp-admin:<id>` names it): a new login ends the older
 // one, so logging in again does not add guesses.
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { mintToken, parseToken, sha256 } from './opaque-token';
+import { mintToken, parseToken, sameSecret, sha256 } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
 
 const ATTEMPT = `
@@ -54,9 +54,7 @@ export class OtpChallengeStore {
     const key = challengeKey(token.id);
     const [status, adminId, storedMac, attempts] = await this.redis.otpAttempt(key, sha256(token.value), String(this.options.maxAttempts));
     if (status !== 'ok') return { outcome: 'invalid_challenge' };
-    const given = Buffer.from(this.mac(token.id, code));
-    const stored = Buffer.from(storedMac);
-    if (given.length === stored.length && timingSafeEqual(given, stored)) {
+    if (sameSecret(this.mac(token.id, code), storedMac)) {
       // Single use: of two parallel correct submissions only the one that deletes the key wins.
       return (await this.redis.del(key)) === 1 ? { outcome: 'verified', adminId } : { outcome: 'invalid_challenge' };
     }
