@@ -4,7 +4,7 @@
 // person can tell apart: no control, invisible or RFC 5322 special characters, no empty domain label.
 
 /** RFC 5321's limit on a forward path; anything longer is refused before any other work. */
-export const EMAIL_MAX_LENGTH = 254;
+const EMAIL_MAX_LENGTH = 254;
 
 const WHITESPACE = /\s/;
 // Controls, format and invisible characters, unassigned code points, separators, and the characters

@@ -71,8 +71,4 @@ export class ResetRequestQueue {
   async remove(id: Types.ObjectId): Promise<void> {
     await this.model.deleteOne({ _id: id }).exec();
   }
-
-  async waitingCount(): Promise<number> {
-    return this.model.countDocuments({}).exec();
-  }
 }
