@@ -34,6 +34,7 @@ if (![...nodeArgs, process.env.NODE_OPTIONS ?? ''].some((arg) => arg.includes('-
 const say = (line) => process.stdout.write(`[stack] ${line}\n`);
 const started = []; // things to stop, last started first
 const children = new Map();
+const ready = new Set();
 let stopping = false;
 
 function alreadyRunning() {
@@ -50,7 +51,8 @@ async function main() {
   const running = alreadyRunning();
   if (running) {
     say(`the stack is already running (pid ${running.pid}) at ${running.gatewayUrl}; stop it with Ctrl-C in its terminal or 'kill ${running.pid}'`);
-    return 0;
+    // Not a start: a script or a second terminal that asked for a stack must not take this for one.
+    return 1;
   }
   if (await deps.isListening('127.0.0.1', gatewayPort)) {
     say(`port ${gatewayPort} is already in use by another program; set PORT to choose another gateway port`);
@@ -80,11 +82,6 @@ async function main() {
   say(smtp ? 'mail: SMTP_URL' : `mail: written as .eml files into ${path.relative(root, mailDir)}`);
 
   const keys = ensureDevKeys(path.join(stackDir, 'keys'));
-  const ports = {};
-  for (const name of ['auth', 'desktop']) ports[name] = await deps.freePort();
-  const health = {};
-  for (const name of ['gateway', 'auth', 'desktop', 'notifier']) health[name] = await deps.freePort();
-
   const common = {
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
@@ -93,24 +90,24 @@ async function main() {
     AMQP_URL: amqp.url,
     JWT_PUBLIC_KEY: process.env.JWT_PUBLIC_KEY ?? keys.publicKey,
   };
+  // Ports are picked free just before each start; another program may still take one first, so a
+  // service that could not bind is started again on new ports (the gateway's PORT stays as asked).
   const services = [
-    { name: 'auth', env: { ...common, PORT: ports.auth, HEALTH_PORT: health.auth, JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY ?? keys.privateKey } },
-    { name: 'desktop', env: { ...common, PORT: ports.desktop, HEALTH_PORT: health.desktop } },
-    { name: 'notifier', env: { ...common, HEALTH_PORT: health.notifier, SMTP_URL: smtp, MAIL_DIR: mailDir } },
-    {
-      name: 'gateway',
-      env: {
-        ...common,
-        PORT: gatewayPort,
-        HEALTH_PORT: health.gateway,
-        AUTH_URL: `http://127.0.0.1:${ports.auth}`,
-        DESKTOP_URL: `http://127.0.0.1:${ports.desktop}`,
-      },
-    },
+    { name: 'auth', env: async () => ({ ...common, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort(), JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY ?? keys.privateKey }) },
+    { name: 'desktop', env: async () => ({ ...common, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort() }) },
+    { name: 'notifier', env: async () => ({ ...common, HEALTH_PORT: await deps.freePort(), SMTP_URL: smtp, MAIL_DIR: mailDir }) },
   ];
-  for (const service of services) startService(service.name, service.env);
-  await Promise.all(services.map((s) => waitReady(s.name, s.env.HEALTH_PORT)));
-  for (const s of services) {
+  const backends = await Promise.all(services.map((s) => launch(s.name, s.env)));
+  const [auth, desktop] = backends;
+  const gateway = await launch('gateway', async () => ({
+    ...common,
+    PORT: gatewayPort,
+    HEALTH_PORT: await deps.freePort(),
+    AUTH_URL: `http://127.0.0.1:${auth.env.PORT}`,
+    DESKTOP_URL: `http://127.0.0.1:${desktop.env.PORT}`,
+  }));
+  const all = [...backends, gateway];
+  for (const s of all) {
     say(`${s.name.padEnd(8)} ready  ${s.env.PORT ? `http 127.0.0.1:${s.env.PORT}  ` : ''}health 127.0.0.1:${s.env.HEALTH_PORT}  log ${path.relative(root, path.join(logDir, `${s.name}.log`))}`);
   }
   // What tools (the benchmark) need to find the running stack.
@@ -120,7 +117,7 @@ async function main() {
       pid: process.pid,
       gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
       ready: true,
-      services: Object.fromEntries(services.map((s) => [s.name, { pid: children.get(s.name)?.pid, port: s.env.PORT, healthPort: s.env.HEALTH_PORT }])),
+      services: Object.fromEntries(all.map((s) => [s.name, { pid: children.get(s.name)?.pid, port: s.env.PORT, healthPort: s.env.HEALTH_PORT }])),
       mongoUrl: mongo.url,
       redisUrl: redis.url,
       amqpUrl: amqp.url,
@@ -146,6 +143,32 @@ async function startStandin() {
   return { url: `mongodb://127.0.0.1:${port}`, source: `in-memory stand-in on port ${port}`, stop: deps.stopChild(child) };
 }
 
+/** Starts a service and waits until it is ready; one that could not bind its ports is started again on new ones. */
+async function launch(name, makeEnv, attempts = 3) {
+  for (let attempt = 1; ; attempt++) {
+    const env = await makeEnv();
+    const child = startService(name, env);
+    try {
+      await waitReady(name, env.HEALTH_PORT);
+      ready.add(name);
+      return { name, env };
+    } catch (err) {
+      if (attempt >= attempts || !portTaken(name, child)) throw err;
+      say(`${name}: a port was taken meanwhile; starting it again on new ports`);
+    }
+  }
+}
+
+/** Whether a service's own output says it could not bind a port. */
+function portTaken(name, child) {
+  if (child.sawAddressInUse) return true;
+  try {
+    return fs.readFileSync(path.join(logDir, `${name}.log`), 'utf8').slice(-4096).includes('EADDRINUSE');
+  } catch {
+    return false;
+  }
+}
+
 function startService(name, env) {
   const entry = path.join(root, 'services', name, 'dist', 'start.js');
   const logPath = path.join(logDir, `${name}.log`);
@@ -168,18 +191,22 @@ function startService(name, env) {
     for (const stream of [child.stdout, child.stderr]) {
       readline.createInterface({ input: stream }).on('line', (line) => {
         logFile.write(`${line}\n`);
+        if (line.includes('EADDRINUSE')) child.sawAddressInUse = true;
         process.stdout.write(`[${name.padEnd(8)}] ${line}\n`);
       });
     }
   }
   child.once('exit', (code, signal) => {
-    children.delete(name);
     logFile?.end();
-    if (!stopping) {
+    if (children.get(name) !== child) return;
+    children.delete(name);
+    // Before it is ready, launch() sees the exit and decides; after, the stack stops.
+    if (!stopping && ready.has(name)) {
       say(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the stack`);
       void shutdown(1);
     }
   });
+  return child;
 }
 
 async function waitReady(name, port) {

@@ -33,7 +33,8 @@ describe('npm start (scripts/stack.mjs)', () => {
     const env = { PORT: String(port), STACK_DIR: stackDir, LOG_LEVEL: 'info' };
     const first = startStack(env);
     try {
-      await waitFor(() => first.output().includes(`gateway: http://127.0.0.1:${port}`), 90_000, 'no gateway URL', first.output);
+      await waitFor(() => first.output().includes(`gateway: http://127.0.0.1:${port}`) || first.child.exitCode !== null, 90_000, 'no gateway URL', first.output);
+      expect([first.child.exitCode, first.output()]).toEqual([null, expect.stringContaining(`gateway: http://127.0.0.1:${port}`)]);
       for (const name of ['auth', 'desktop', 'notifier', 'gateway']) expect(first.output()).toMatch(new RegExp(`\\[stack\\] ${name}\\s+ready`));
       // Each service runs with the heap budget its image sets.
       const heapFlag = /NODE_OPTIONS=(--max-old-space-size=\d+)/.exec(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8'))?.[1];
@@ -55,7 +56,7 @@ describe('npm start (scripts/stack.mjs)', () => {
       expect(record).toEqual([expect.objectContaining({ level: 'warn', method: 'GET', path: '/anything?probe=1', status: 404, actor_type: 'anonymous' })]);
 
       const second = startStack(env);
-      expect(await second.exited).toBe(0);
+      expect(await second.exited).toBe(1);
       expect(second.output()).toMatch(/already running/);
     } finally {
       first.child.kill('SIGINT');
