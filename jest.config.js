@@ -7,10 +7,12 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
   moduleNameMapper: {
     '^@acct/(shared|mongo-standin)$': '<rootDir>/libs/$1/src',
+    '^@acct/shared/(http|mongo|redis|amqp)$': '<rootDir>/libs/shared/src/$1',
+    '^@acct/test-harness/(.+)$': '<rootDir>/libs/test-harness/src/$1',
     '^@acct/(gateway|auth|notifier|desktop)$': '<rootDir>/services/$1/src',
   },
-  globalSetup: '<rootDir>/test/harness/global-setup.ts',
-  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  globalSetup: '<rootDir>/libs/test-harness/src/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/test-harness/src/global-teardown.ts',
   testTimeout: 30_000,
   maxWorkers: 2,
 };

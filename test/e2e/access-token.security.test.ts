@@ -2,8 +2,8 @@
 // each refused by the gateway's actor resolution, by desktop sync and by the admin routes; and an
 // admin token whose session has ended carries no admin power.
 import jwt from 'jsonwebtoken';
-import { call } from '../harness/http-client';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
 
 let stack: TestStack;
 let admin: Awaited<ReturnType<typeof registerAndLogin>>;

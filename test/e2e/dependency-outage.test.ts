@@ -3,8 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call } from '../harness/http-client';
-import { buildAccount, startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { buildAccount, startStack, type TestStack } from '@acct/test-harness/stack';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 

@@ -1,8 +1,8 @@
 import mongoose from 'mongoose';
 import { ReleaseRepository, parseReleaseCommand } from '@acct/desktop';
-import { call } from '../harness/http-client';
-import { testUrls } from '../harness/isolation';
-import { registerAndLogin, startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { testUrls } from '@acct/test-harness/isolation';
+import { registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
 
 let stack: TestStack;
 let releases: ReleaseRepository;

@@ -2,9 +2,9 @@
 // an email, addresses that would break mail refused, lookalikes folded into one account, and stored
 // data the mail cannot go to never turning a login into a 500.
 import mongoose from 'mongoose';
-import { call } from '../harness/http-client';
-import { testUrls } from '../harness/isolation';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { testUrls } from '@acct/test-harness/isolation';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
 
 let stack: TestStack;
 let adminToken: string;

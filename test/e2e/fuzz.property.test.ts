@@ -1,8 +1,8 @@
 // Property: whatever JSON reaches any account route, the answer is a 4xx (or 2xx) envelope, never a 5xx.
 import fc from 'fast-check';
 import { ROUTES } from '@acct/gateway';
-import { call } from '../harness/http-client';
-import { startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { startStack, type TestStack } from '@acct/test-harness/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

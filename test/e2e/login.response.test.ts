@@ -1,8 +1,8 @@
 import bcrypt from 'bcrypt';
 import mongoose from 'mongoose';
-import { call, cookieValue } from '../harness/http-client';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '../harness/stack';
-import { testUrls } from '../harness/isolation';
+import { call, cookieValue } from '@acct/test-harness/http-client';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { testUrls } from '@acct/test-harness/isolation';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -1,10 +1,10 @@
 // End to end: account routes → outbox → RabbitMQ → notifier → push and mail.
 import fs from 'node:fs';
 import path from 'node:path';
-import { call } from '../harness/http-client';
-import { until } from '../harness/notifier';
-import { decodeQuotedPrintable } from '../harness/smtp';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { until } from '@acct/test-harness/notifier';
+import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

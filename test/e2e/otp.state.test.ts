@@ -1,5 +1,5 @@
-import { call, cookieValue } from '../harness/http-client';
-import { buildAccount, startStack, type TestStack } from '../harness/stack';
+import { call, cookieValue } from '@acct/test-harness/http-client';
+import { buildAccount, startStack, type TestStack } from '@acct/test-harness/stack';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -112,7 +112,7 @@ describe('a disabled admin', () => {
   it('cannot finish a login whose challenge was opened before the account was disabled', async () => {
     const { admin, token, code } = await challenge();
     const mongoose = (await import('mongoose')).default;
-    const { testUrls } = await import('../harness/isolation');
+    const { testUrls } = await import('@acct/test-harness/isolation');
     const conn = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_auth` }).asPromise();
     await conn.collection('admins').updateOne({ email: admin.email }, { $set: { disabled: true } });
     await conn.close();

@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import mongoose from 'mongoose';
-import { call } from '../harness/http-client';
-import { testUrls } from '../harness/isolation';
-import { registerAndLogin, buildAccount, startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { testUrls } from '@acct/test-harness/isolation';
+import { registerAndLogin, buildAccount, startStack, type TestStack } from '@acct/test-harness/stack';
 
 const tokenOf = (url: string) => new URL(url).searchParams.get('token') as string;
 let seq = 0;

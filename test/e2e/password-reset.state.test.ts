@@ -1,8 +1,8 @@
 import mongoose from 'mongoose';
-import { call } from '../harness/http-client';
-import { testUrls } from '../harness/isolation';
-import { until } from '../harness/notifier';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { testUrls } from '@acct/test-harness/isolation';
+import { until } from '@acct/test-harness/notifier';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

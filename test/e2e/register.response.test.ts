@@ -1,5 +1,5 @@
-import { call } from '../harness/http-client';
-import { buildAccount, startStack, type TestStack } from '../harness/stack';
+import { call } from '@acct/test-harness/http-client';
+import { buildAccount, startStack, type TestStack } from '@acct/test-harness/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Fidelity suite: written against the plain MongoDB driver, it runs against whatever the harness
 // resolved (the stand-in here; a real server when MONGO_URL is set or a Docker engine answers).
 import { Binary, Decimal128, GridFSBucket, Long, MongoClient, MongoServerError, ObjectId, type Db } from 'mongodb';
-import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 let client: MongoClient;
 let db: Db;

@@ -1,6 +1,6 @@
 // Fidelity suite, mongoose side: the model operations the services use, against whatever the harness resolved.
 import mongoose, { type Connection } from 'mongoose';
-import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 let connection: Connection;
 

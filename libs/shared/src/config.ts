@@ -28,3 +28,43 @@ export const env = {
   nodeEnv: () => z.enum(['development', 'test', 'production']).default('development'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
+
+/** `100kb`, `1mb`, `512b` or a plain byte count, in bytes. */
+export function parseBytes(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb)?$/i.exec(value.trim());
+  if (!match) throw new ConfigError(`not a size: ${value}`);
+  const unit = (match[2] ?? 'b').toLowerCase();
+  return Math.floor(Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1));
+}
+
+/**
+ * The variables several services read, declared once. Each service's schema spreads the fragments
+ * it uses and keeps its own defaults (ports, database, key prefix) as arguments.
+ */
+export const configFragments = {
+  /** Every service: environment, log level, the address it binds and its health port. */
+  service: (defaults: { host: string; healthPort: number }) => ({
+    NODE_ENV: env.nodeEnv(),
+    LOG_LEVEL: env.logLevel(),
+    HOST: env.string(defaults.host),
+    HEALTH_PORT: env.port(defaults.healthPort),
+  }),
+  mongo: (database: string) => ({
+    MONGO_URL: env.string('mongodb://127.0.0.1:27017'),
+    MONGO_DB: env.string(database),
+  }),
+  redis: (keyPrefix: string) => ({
+    REDIS_URL: env.string('redis://127.0.0.1:6379'),
+    REDIS_PREFIX: z.string().default(keyPrefix),
+  }),
+  /** The event bus: where events are published (auth, desktop) and consumed (notifier). */
+  events: () => ({
+    AMQP_URL: env.string('amqp://guest:guest@127.0.0.1:5672'),
+    EVENTS_EXCHANGE: env.string('auth.events'),
+  }),
+  outbox: () => ({ OUTBOX_POLL_MS: env.int(1000, 10) }),
+  /** The largest JSON body, one value for the gateway (which answers 413 first) and the services behind it. */
+  body: () => ({
+    BODY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'expected a size such as 100kb or 1mb').default('100kb'),
+  }),
+};

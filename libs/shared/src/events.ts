@@ -42,14 +42,30 @@ export const eventSchemas = {
 
 export type EventType = keyof typeof eventSchemas;
 
+/** An event as its producer gives it: the outbox adds the id and the time. */
+export type EventInput<T extends EventType> = Omit<EventPayload<T>, 'eventId' | 'occurredAt'>;
+
+/** Where a use case records an event, in the same request that causes it. */
+export interface EventOutbox {
+  /** Validates and stores the event; answers its id. */
+  add<T extends EventType>(type: T, input: EventInput<T>): Promise<string>;
+}
+
+/** Where the outbox hands events to (the broker, in production). */
+export interface Publisher {
+  /** Resolves once the broker confirmed the message. */
+  publish(type: EventType, eventId: string, payload: Record<string, unknown>): Promise<void>;
+}
+
 /**
- * Payload fields that grant access (a one-time code, a link carrying a reset token). The outbox
- * keeps them only until the broker confirms the event, and drops them from an event that can no
- * longer be delivered.
+ * Payload fields that grant access (a one-time code, a link carrying a reset token) or that belong to
+ * another service (a device's push token is the notifier's). The outbox keeps them only until the
+ * broker confirms the event, and drops them from an event that can no longer be delivered.
  */
 export const secretEventFields: Partial<Record<EventType, readonly string[]>> = {
   'admin.otp.requested': ['code'],
   'account.password_reset.requested': ['resetUrl'],
+  'device.registered': ['pushToken'],
 };
 
 export type EventPayload<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;

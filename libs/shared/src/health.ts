@@ -10,7 +10,7 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-export async function checkReadiness(checks: Record<string, ReadinessCheck>): Promise<Record<string, boolean>> {
+async function checkReadiness(checks: Record<string, ReadinessCheck>): Promise<Record<string, boolean>> {
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
       try {

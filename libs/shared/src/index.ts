@@ -1,20 +1,17 @@
-// @acct/shared: what two or more services need, and nothing else.
+// @acct/shared: what two or more services need, and nothing else. This entry loads no store or
+// broker client and no express; those are the subpaths `@acct/shared/http`, `/mongo`, `/redis`
+// and `/amqp`, loaded only by the services that use them.
 export * from './config';
 export * from './logger';
 export * from './errors';
 export * from './envelope';
-export * from './http';
 export * from './health';
 export * from './shutdown';
 export * from './retry';
-export * from './redis';
-export * from './mongo';
-export * from './amqp';
 export * from './service';
 export * from './access-token';
 export * from './events';
 export * from './email-address';
 export * from './dependency-errors';
 export * from './internal-headers';
-export * from './outbox';
-export * from './event-publisher';
+export * from './poll-loop';

@@ -8,6 +8,8 @@ export const InternalHeaders = {
   refreshToken: 'x-refresh-token',
   /** Outbound: a new refresh token for the gateway to put in the kind's cookie. */
   setRefreshToken: 'x-set-refresh-token',
+  /** Outbound, with the token: how long the cookie lives (seconds), the session policy's idle lifetime. */
+  refreshTokenMaxAge: 'x-refresh-token-max-age',
   /** Outbound: the gateway must clear the kind's cookie. */
   clearRefreshToken: 'x-clear-refresh-token',
 } as const;

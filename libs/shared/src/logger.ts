@@ -18,7 +18,7 @@ const SECRET_KEYS = [
   'resetUrl',
 ];
 
-export const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
+const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 
 export interface LoggerOptions {
   level?: string;

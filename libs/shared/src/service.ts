@@ -1,8 +1,12 @@
-// The common tail of every service's start: listen, serve health on its own port, and stop in order.
+// The one shape of every service's start. `runService` is each entry point: config, logger, start,
+// signals. `composeService` is each composition root: open the dependencies one by one (each
+// recorded with its closer, so a failed start closes what it opened), then listen, serve health on
+// its own port, and stop in order.
 import http from 'node:http';
 import type { Logger } from 'pino';
 import { closeServer, listen, startHealthServer, type ReadinessCheck } from './health';
-import { closeAll, type Closer } from './shutdown';
+import { createLogger } from './logger';
+import { closeAll, installShutdown, runMain, type Closer } from './shutdown';
 
 export interface ServiceOptions {
   name: string;
@@ -44,4 +48,40 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     healthPort: health.port,
     stop: () => closeAll(closers, logger, options.shutdownTimeoutMs),
   };
+}
+
+/** Opens one dependency and records how to close it. */
+export type Opener = <T>(name: string, opening: Promise<T> | T, close: (value: T) => unknown) => Promise<T>;
+
+/** What a composition root answers once its dependencies are open: everything startService needs but the closers. */
+export type ComposedService = Omit<ServiceOptions, 'name' | 'logger' | 'closers'>;
+
+/**
+ * Runs a composition root: `compose` opens dependencies through `open` (closed last-opened first at
+ * stop) and answers what to serve. A start that fails closes what it had opened, then throws.
+ */
+export async function composeService(name: string, logger: Logger, compose: (open: Opener) => Promise<ComposedService>): Promise<RunningService> {
+  const opened: Closer[] = [];
+  const open: Opener = async (what, opening, close) => {
+    const value = await opening;
+    opened.unshift({ name: what, close: () => close(value) });
+    return value;
+  };
+  try {
+    const service = await compose(open);
+    return await startService({ ...service, name, logger, closers: opened });
+  } catch (err) {
+    await closeAll(opened, logger, 5_000);
+    throw err;
+  }
+}
+
+/** A service's entry point: its config, a logger named after it, its start, and the signal handlers. */
+export function runService<C extends { LOG_LEVEL: string }>(name: string, loadConfig: () => C, start: (config: C, logger: Logger) => Promise<RunningService>): void {
+  runMain(async () => {
+    const config = loadConfig();
+    const logger = createLogger({ level: config.LOG_LEVEL, base: { service: name } });
+    const running = await start(config, logger);
+    installShutdown([{ name, close: () => running.stop() }], logger);
+  });
 }

@@ -1,5 +1,8 @@
-import { AmqpClient, connectMongo, connectRedis, createMemoryLogger, isMongoReady, isRedisReady } from '@acct/shared';
-import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { createMemoryLogger } from '@acct/shared';
+import { connectMongo, isMongoReady } from '@acct/shared/mongo';
+import { connectRedis, isRedisReady } from '@acct/shared/redis';
+import { AmqpClient } from '@acct/shared/amqp';
+import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 describe('connection helpers against the real dependencies', () => {
   const { logger } = createMemoryLogger();

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import express from 'express';
-import { AppError, closeServer, createMemoryLogger, errorHandler, errors, jsonBody, listen, notFoundHandler } from '@acct/shared';
-import { call } from '../../../test/harness/http-client';
+import { AppError, closeServer, createMemoryLogger, errorCatalogue, errors, listen } from '@acct/shared';
+import { errorHandler, jsonBody, notFoundHandler } from '@acct/shared/http';
+import { call } from '@acct/test-harness/http-client';
 
 describe('shared HTTP pieces', () => {
   const { logger, records } = createMemoryLogger();
@@ -13,7 +14,7 @@ describe('shared HTTP pieces', () => {
     app.use(jsonBody('1kb'));
     app.post('/echo', (req, res) => void res.json(req.body));
     app.get('/known', () => {
-      throw errors.conflict('Email already registered');
+      throw errorCatalogue({ email_taken: { status: 409, meaning: 'taken' } }).error('email_taken', 'Email already registered');
     });
     app.get('/limited', () => {
       throw errors.rateLimited(12.2);
@@ -34,7 +35,7 @@ describe('shared HTTP pieces', () => {
   it('when an AppError is thrown, then its status and message reach the envelope', async () => {
     const res = await call(base, 'GET', '/known');
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ success: false, message: 'Email already registered', code: 'conflict' });
+    expect(res.body).toEqual({ success: false, message: 'Email already registered', code: 'email_taken' });
   });
 
   it('when a handler rejects asynchronously, then the error middleware still answers', async () => {

@@ -1,8 +1,9 @@
 // The outbox: a broker outage delays events and loses none; several relays never publish one twice.
 import mongoose, { type Connection } from 'mongoose';
 import { createMemoryLogger, type EventType } from '@acct/shared';
-import { Outbox, type Publisher } from '@acct/shared';
-import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { type Publisher } from '@acct/shared';
+import { Outbox } from '@acct/shared/mongo';
+import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 let connection: Connection;
 /** Every relay a test starts; stopped after each test, also when an assertion failed (jest would wait for a running one). */

@@ -1,7 +1,8 @@
 // The outbox keeps what grants access (a one-time code, a reset link) only until the broker has it.
 import mongoose, { type Connection } from 'mongoose';
-import { createMemoryLogger, Outbox, type EventType, type Publisher } from '@acct/shared';
-import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { createMemoryLogger, type EventType, type Publisher } from '@acct/shared';
+import { Outbox } from '@acct/shared/mongo';
+import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 let connection: Connection;
 const started: Outbox[] = [];

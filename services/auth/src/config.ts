@@ -1,21 +1,17 @@
 // Auth configuration: stores, token keys and lifetimes, password cost, 2FA, reset links and rate limits.
 import { z } from 'zod';
-import { ConfigError, accessTokenVerifyEnv, env, loadConfig } from '@acct/shared';
+import { ConfigError, accessTokenVerifyEnv, configFragments, env, loadConfig } from '@acct/shared';
 
 const DAY = 86_400;
 
 export const authSchema = z.object({
-  NODE_ENV: env.nodeEnv(),
-  LOG_LEVEL: env.logLevel(),
-  HOST: env.string('127.0.0.1'),
+  ...configFragments.service({ host: '127.0.0.1', healthPort: 9081 }),
   PORT: env.port(3001),
-  HEALTH_PORT: env.port(9081),
-  MONGO_URL: env.string('mongodb://127.0.0.1:27017'),
-  MONGO_DB: env.string('auth'),
-  REDIS_URL: env.string('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: z.string().default('auth:'),
-  AMQP_URL: env.string('amqp://guest:guest@127.0.0.1:5672'),
-  EVENTS_EXCHANGE: env.string('auth.events'),
+  ...configFragments.mongo('auth'),
+  ...configFragments.redis('auth:'),
+  ...configFragments.events(),
+  ...configFragments.outbox(),
+  ...configFragments.body(),
   JWT_PRIVATE_KEY: z.string().optional(),
   JWT_PRIVATE_KEY_FILE: z.string().optional(),
   JWT_ISSUER: accessTokenVerifyEnv.JWT_ISSUER,
@@ -51,7 +47,6 @@ export const authSchema = z.object({
   RATE_FORGOT_EMAIL_PER_HOUR: env.int(10, 1),
   RATE_RESET_IP_PER_HOUR: env.int(20, 1),
   RATE_OTP_IP_PER_MINUTE: env.int(30, 1),
-  OUTBOX_POLL_MS: env.int(1000, 10),
   /** How often queued forgot-password requests are looked up and answered by mail (with ±50% jitter). */
   RESET_REQUEST_POLL_MS: env.int(1000, 10),
 });

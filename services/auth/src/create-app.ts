@@ -1,19 +1,26 @@
 // The auth service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
-import { errorHandler, jsonBody, notFoundHandler } from '@acct/shared';
-import type { AuthDomain } from './domain/deps';
-import type { AvatarStore } from './data-access/avatar-store';
+import type { AccessTokenVerifier } from '@acct/shared';
+import { errorHandler, jsonBody, notFoundHandler } from '@acct/shared/http';
+import type { AuthPorts } from './domain/ports';
 import { accountRouter } from './entry-points/http/account-router';
 import { adminUsersRouter } from './entry-points/http/admin-users-router';
 
-export function createApp(domain: AuthDomain, avatars: AvatarStore): Express {
+export interface HttpSettings {
+  verifier: AccessTokenVerifier;
+  bodyLimit: string;
+  /** How long the gateway keeps a refresh cookie: the session's idle lifetime. */
+  refreshCookieMaxAgeSeconds: number;
+}
+
+export function createApp(ports: AuthPorts, settings: HttpSettings): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(jsonBody());
-  app.use(accountRouter(domain));
-  app.use(adminUsersRouter(domain, avatars));
+  app.use(jsonBody(settings.bodyLimit));
+  app.use(accountRouter(ports, settings));
+  app.use(adminUsersRouter(ports, settings.verifier));
   app.use(notFoundHandler);
-  app.use(errorHandler(domain.logger));
+  app.use(errorHandler(ports.logger));
   return app;
 }

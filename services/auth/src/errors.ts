@@ -1,6 +1,23 @@
-// The auth service's error catalogue: every answer a client can get, with its code, status and words.
-import { AppError, InternalHeaders, errors } from '@acct/shared';
+// The auth service's error catalogue: the base codes plus auth's own, and every error a use case or
+// route raises, with its words. The one place a code of auth gets its status.
+import { InternalHeaders, errorCatalogue, errors } from '@acct/shared';
 
+export const authErrorCatalogue = errorCatalogue({
+  invalid_credentials: { status: 401, meaning: 'Unknown email or wrong password (the two are not told apart).' },
+  invalid_challenge: { status: 401, meaning: 'The `challenge_token` of verify-otp is unknown, used up or expired: log in again.' },
+  invalid_otp: { status: 401, meaning: 'The 6-digit code does not match; a few more tries are allowed before the challenge ends.' },
+  session_revoked: { status: 401, meaning: 'The access token belongs to a session that ended (logout, password reset, disabled account): refresh or log in again.' },
+  refresh_token_missing: { status: 401, meaning: 'No refresh cookie came with refresh: log in.' },
+  refresh_token_invalid: { status: 401, meaning: 'The refresh cookie is unknown, expired or was already used (the session is then ended): log in. The cookie is cleared.' },
+  account_disabled: { status: 403, meaning: 'The account exists but an admin disabled it.' },
+  admin_registration_closed: { status: 403, meaning: 'Admin registration needs an admin session once the first admin exists.' },
+  user_not_found: { status: 404, meaning: 'No user has this id.' },
+  avatar_not_found: { status: 404, meaning: 'The user has no avatar stored.' },
+  email_taken: { status: 409, meaning: 'Another account of this kind already has this email.' },
+  reset_token_invalid: { status: 400, meaning: 'The reset token is unknown, used up, replaced by a newer link or expired: ask for a new link.' },
+});
+
+const { error } = authErrorCatalogue;
 const bad = (message: string) => errors.validation(message);
 
 export const AuthErrors = {
@@ -16,18 +33,29 @@ export const AuthErrors = {
   resetMissing: () => bad('Please provide token and newPassword'),
   // Decisions of DESIGN.md for what the spec leaves open.
   passwordPolicy: () => bad('Password must be 8-128 characters'),
-  invalidCredentials: () => new AppError('invalid_credentials', 401, 'Invalid credentials'),
-  accountDisabled: () => new AppError('account_disabled', 403, 'Account is disabled'),
-  emailTaken: () => new AppError('email_taken', 409, 'Email already registered'),
-  adminRegistrationClosed: () => new AppError('admin_registration_closed', 403, 'Admin registration is closed'),
-  invalidChallenge: () => new AppError('invalid_challenge', 401, 'Invalid or expired challenge token'),
-  sessionRevoked: () => new AppError('session_revoked', 401, 'Session expired or revoked'),
-  invalidCode: () => new AppError('invalid_otp', 401, 'Invalid code'),
-  refreshMissing: () => new AppError('refresh_token_missing', 401, 'Refresh token missing'),
-  refreshInvalid: () =>
-    new AppError('refresh_token_invalid', 401, 'Invalid or expired refresh token', {
-      headers: { [InternalHeaders.clearRefreshToken]: '1' },
-    }),
-  resetInvalid: () => new AppError('reset_token_invalid', 400, 'Invalid or expired reset token'),
+  invalidCredentials: () => error('invalid_credentials', 'Invalid credentials'),
+  accountDisabled: () => error('account_disabled', 'Account is disabled'),
+  emailTaken: () => error('email_taken', 'Email already registered'),
+  adminRegistrationClosed: () => error('admin_registration_closed', 'Admin registration is closed'),
+  invalidChallenge: () => error('invalid_challenge', 'Invalid or expired challenge token'),
+  sessionRevoked: () => error('session_revoked', 'Session expired or revoked'),
+  invalidCode: () => error('invalid_otp', 'Invalid code'),
+  refreshMissing: () => error('refresh_token_missing', 'Refresh token missing'),
+  refreshInvalid: () => error('refresh_token_invalid', 'Invalid or expired refresh token', { headers: { [InternalHeaders.clearRefreshToken]: '1' } }),
+  resetInvalid: () => error('reset_token_invalid', 'Invalid or expired reset token'),
   rateLimited: (retryAfterSeconds: number) => errors.rateLimited(retryAfterSeconds),
+  // Admin user routes.
+  authRequired: () => errors.unauthorized(),
+  adminOnly: () => errors.forbidden('Admin session required'),
+  badUserId: () => bad('Invalid user id'),
+  userNotFound: () => error('user_not_found', 'User not found'),
+  nothingToUpdate: () => bad('Provide at least one of name, email, disabled or password'),
+  disabledNotBoolean: () => bad('disabled must be true or false'),
+  noAvatar: () => bad('Please provide an avatar file in the field avatar'),
+  avatarNotMultipart: () => bad('Send the avatar as multipart/form-data'),
+  avatarOneFile: () => bad('Send one file, in the field avatar'),
+  malformedMultipart: () => bad('Malformed multipart body'),
+  avatarType: () => errors.unsupportedMediaType('Avatar must be a PNG, JPEG or WebP image'),
+  avatarTooLarge: () => errors.tooLarge('Avatar must be at most 2 MiB'),
+  noAvatarStored: () => error('avatar_not_found', 'This user has no avatar'),
 };

@@ -1,7 +1,7 @@
 // The refresh session store against real Redis, with a controllable clock for lifetimes.
 import Redis from 'ioredis';
 import { RefreshSessionStore } from '../src/data-access/refresh-session-store';
-import { deleteRedisPrefix, isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 const names = isolatedNames('rstore');
 let redis: Redis;

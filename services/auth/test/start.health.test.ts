@@ -1,21 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createMemoryLogger } from '@acct/shared';
 import { authSchema, startAuth } from '@acct/auth';
-import { health } from '../../../test/harness/health';
-import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { health } from '@acct/test-harness/health';
+import { isolatedServiceEnv } from '@acct/test-harness/isolation';
 
 describe('auth service start', () => {
   it('connects to its real MongoDB, Redis and RabbitMQ, reports ready, and stops cleanly', async () => {
-    const names = isolatedNames('authstart');
-    const urls = testUrls();
     const config = authSchema.parse({
+      ...isolatedServiceEnv('authstart'),
       PORT: '0',
-      HEALTH_PORT: '0',
-      MONGO_URL: urls.mongo,
-      MONGO_DB: names.mongoDb,
-      REDIS_URL: urls.redis,
-      REDIS_PREFIX: names.redisPrefix,
-      AMQP_URL: urls.amqp,
       JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     });
     const running = await startAuth(config, createMemoryLogger().logger);

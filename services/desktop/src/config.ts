@@ -1,18 +1,14 @@
 // Desktop configuration: its own MongoDB database, token verification, the events exchange, sync limits.
 import { z } from 'zod';
-import { accessTokenVerifyEnv, env, loadConfig } from '@acct/shared';
+import { accessTokenVerifyEnv, configFragments, env, loadConfig } from '@acct/shared';
 
 export const desktopSchema = z.object({
-  NODE_ENV: env.nodeEnv(),
-  LOG_LEVEL: env.logLevel(),
-  HOST: env.string('127.0.0.1'),
+  ...configFragments.service({ host: '127.0.0.1', healthPort: 9082 }),
   PORT: env.port(3002),
-  HEALTH_PORT: env.port(9082),
-  MONGO_URL: env.string('mongodb://127.0.0.1:27017'),
-  MONGO_DB: env.string('desktop'),
-  AMQP_URL: env.string('amqp://guest:guest@127.0.0.1:5672'),
-  EVENTS_EXCHANGE: env.string('auth.events'),
-  OUTBOX_POLL_MS: env.int(1000, 10),
+  ...configFragments.mongo('desktop'),
+  ...configFragments.events(),
+  ...configFragments.outbox(),
+  ...configFragments.body(),
   SYNC_MAX_CHANGES: env.int(500, 1),
   SYNC_MAX_VALUE_BYTES: env.int(64 * 1024, 16),
   SYNC_PAGE_SIZE: env.int(500, 1),

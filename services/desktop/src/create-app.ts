@@ -1,17 +1,19 @@
 // The desktop service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
-import { errorHandler, jsonBody, notFoundHandler, type Logger } from '@acct/shared';
+import { type Logger } from '@acct/shared';
+import { errorHandler, jsonBody, notFoundHandler } from '@acct/shared/http';
 import { desktopRouter, type DesktopRouterDeps } from './entry-points/http/desktop-router';
 
 export interface DesktopDeps extends DesktopRouterDeps {
   logger: Logger;
+  bodyLimit: string;
 }
 
 export function createApp(deps: DesktopDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(jsonBody('1mb'));
+  app.use(jsonBody(deps.bodyLimit));
   app.use(desktopRouter(deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

@@ -1,5 +1,5 @@
-export { createApp, type DesktopDeps } from './create-app';
 export { desktopSchema, loadDesktopConfig, type DesktopConfig } from './config';
+export { desktopErrorCatalogue } from './errors';
 export { startDesktop } from './server';
-export { ReleaseRepository, PLATFORMS } from './data-access/release-repository';
+export { ReleaseRepository } from './data-access/release-repository';
 export { parseReleaseCommand } from './release-cli';

@@ -4,9 +4,11 @@
 //   npm run -w services/desktop release -- withdraw --platform linux --version 1.4.0
 import { parseArgs } from 'node:util';
 import semver from 'semver';
-import { connectMongo, createLogger } from '@acct/shared';
+import { createLogger } from '@acct/shared';
+import { connectMongo } from '@acct/shared/mongo';
 import { loadDesktopConfig } from './config';
-import { PLATFORMS, ReleaseRepository, isPlatform } from './data-access/release-repository';
+import { ReleaseRepository } from './data-access/release-repository';
+import { PLATFORMS, isPlatform } from './domain/platforms';
 
 const USAGE = `usage:
   release publish --platform <${PLATFORMS.join('|')}> --version <semver> --url <https url> --sha256 <64 hex> [--notes <text>] [--mandatory]

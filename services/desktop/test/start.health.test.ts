@@ -1,18 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createMemoryLogger } from '@acct/shared';
 import { desktopSchema, startDesktop } from '@acct/desktop';
-import { health } from '../../../test/harness/health';
-import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { health } from '@acct/test-harness/health';
+import { isolatedServiceEnv } from '@acct/test-harness/isolation';
 
 describe('desktop service start', () => {
   it('connects to its real MongoDB and RabbitMQ, reports ready, and stops cleanly', async () => {
-    const names = isolatedNames('desktopstart');
     const config = desktopSchema.parse({
+      ...isolatedServiceEnv('desktopstart'),
       PORT: '0',
-      HEALTH_PORT: '0',
-      MONGO_URL: testUrls().mongo,
-      MONGO_DB: names.mongoDb,
-      AMQP_URL: testUrls().amqp,
       JWT_PUBLIC_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     });
     const running = await startDesktop(config, createMemoryLogger().logger);

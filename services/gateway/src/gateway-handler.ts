@@ -4,7 +4,7 @@
 import type http from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
-import { AppError, InternalHeaders, fail, type AccessTokenVerifier, type Logger } from '@acct/shared';
+import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, parseBytes, toErrorAnswer, type AccessTokenVerifier, type Logger } from '@acct/shared';
 import { trustProxySetting, type GatewayConfig } from './config';
 import { clearedRefreshCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
@@ -27,7 +27,7 @@ const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization',
 const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
 const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
 const MALFORMED_TOKEN = 'malformed';
-const NOT_FOUND = Buffer.from(JSON.stringify(fail('Route not found', 'not_found')));
+const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
 
 export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const { config } = deps;
@@ -133,7 +133,10 @@ async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.Se
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
   if (route.cookieKind) {
     const token = answer.headers[InternalHeaders.setRefreshToken];
-    if (typeof token === 'string' && token) headers.push('Set-Cookie', refreshCookie(route.cookieKind, token, ctx.production));
+    if (typeof token === 'string' && token) {
+      const maxAge = Number(answer.headers[InternalHeaders.refreshTokenMaxAge]);
+      headers.push('Set-Cookie', refreshCookie(route.cookieKind, token, ctx.production, Number.isSafeInteger(maxAge) ? maxAge : undefined));
+    }
     else if (answer.headers[InternalHeaders.clearRefreshToken]) headers.push('Set-Cookie', clearedRefreshCookie(route.cookieKind, ctx.production));
   }
   for (const name of RETURNED_RESPONSE_HEADERS) {
@@ -150,18 +153,11 @@ function sendError(res: http.ServerResponse, err: unknown, ctx: ForwardContext, 
     res.destroy();
     return;
   }
-  let error: AppError;
-  if (err instanceof AppError) {
-    error = err;
-    if (err.httpStatus >= 500) logger.error({ err: err.cause ?? err, code: err.code }, err.message);
-  } else {
-    logger.error({ err }, 'Unhandled gateway error');
-    error = new AppError('internal_error', 500, 'Internal server error');
-  }
-  const body = Buffer.from(JSON.stringify(fail(error.message, error.code)));
+  const answer = toErrorAnswer(err, logger, { request_id: ctx.requestId });
+  const body = Buffer.from(JSON.stringify(answer.body));
   const headers = [...ctx.security, 'X-Request-Id', ctx.requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length)];
-  for (const [name, value] of Object.entries(error.headers ?? {})) headers.push(name, value);
-  res.writeHead(error.httpStatus, headers);
+  for (const [name, value] of Object.entries(answer.headers)) headers.push(name, value);
+  res.writeHead(answer.status, headers);
   res.end(body);
 }
 
@@ -182,9 +178,9 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-const tooLarge = () => new AppError('payload_too_large', 413, 'Request body too large');
-// The connection is closed after this answer: what the client still sends is never read.
-const bodyTimeout = () => new AppError('request_timeout', 408, 'Request body not received in time', { headers: { Connection: 'close' } });
+const tooLarge = () => errors.tooLarge();
+// The connection is closed after this answer (Connection: close): what the client still sends is never read.
+const bodyTimeout = () => errors.bodyTimeout();
 
 /** The whole request body; a 413 as soon as it passes `limit` bytes, a 408 if it takes longer than `timeoutMs`. */
 function readCapped(req: http.IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer> {
@@ -233,14 +229,6 @@ function byteCap(limit: number): CappedStream {
   stream.exceeded = false;
   stream.timedOut = false;
   return stream;
-}
-
-/** `100kb`, `1mb`, `512b` or a plain byte count. */
-export function parseBytes(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb)?$/i.exec(value.trim());
-  if (!match) throw new Error(`not a size: ${value}`);
-  const unit = (match[2] ?? 'b').toLowerCase();
-  return Math.floor(Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1));
 }
 
 /** express's `trust proxy` semantics: false, true, a hop count, or a list of addresses/subnets. */

@@ -1,6 +1,7 @@
-export { createGatewayHandler, readCookie, parseBytes, type GatewayDeps } from './gateway-handler';
-export { gatewaySchema, loadGatewayConfig, type GatewayConfig } from './config';
-export { logRequest, loggablePath, levelFor, type Actor } from './request-log';
+export { createGatewayHandler, readCookie } from './gateway-handler';
+export { gatewaySchema, loadGatewayConfig } from './config';
+export { gatewayErrorCatalogue } from './errors';
+export { loggablePath } from './request-log';
 export { startGateway } from './server';
 export { UpstreamClient } from './upstream';
 export { ROUTES } from './routes';

@@ -1,9 +1,8 @@
 // The refresh cookies, with the spec's attributes: HttpOnly; Secure and SameSite=None only in
-// production, else SameSite=Lax; Max-Age 7 days (604800000 ms). Cleared with the same attributes.
-// Serialised as express's res.cookie/clearCookie would, attribute for attribute.
+// production, else SameSite=Lax; Max-Age as auth's session policy says (7 days by default, the
+// spec's 604800000 ms), sent by auth with the token. Cleared with the same attributes. Serialised as
+// express's res.cookie/clearCookie would, attribute for attribute.
 import type { AccountKind } from '@acct/shared';
-
-export const REFRESH_COOKIE_MAX_AGE_MS = 604_800_000;
 
 export const refreshCookieName = (kind: AccountKind) => (kind === 'admin' ? 'adminRefreshToken' : 'userRefreshToken');
 
@@ -11,9 +10,10 @@ function attributes(production: boolean): string {
   return `HttpOnly${production ? '; Secure; SameSite=None' : '; SameSite=Lax'}`;
 }
 
-export function refreshCookie(kind: AccountKind, token: string, production: boolean, now = Date.now()): string {
-  const expires = new Date(now + REFRESH_COOKIE_MAX_AGE_MS).toUTCString();
-  return `${refreshCookieName(kind)}=${encodeURIComponent(token)}; Max-Age=${REFRESH_COOKIE_MAX_AGE_MS / 1000}; Path=/; Expires=${expires}; ${attributes(production)}`;
+/** The cookie for a new refresh token; without a lifetime from auth, a cookie that ends with the browser session. */
+export function refreshCookie(kind: AccountKind, token: string, production: boolean, maxAgeSeconds: number | undefined, now = Date.now()): string {
+  const lifetime = maxAgeSeconds && maxAgeSeconds > 0 ? `; Max-Age=${maxAgeSeconds}; Path=/; Expires=${new Date(now + maxAgeSeconds * 1000).toUTCString()}` : '; Path=/';
+  return `${refreshCookieName(kind)}=${encodeURIComponent(token)}${lifetime}; ${attributes(production)}`;
 }
 
 export function clearedRefreshCookie(kind: AccountKind, production: boolean): string {

@@ -36,7 +36,7 @@ function isSecretKey(raw: string): boolean {
     .some((part) => SECRET_QUERY_KEYS.has(part.trim()));
 }
 
-export function levelFor(status: number): 'error' | 'warn' | 'info' {
+function levelFor(status: number): 'error' | 'warn' | 'info' {
   if (status >= 500) return 'error';
   if (status >= 400) return 'warn';
   return 'info';

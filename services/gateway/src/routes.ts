@@ -8,7 +8,7 @@ export interface RouteSpec {
   method: 'get' | 'post' | 'put';
   path: string;
   upstream: Upstream;
-  /** json: parsed and re-sent; stream: piped with a byte cap (uploads); none: no body. */
+  /** json: read whole (up to BODY_LIMIT) and sent in one write; stream: piped with a byte cap (uploads); none: no body. */
   body: 'json' | 'stream' | 'none';
   /** The kind whose refresh cookie this route may set or clear. */
   cookieKind?: AccountKind;

@@ -5,7 +5,7 @@ import net from 'node:net';
 import type http from 'node:http';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { AppError } from '@acct/shared';
+import { AppError, errors } from '@acct/shared';
 
 export interface UpstreamAnswer {
   status: number;
@@ -44,8 +44,8 @@ export class UpstreamClient {
     } catch (err) {
       if (err instanceof AppError) throw err;
       const code = (err as { code?: string }).code ?? '';
-      if (TIMEOUT_CODES.has(code)) throw new AppError('upstream_timeout', 504, 'Upstream service timed out', { cause: err });
-      throw new AppError('service_unavailable', 503, 'Service temporarily unavailable', { cause: err });
+      if (TIMEOUT_CODES.has(code)) throw errors.upstreamTimeout(err);
+      throw errors.unavailable(err);
     }
   }
 

@@ -1,4 +1,5 @@
-import { parseBytes, readCookie } from '@acct/gateway';
+import { parseBytes } from '@acct/shared';
+import { readCookie } from '@acct/gateway';
 
 describe('readCookie', () => {
   it.each([

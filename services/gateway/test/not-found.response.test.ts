@@ -1,4 +1,4 @@
-import { call } from '../../../test/harness/http-client';
+import { call } from '@acct/test-harness/http-client';
 import { startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
 
 describe('gateway: unmatched routes', () => {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { closeServer, listen } from '@acct/shared';
-import { call } from '../../../test/harness/http-client';
+import { call } from '@acct/test-harness/http-client';
 import { settle, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
 
 /** A stand-in upstream that records what reached it and answers as told. */
@@ -25,7 +25,7 @@ describe('gateway: proxying to a service', () => {
   beforeAll(async () => {
     upstream = await fakeUpstream((req, _body, res) => {
       if (req.url?.startsWith('/api/auth/user/login')) {
-        res.writeHead(200, { 'content-type': 'application/json', 'x-set-refresh-token': 'secret-refresh', 'x-internal-debug': 'no' });
+        res.writeHead(200, { 'content-type': 'application/json', 'x-set-refresh-token': 'secret-refresh', 'x-refresh-token-max-age': '604800', 'x-internal-debug': 'no' });
         res.end(JSON.stringify({ success: true, message: 'Login successful' }));
       } else if (req.url?.startsWith('/api/auth/user/logout')) {
         res.writeHead(200, { 'content-type': 'application/json', 'x-clear-refresh-token': '1' });
@@ -76,6 +76,7 @@ describe('gateway: proxying to a service', () => {
     const res = await call(gateway.base, 'POST', '/api/auth/user/login', { body: { email: 'a@b.co', password: 'x' } });
     expect(res.headers.get('x-set-refresh-token')).toBeNull();
     expect(res.headers.get('x-internal-debug')).toBeNull();
+    expect(res.headers.get('x-refresh-token-max-age')).toBeNull();
     expect(res.setCookies).toHaveLength(1);
     expect(res.setCookies[0]).toMatch(/^userRefreshToken=secret-refresh; Max-Age=604800; Path=\/; Expires=.+; HttpOnly; SameSite=Lax$/);
   });

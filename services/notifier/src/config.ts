@@ -1,18 +1,12 @@
 // Notifier configuration: the bus and its retry policy, idempotency, device tokens, mail and push.
 import { z } from 'zod';
-import { ConfigError, env, loadConfig } from '@acct/shared';
+import { ConfigError, configFragments, env, loadConfig } from '@acct/shared';
 
 export const notifierSchema = z.object({
-  NODE_ENV: env.nodeEnv(),
-  LOG_LEVEL: env.logLevel(),
-  HOST: env.string('127.0.0.1'),
-  HEALTH_PORT: env.port(9083),
-  MONGO_URL: env.string('mongodb://127.0.0.1:27017'),
-  MONGO_DB: env.string('notifier'),
-  REDIS_URL: env.string('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: z.string().default('notifier:'),
-  AMQP_URL: env.string('amqp://guest:guest@127.0.0.1:5672'),
-  EVENTS_EXCHANGE: env.string('auth.events'),
+  ...configFragments.service({ host: '127.0.0.1', healthPort: 9083 }),
+  ...configFragments.mongo('notifier'),
+  ...configFragments.redis('notifier:'),
+  ...configFragments.events(),
   /** Prefix of every queue the notifier declares (isolates test runs; empty in production). */
   QUEUE_PREFIX: z.string().default(''),
   PREFETCH: env.int(20, 1),

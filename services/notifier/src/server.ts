@@ -1,27 +1,19 @@
-// Starts the notifier: RabbitMQ, Redis and MongoDB, the push and mail transports, the consumers.
-// No public port: health only.
+// The notifier's composition root: the push and mail transports, MongoDB and Redis, then the
+// consumers on RabbitMQ. No public port: health only.
 import fs from 'node:fs';
-import {
-  AmqpClient,
-  ConfigError,
-  closeAll,
-  connectMongo,
-  connectRedis,
-  isMongoReady,
-  isRedisReady,
-  startService,
-  type Closer,
-  type Logger,
-  type RunningService,
-} from '@acct/shared';
+import { ConfigError, composeService, type Logger, type RunningService } from '@acct/shared';
+import { connectMongo, isMongoReady } from '@acct/shared/mongo';
+import { connectRedis, isRedisReady } from '@acct/shared/redis';
+import { AmqpClient } from '@acct/shared/amqp';
 import type { NotifierConfig } from './config';
 import { DeviceTokenRepository } from './data-access/device-token-repository';
 import { IdempotencyStore } from './data-access/idempotency-store';
-import { FolderMailer, SmtpMailer, type Mailer } from './domain/mailer';
-import { FcmPushSender, LoggingPushSender, type PushSender } from './domain/push-sender';
+import type { Mailer, PushSender } from './domain/ports';
 import { Templates } from './domain/templates';
 import { EventConsumer } from './entry-points/amqp/event-consumer';
 import { queueSpecs } from './entry-points/amqp/topology';
+import { FolderMailer, SmtpMailer } from './transports/mailer';
+import { FcmPushSender, LoggingPushSender } from './transports/push-sender';
 
 export interface NotifierOverrides {
   push?: PushSender;
@@ -32,14 +24,10 @@ export interface NotifierOverrides {
 
 export async function startNotifier(config: NotifierConfig, logger: Logger, overrides: NotifierOverrides = {}): Promise<RunningService> {
   const push = overrides.push ?? (await choosePushSender(config, logger));
-  const mailer = overrides.mailer ?? (config.SMTP_URL ? new SmtpMailer(config.SMTP_URL, config.MAIL_FROM) : new FolderMailer(config.MAIL_DIR, config.MAIL_FROM));
-  if (!overrides.mailer) logger.info({ mailer: mailer.name }, config.SMTP_URL ? 'Mail goes out through SMTP' : `Mail is written as .eml files into ${config.MAIL_DIR}`);
-  const opened: Closer[] = [{ name: 'mailer', close: () => mailer.close() }];
-  try {
-    const mongo = await connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB });
-    opened.unshift({ name: 'mongo', close: () => mongo.close() });
-    const redis = await connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX });
-    opened.unshift({ name: 'redis', close: () => redis.quit() });
+  return composeService('notifier', logger, async (open) => {
+    const mailer = await open('mailer', overrides.mailer ?? chooseMailer(config, logger), (m) => m.close());
+    const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
+    const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit());
     const devices = new DeviceTokenRepository(mongo);
     await devices.init();
     const consumer = new EventConsumer(
@@ -48,23 +36,25 @@ export async function startNotifier(config: NotifierConfig, logger: Logger, over
       { exchange: config.EVENTS_EXCHANGE, prefetch: config.PREFETCH, queues: queueSpecs(config.QUEUE_PREFIX, config.RETRY_DELAYS_MS) },
       logger,
     );
-    const amqp = overrides.amqp ?? new AmqpClient(config.AMQP_URL, logger, { connectionName: 'notifier' });
-    opened.unshift({ name: 'amqp', close: () => amqp.close() });
+    const amqp = await open('amqp', overrides.amqp ?? new AmqpClient(config.AMQP_URL, logger, { connectionName: 'notifier' }), (a) => a.close());
     await consumer.attach(amqp);
-    opened.unshift({ name: 'consumer', close: () => consumer.stop() });
+    await open('consumer', consumer, (c) => c.stop());
     await amqp.start();
-    return await startService({
-      name: 'notifier',
-      logger,
+    return {
       host: config.HOST,
       healthPort: config.HEALTH_PORT,
       checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis), amqp: () => amqp.ready },
-      closers: opened,
-    });
-  } catch (err) {
-    await closeAll(opened, logger, 5_000);
-    throw err;
+    };
+  });
+}
+
+function chooseMailer(config: NotifierConfig, logger: Logger): Mailer {
+  if (config.SMTP_URL) {
+    logger.info({ mailer: 'smtp' }, 'Mail goes out through SMTP');
+    return new SmtpMailer(config.SMTP_URL, config.MAIL_FROM);
   }
+  logger.info({ mailer: 'folder' }, `Mail is written as .eml files into ${config.MAIL_DIR}`);
+  return new FolderMailer(config.MAIL_DIR, config.MAIL_FROM);
 }
 
 async function choosePushSender(config: NotifierConfig, logger: Logger): Promise<PushSender> {

@@ -4,8 +4,8 @@
 const { Channel } = require('amqplib/lib/channel_model');
 import type { ConsumeMessage } from 'amqplib';
 import { IdempotencyStore } from '../src/data-access/idempotency-store';
-import { isolatedNames } from '../../../test/harness/isolation';
-import { startTestNotifier, TestPublisher, until, type TestNotifier } from '../../../test/harness/notifier';
+import { isolatedNames } from '@acct/test-harness/isolation';
+import { startTestNotifier, TestPublisher, until, type TestNotifier } from '@acct/test-harness/notifier';
 
 const names = isolatedNames('notifackorder');
 let publisher: TestPublisher;

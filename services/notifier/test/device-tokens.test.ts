@@ -2,7 +2,7 @@
 import mongoose, { type Connection } from 'mongoose';
 import type { CommandStartedEvent } from 'mongodb';
 import { DeviceTokenRepository } from '../src/data-access/device-token-repository';
-import { isolatedNames, testUrls } from '../../../test/harness/isolation';
+import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 let connection: Connection;
 let repo: DeviceTokenRepository;

@@ -1,6 +1,6 @@
-import { isolatedNames } from '../../../test/harness/isolation';
-import { startTestNotifier, TestPublisher, type TestNotifier } from '../../../test/harness/notifier';
-import { startSmtp, type TestSmtp } from '../../../test/harness/smtp';
+import { isolatedNames } from '@acct/test-harness/isolation';
+import { startTestNotifier, TestPublisher, type TestNotifier } from '@acct/test-harness/notifier';
+import { startSmtp, type TestSmtp } from '@acct/test-harness/smtp';
 
 const names = isolatedNames('notifmail');
 let smtp: TestSmtp;

@@ -1,5 +1,5 @@
-import { isolatedNames } from '../../../test/harness/isolation';
-import { RecordingPushSender, startTestNotifier, TestPublisher, until, type TestNotifier } from '../../../test/harness/notifier';
+import { isolatedNames } from '@acct/test-harness/isolation';
+import { RecordingPushSender, startTestNotifier, TestPublisher, until, type TestNotifier } from '@acct/test-harness/notifier';
 
 const names = isolatedNames('notifpush');
 let publisher: TestPublisher;

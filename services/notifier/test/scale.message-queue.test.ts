@@ -1,6 +1,6 @@
 // Several replicas, crashes and shutdowns: every event is acted on once.
-import { isolatedNames } from '../../../test/harness/isolation';
-import { RecordingPushSender, startTestNotifier, TestPublisher, until } from '../../../test/harness/notifier';
+import { isolatedNames } from '@acct/test-harness/isolation';
+import { RecordingPushSender, startTestNotifier, TestPublisher, until } from '@acct/test-harness/notifier';
 
 describe('notifier replicas', () => {
   const names = isolatedNames('notifscale');

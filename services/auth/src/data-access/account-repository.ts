@@ -1,8 +1,11 @@
-// Admins and users in MongoDB: one collection per kind, unique lower-cased email, secrets never leave here unasked.
+// Admins and users in MongoDB: one collection per kind, unique normalised email. Answers domain
+// accounts (string ids) and domain outcomes: a duplicate email is `email_taken`, not a driver error.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import { normalizeEmail, type AccountKind } from '@acct/shared';
+import type { Account, AccountChanges, NewAccount } from '../domain/account';
+import type { AccountStore } from '../domain/ports';
 
-export interface AccountDoc {
+interface AccountDoc {
   _id: Types.ObjectId;
   email: string;
   name: string;
@@ -13,19 +16,6 @@ export interface AccountDoc {
   avatar?: { fileId: Types.ObjectId; contentType: string; size: number; updatedAt: Date } | null;
   createdAt: Date;
   updatedAt: Date;
-}
-
-/** What a client may see of an account. */
-export interface AccountRecord {
-  id: string;
-  name: string;
-  email: string;
-  role: string;
-  disabled: boolean;
-  twoFactorEnabled?: boolean;
-  avatar?: { contentType: string; size: number; updatedAt: string } | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 const accountSchema = new mongoose.Schema<AccountDoc>(
@@ -44,25 +34,7 @@ const accountSchema = new mongoose.Schema<AccountDoc>(
   { timestamps: true, versionKey: false },
 );
 
-
-export function toAccountRecord(kind: AccountKind, doc: AccountDoc): AccountRecord {
-  const record: AccountRecord = {
-    id: doc._id.toString(),
-    name: doc.name,
-    email: doc.email,
-    role: doc.role,
-    disabled: doc.disabled,
-    createdAt: doc.createdAt.toISOString(),
-    updatedAt: doc.updatedAt.toISOString(),
-  };
-  if (kind === 'admin') record.twoFactorEnabled = doc.twoFactorEnabled;
-  if (doc.avatar) {
-    record.avatar = { contentType: doc.avatar.contentType, size: doc.avatar.size, updatedAt: doc.avatar.updatedAt.toISOString() };
-  }
-  return record;
-}
-
-export class AccountRepository {
+export class AccountRepository implements AccountStore {
   private readonly model: Model<AccountDoc>;
 
   constructor(
@@ -78,32 +50,58 @@ export class AccountRepository {
     await this.model.createIndexes();
   }
 
-  findByEmail(email: string): Promise<AccountDoc | null> {
-    return this.model.findOne({ email: normalizeEmail(email) }).lean<AccountDoc>().exec();
+  async findByEmail(email: string): Promise<Account | null> {
+    return toAccount(await this.model.findOne({ email: normalizeEmail(email) }).lean<AccountDoc>().exec());
   }
 
-  findById(id: string): Promise<AccountDoc | null> {
-    if (!Types.ObjectId.isValid(id)) return Promise.resolve(null);
-    return this.model.findById(id).lean<AccountDoc>().exec();
-  }
-
-  /** Creates the account; a duplicate email throws a MongoServerError with code 11000. */
-  async create(fields: { email: string; name: string; passwordHash: string | null; role: string; twoFactorEnabled?: boolean }): Promise<AccountDoc> {
-    const created = await this.model.create({ ...fields, email: normalizeEmail(fields.email) });
-    return created.toObject() as AccountDoc;
-  }
-
-  async update(id: string, fields: Partial<Pick<AccountDoc, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar'>>): Promise<AccountDoc | null> {
+  async findById(id: string): Promise<Account | null> {
     if (!Types.ObjectId.isValid(id)) return null;
-    const set = { ...fields };
-    if (set.email) set.email = normalizeEmail(set.email);
-    return this.model.findByIdAndUpdate(id, { $set: set }, { new: true }).lean<AccountDoc>().exec();
+    return toAccount(await this.model.findById(id).lean<AccountDoc>().exec());
   }
 
-  /** Replaces the hash only if it is still the one we read, so a concurrent password change wins. */
-  async upgradePasswordHash(id: Types.ObjectId, previous: string, next: string): Promise<void> {
-    await this.model.updateOne({ _id: id, passwordHash: previous }, { $set: { passwordHash: next } }).exec();
+  async create(fields: NewAccount): Promise<Account | 'email_taken'> {
+    try {
+      const created = await this.model.create({ ...fields, email: normalizeEmail(fields.email) });
+      return toAccount(created.toObject() as AccountDoc)!;
+    } catch (err) {
+      if (isDuplicateKey(err)) return 'email_taken';
+      throw err;
+    }
   }
+
+  async update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'> {
+    if (!Types.ObjectId.isValid(id)) return null;
+    const { avatar, ...rest } = changes;
+    const set: Record<string, unknown> = { ...rest };
+    if (rest.email) set.email = normalizeEmail(rest.email);
+    if (avatar !== undefined) set.avatar = avatar && { ...avatar, fileId: new Types.ObjectId(avatar.fileId) };
+    try {
+      return toAccount(await this.model.findByIdAndUpdate(id, { $set: set }, { new: true }).lean<AccountDoc>().exec());
+    } catch (err) {
+      if (isDuplicateKey(err)) return 'email_taken';
+      throw err;
+    }
+  }
+
+  async upgradePasswordHash(id: string, previous: string, next: string): Promise<void> {
+    await this.model.updateOne({ _id: new Types.ObjectId(id), passwordHash: previous }, { $set: { passwordHash: next } }).exec();
+  }
+}
+
+function toAccount(doc: AccountDoc | null): Account | null {
+  if (!doc) return null;
+  return {
+    id: doc._id.toString(),
+    email: doc.email,
+    name: doc.name,
+    passwordHash: doc.passwordHash ?? null,
+    role: doc.role,
+    disabled: doc.disabled,
+    twoFactorEnabled: doc.twoFactorEnabled,
+    avatar: doc.avatar ? { ...doc.avatar, fileId: doc.avatar.fileId.toString() } : null,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
 }
 
 export const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;

@@ -5,6 +5,7 @@
 // the counts, a failure keeps it. Both keys share a hash tag, so the scripts run on Redis Cluster.
 import type { Redis } from 'ioredis';
 import type { AccountKind } from '@acct/shared';
+import type { LoginAttempts, Reservation } from '../domain/ports';
 
 const RESERVE = `
 local limits = {tonumber(ARGV[1]), tonumber(ARGV[2])}
@@ -34,14 +35,13 @@ export interface LoginAttemptPolicy {
   windowMs: number;
 }
 
-export type Reservation = { allowed: true } | { allowed: false; scope: 'account_ip' | 'account'; retryAfterMs: number };
 
 type ScriptClient = Redis & {
   loginAttemptReserve(k1: string, k2: string, ...args: string[]): Promise<[number, number]>;
   loginAttemptRelease(k1: string, k2: string): Promise<number>;
 };
 
-export class LoginAttemptStore {
+export class LoginAttemptStore implements LoginAttempts {
   private readonly redis: ScriptClient;
 
   constructor(

@@ -7,6 +7,7 @@ import { createHmac, randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { mintToken, parseToken, sameSecret, sha256 } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
+import type { OtpStore, OtpVerifyResult } from '../domain/ports';
 
 const ATTEMPT = `
 local s = redis.call('HMGET', KEYS[1], 'tokenHash', 'adminId', 'codeMac')
@@ -19,11 +20,10 @@ end
 return {'ok', s[2], s[3], tostring(n)}
 `;
 
-export type VerifyResult = { outcome: 'verified'; adminId: string } | { outcome: 'invalid_challenge' | 'wrong_code' };
 
 type ScriptClient = Redis & { otpAttempt(key: string, ...args: string[]): Promise<string[]> };
 
-export class OtpChallengeStore {
+export class OtpChallengeStore implements OtpStore {
   private readonly redis: ScriptClient;
 
   constructor(
@@ -48,7 +48,7 @@ export class OtpChallengeStore {
     return { challengeToken: token.value, code, expiresAt: new Date(Date.now() + this.options.ttlMs) };
   }
 
-  async verify(challengeToken: string, code: string): Promise<VerifyResult> {
+  async verify(challengeToken: string, code: string): Promise<OtpVerifyResult> {
     const token = parseToken(challengeToken);
     if (!token) return { outcome: 'invalid_challenge' };
     const key = challengeKey(token.id);

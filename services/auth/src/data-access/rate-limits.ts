@@ -1,9 +1,10 @@
 // Redis-backed rate limits (rate-limiter-flexible), enforced inside auth so that no path around the
-// gateway skips them. A spent limit answers 429 with Retry-After. Failed logins have their own
-// store (login-attempt-store.ts): they are reserved before the password compare.
+// gateway skips them. The store answers allowed or retry-after; the use case decides the 429
+// (domain/limits.ts). Failed logins have their own store (login-attempt-store.ts): they are
+// reserved before the password compare.
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { AuthErrors } from '../errors';
+import type { LimitAnswer, LimiterName, RateLimiter } from '../domain/ports';
 
 export interface RateLimitSettings {
   loginIpPerMinute: number;
@@ -15,9 +16,7 @@ export interface RateLimitSettings {
   otpIpPerMinute: number;
 }
 
-type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp';
-
-export class RateLimits {
+export class RateLimits implements RateLimiter {
   private readonly limiters: Record<LimiterName, RateLimiterRedis>;
 
   constructor(redis: Redis, settings: RateLimitSettings) {
@@ -34,24 +33,12 @@ export class RateLimits {
     };
   }
 
-  /** Spends one point; throws 429 when none is left. */
-  async consume(name: LimiterName, key: string): Promise<void> {
-    const retryAfterMs = await this.spend(name, key);
-    if (retryAfterMs !== undefined) throw AuthErrors.rateLimited(retryAfterMs / 1000);
-  }
-
-  /** Spends one point; answers false when none was left (for a limit that must not answer 429). */
-  async tryConsume(name: LimiterName, key: string): Promise<boolean> {
-    return (await this.spend(name, key)) === undefined;
-  }
-
-  /** Answers undefined when a point was spent, else the milliseconds until one is free. */
-  private async spend(name: LimiterName, key: string): Promise<number | undefined> {
+  async consume(name: LimiterName, key: string): Promise<LimitAnswer> {
     try {
       await this.limiters[name].consume(key);
-      return undefined;
+      return { allowed: true };
     } catch (err) {
-      if (err instanceof RateLimiterRes) return err.msBeforeNext;
+      if (err instanceof RateLimiterRes) return { allowed: false, retryAfterMs: err.msBeforeNext };
       throw err;
     }
   }

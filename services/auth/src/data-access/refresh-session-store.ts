@@ -6,6 +6,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccountKind } from '@acct/shared';
+import type { RotateResult, SessionOwner, SessionStore } from '../domain/ports';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
 
@@ -43,23 +44,13 @@ export interface SessionPolicy {
   maxAgeMs: Record<AccountKind, number>;
 }
 
-export interface SessionOwner {
-  kind: AccountKind;
-  accountId: string;
-  role: string;
-}
-
-export type RotateResult =
-  | { outcome: 'rotated' | 'grace'; token: string; sessionId: string; owner: SessionOwner }
-  | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' }
-  | { outcome: 'reused'; sessionId: string; owner: SessionOwner };
 
 type ScriptClient = Redis & {
   refreshRotate(key: string, ...args: string[]): Promise<string[]>;
   refreshRevoke(key: string, ...args: string[]): Promise<number>;
 };
 
-export class RefreshSessionStore {
+export class RefreshSessionStore implements SessionStore {
   private readonly redis: ScriptClient;
 
   constructor(

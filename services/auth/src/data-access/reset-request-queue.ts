@@ -2,18 +2,8 @@
 // stores every request for an address alike, whether or not an account has it, and answers; a
 // worker takes them later on its own schedule, so neither the answer nor the requests after it say
 // whether the address exists, and a request outlives a crash or a dependency outage.
-import mongoose, { type Connection, type Model, type Types } from 'mongoose';
-import type { AccountKind } from '@acct/shared';
-
-export interface ResetRequest {
-  kind: AccountKind;
-  /** Normalised. */
-  email: string;
-  ip: string;
-  requestId?: string;
-  /** False when the address's mail budget was spent: the request is answered alike and sends nothing. */
-  mail: boolean;
-}
+import mongoose, { type Connection, type Model, Types } from 'mongoose';
+import type { ClaimedResetRequest, ResetRequest, ResetRequestQueue } from '../domain/ports';
 
 interface ResetRequestDoc extends ResetRequest {
   _id: Types.ObjectId;
@@ -37,9 +27,7 @@ const resetRequestSchema = new mongoose.Schema<ResetRequestDoc>(
 );
 resetRequestSchema.index({ leaseUntil: 1 });
 
-export type ClaimedResetRequest = ResetRequest & { id: Types.ObjectId; attempts: number };
-
-export class ResetRequestQueue {
+export class MongoResetRequestQueue implements ResetRequestQueue {
   private readonly model: Model<ResetRequestDoc>;
 
   constructor(
@@ -65,10 +53,10 @@ export class ResetRequestQueue {
       .lean<ResetRequestDoc>()
       .exec();
     if (!doc) return undefined;
-    return { id: doc._id, kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts };
+    return { id: doc._id.toString(), kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts };
   }
 
-  async remove(id: Types.ObjectId): Promise<void> {
-    await this.model.deleteOne({ _id: id }).exec();
+  async remove(id: string): Promise<void> {
+    await this.model.deleteOne({ _id: new Types.ObjectId(id) }).exec();
   }
 }

@@ -1,8 +1,9 @@
 // Login for both kinds, the admin second factor, and the failed-login records of the spec.
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
-import { toAccountRecord, type AccountDoc, type AccountRecord } from '../data-access/account-repository';
-import type { AuthDomain, RequestContext } from './deps';
+import { toAccountRecord, type Account, type AccountRecord } from './account';
+import { enforceLimit } from './limits';
+import type { Needs, RequestContext } from './ports';
 import { openSession, type OpenedSession } from './sessions';
 import { validateLogin, validateOtp } from './validation';
 
@@ -25,14 +26,16 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-export async function login(domain: AuthDomain, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'outbox' | 'audit' | 'logger' | 'policy'>;
+
+export async function login(domain: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
-  await domain.rateLimits.consume('loginIp', ctx.ip);
+  await enforceLimit(domain.rateLimits, 'loginIp', ctx.ip);
   // The attempt is counted before the compare, so guesses sent at once cannot outrun the limit.
   const reservation = await domain.loginAttempts.reserve(kind, input.email, ctx.ip);
   if (!reservation.allowed) throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
 
-  let account: AccountDoc | null;
+  let account: Account | null;
   let failure: FailureReason | undefined;
   try {
     account = await domain.accounts[kind].findByEmail(input.email);
@@ -47,20 +50,20 @@ export async function login(domain: AuthDomain, kind: AccountKind, body: unknown
     throw AuthErrors.invalidCredentials();
   }
   await domain.loginAttempts.succeed(kind, input.email, ctx.ip);
-  const found = account as AccountDoc & { passwordHash: string };
+  const found = account as Account & { passwordHash: string };
   if (found.disabled) throw AuthErrors.accountDisabled();
   upgradeHashLater(domain, kind, found, input.password);
 
   if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(domain, found, ctx);
 
   const session = await openSession(domain, kind, found);
-  if (kind === 'user') notifyLogin(domain, found._id.toString(), ctx);
+  if (kind === 'user') notifyLogin(domain, found.id, ctx);
   return { kind: 'session', account: toAccountRecord(kind, found), ...session };
 }
 
 /** Opens the admin's one challenge (ending any older one) and mails its code through the outbox. */
-async function challengeAdmin(domain: AuthDomain, admin: AccountDoc, ctx: RequestContext): Promise<LoginResult> {
-  const adminId = admin._id.toString();
+async function challengeAdmin(domain: Needs<'otp' | 'outbox' | 'policy'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
+  const adminId = admin.id;
   const challenge = await domain.otp.create(adminId, ctx.ip);
   try {
     await domain.outbox.add('admin.otp.requested', {
@@ -76,12 +79,16 @@ async function challengeAdmin(domain: AuthDomain, admin: AccountDoc, ctx: Reques
     await domain.otp.cancel(challenge.challengeToken).catch(() => undefined);
     throw err;
   }
-  return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: domain.config.OTP_TTL_SECONDS };
+  return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: domain.policy.otpTtlSeconds };
 }
 
-export async function verifyOtp(domain: AuthDomain, body: unknown, ctx: RequestContext): Promise<{ account: AccountRecord } & OpenedSession> {
+export async function verifyOtp(
+  domain: Needs<'rateLimits' | 'otp' | 'accounts' | 'sessions' | 'tokens'>,
+  body: unknown,
+  ctx: RequestContext,
+): Promise<{ account: AccountRecord } & OpenedSession> {
   const input = validateOtp(body);
-  await domain.rateLimits.consume('otpIp', ctx.ip);
+  await enforceLimit(domain.rateLimits, 'otpIp', ctx.ip);
   const result = await domain.otp.verify(input.challengeToken, input.code);
   if (result.outcome !== 'verified') throw result.outcome === 'wrong_code' ? AuthErrors.invalidCode() : AuthErrors.invalidChallenge();
   const admin = await domain.accounts.admin.findById(result.adminId);
@@ -92,7 +99,7 @@ export async function verifyOtp(domain: AuthDomain, body: unknown, ctx: RequestC
 }
 
 /** Answers the failure reason, having spent one bcrypt compare whatever the case. */
-async function checkCredentials(domain: AuthDomain, account: AccountDoc | null, password: string): Promise<FailureReason | undefined> {
+async function checkCredentials(domain: Needs<'hasher'>, account: Account | null, password: string): Promise<FailureReason | undefined> {
   if (!account) {
     await domain.hasher.burn(password);
     return 'not_found';
@@ -104,16 +111,16 @@ async function checkCredentials(domain: AuthDomain, account: AccountDoc | null, 
   return (await domain.hasher.verify(password, account.passwordHash)) ? undefined : 'wrong_password';
 }
 
-function upgradeHashLater(domain: AuthDomain, kind: AccountKind, account: AccountDoc & { passwordHash: string }, password: string): void {
+function upgradeHashLater(domain: Needs<'hasher' | 'accounts' | 'logger'>, kind: AccountKind, account: Account & { passwordHash: string }, password: string): void {
   if (!domain.hasher.needsUpgrade(account.passwordHash)) return;
   void domain.hasher
     .hash(password)
-    .then((next) => domain.accounts[kind].upgradePasswordHash(account._id, account.passwordHash, next))
+    .then((next) => domain.accounts[kind].upgradePasswordHash(account.id, account.passwordHash, next))
     .catch((err) => domain.logger.warn({ reason: (err as Error).message }, 'Password hash upgrade failed'));
 }
 
 /** Fire-and-forget by contract: a failure to record the event never affects the login. */
-function notifyLogin(domain: AuthDomain, userId: string, ctx: RequestContext): void {
+function notifyLogin(domain: Needs<'outbox' | 'logger'>, userId: string, ctx: RequestContext): void {
   void domain.outbox
     .add('user.login.succeeded', { userId, ip: ctx.ip, requestId: ctx.requestId })
     .catch((err) => domain.logger.error({ reason: (err as Error).message, userId }, 'Could not record the login event'));

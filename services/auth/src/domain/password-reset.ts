@@ -4,37 +4,37 @@
 import { randomBytes } from 'node:crypto';
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
-import type { ClaimedResetRequest } from '../data-access/reset-request-queue';
-import type { AuthDomain, RequestContext } from './deps';
+import { enforceLimit, withinLimit } from './limits';
+import type { ClaimedResetRequest, Needs, RequestContext } from './ports';
 import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
 
 /** Validates, rate-limits and queues a forgot-password request. */
-export async function requestPasswordReset(domain: AuthDomain, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
+export async function requestPasswordReset(domain: Needs<'rateLimits' | 'resetRequests'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
   const { email } = kind === 'admin' ? validateAdminForgot(body) : validateUserForgot(body);
-  await domain.rateLimits.consume('forgotIp', ctx.ip);
+  await enforceLimit(domain.rateLimits, 'forgotIp', ctx.ip);
   // Not an address: nothing can match it, so there is nothing to queue.
   if (email === undefined) return;
   // Per address and client: a stranger spends their own budget, never the owner's.
-  await domain.rateLimits.consume('forgotEmailIp', `${kind}:${email}:${ctx.ip}`);
+  await enforceLimit(domain.rateLimits, 'forgotEmailIp', `${kind}:${email}:${ctx.ip}`);
   // Per address, whoever asks: bounds the mail an address gets, without a 429 that would tell the owner "no".
-  const mail = await domain.rateLimits.tryConsume('forgotEmail', `${kind}:${email}`);
+  const mail = await withinLimit(domain.rateLimits, 'forgotEmail', `${kind}:${email}`);
   await domain.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
 }
 
 /** Answers one queued request: a link for an enabled account within its mail budget, else nothing. */
-export async function answerResetRequest(domain: AuthDomain, request: ClaimedResetRequest): Promise<void> {
+export async function answerResetRequest(domain: Needs<'accounts' | 'resets' | 'outbox' | 'logger' | 'policy'>, request: ClaimedResetRequest): Promise<void> {
   const { kind, email } = request;
   const account = await domain.accounts[kind].findByEmail(email);
   if (!account || account.disabled) return;
-  const accountId = account._id.toString();
+  const accountId = account.id;
   if (!request.mail) {
     domain.logger.warn({ kind, account_id: accountId, request_id: request.requestId }, 'Reset mail budget of this address is spent; no link sent');
     return;
   }
   const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + domain.config.RESET_TOKEN_TTL_SECONDS * 1000);
+  const expiresAt = new Date(Date.now() + domain.policy.resetTokenTtlSeconds * 1000);
   await domain.resets.store(token, kind, accountId, expiresAt);
-  const resetUrl = new URL(kind === 'admin' ? domain.config.RESET_URL_BASE_ADMIN : domain.config.RESET_URL_BASE_USER);
+  const resetUrl = new URL(domain.policy.resetUrlBase[kind]);
   resetUrl.searchParams.set('token', token);
   await domain.outbox.add('account.password_reset.requested', {
     kind,
@@ -47,9 +47,14 @@ export async function answerResetRequest(domain: AuthDomain, request: ClaimedRes
   });
 }
 
-export async function resetPassword(domain: AuthDomain, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
+export async function resetPassword(
+  domain: Needs<'rateLimits' | 'resets' | 'hasher' | 'accounts' | 'sessions' | 'outbox' | 'logger'>,
+  kind: AccountKind,
+  body: unknown,
+  ctx: RequestContext,
+): Promise<void> {
   const { token, newPassword } = validateReset(body);
-  await domain.rateLimits.consume('resetIp', ctx.ip);
+  await enforceLimit(domain.rateLimits, 'resetIp', ctx.ip);
   // A cheap read first: a bogus token costs no bcrypt hash.
   if (!(await domain.resets.find(token, kind))) throw AuthErrors.resetInvalid();
   const passwordHash = await domain.hasher.hash(newPassword);
@@ -57,7 +62,8 @@ export async function resetPassword(domain: AuthDomain, kind: AccountKind, body:
   const accountId = await domain.resets.consume(token, kind);
   if (!accountId) throw AuthErrors.resetInvalid();
   const account = await domain.accounts[kind].update(accountId, { passwordHash });
-  if (!account) throw AuthErrors.resetInvalid();
+  // A password change cannot take an address; anything but an account means it is gone.
+  if (!account || account === 'email_taken') throw AuthErrors.resetInvalid();
   await domain.resets.retireAll(kind, accountId);
   await domain.sessions.revokeAll(kind, accountId);
   await domain.outbox

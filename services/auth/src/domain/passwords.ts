@@ -5,8 +5,8 @@ import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
 import { AuthErrors } from '../errors';
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 128;
 
 // A fixed, public key: the pre-hash only normalises length; bcrypt does the work.
 const PREHASH_KEY = 'acct-password-prehash-v1';

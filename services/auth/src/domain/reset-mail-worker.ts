@@ -2,48 +2,33 @@
 // after the request that queued them: the work a known address costs (a token, a link, an event)
 // then lands on the event loop at no time an asker can tie to their request. Any replica may take
 // a request; one whose worker died is taken again when its lease runs out.
-import type { Logger } from '@acct/shared';
-import type { ClaimedResetRequest } from '../data-access/reset-request-queue';
-
-export interface ResetRequestSource {
-  claim(): Promise<ClaimedResetRequest | undefined>;
-  remove(id: ClaimedResetRequest['id']): Promise<void>;
-}
+import { PollLoop, type Logger } from '@acct/shared';
+import type { ClaimedResetRequest, ResetRequestQueue } from './ports';
 
 export class ResetMailWorker {
-  private halted = false;
-  private running?: Promise<void>;
-  private wake?: () => void;
+  private readonly loop: PollLoop;
 
   constructor(
-    private readonly queue: ResetRequestSource,
+    private readonly queue: Pick<ResetRequestQueue, 'claim' | 'remove'>,
     private readonly answer: (request: ClaimedResetRequest) => Promise<void>,
     private readonly logger: Logger,
     private readonly options: { pollMs: number; maxAttempts?: number },
-  ) {}
+  ) {
+    this.loop = new PollLoop(
+      () => this.drain(),
+      (err) => this.logger.warn({ reason: err.message }, 'Reset request pass failed'),
+      { pollMs: options.pollMs, jitter: 0.5 },
+    );
+  }
 
   start(): void {
-    this.running = (async () => {
-      while (!this.halted) {
-        await this.drain().catch((err: Error) => this.logger.warn({ reason: err.message }, 'Reset request pass failed'));
-        if (this.halted) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, this.options.pollMs * (0.5 + Math.random()));
-          function done() {
-            clearTimeout(timer);
-            resolve();
-          }
-          this.wake = done;
-        });
-        this.wake = undefined;
-      }
-    })();
+    this.loop.start();
   }
 
   /** Answers every request that is due; answers how many were handled. */
   async drain(): Promise<number> {
     let handled = 0;
-    while (!this.halted) {
+    for (;;) {
       const request = await this.queue.claim();
       if (!request) return handled;
       try {
@@ -59,13 +44,11 @@ export class ResetMailWorker {
       }
       await this.queue.remove(request.id);
       handled++;
+      if (!this.loop.active) return handled;
     }
-    return handled;
   }
 
-  async stop(): Promise<void> {
-    this.halted = true;
-    this.wake?.();
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

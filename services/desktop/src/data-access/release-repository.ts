@@ -1,10 +1,8 @@
 // Desktop releases per platform. The newest is chosen by semantic-version order, not by date.
 import mongoose, { type Connection, type Model } from 'mongoose';
 import semver from 'semver';
+import type { Platform } from '../domain/platforms';
 
-export const PLATFORMS = ['win32', 'darwin', 'linux'] as const;
-export type Platform = (typeof PLATFORMS)[number];
-export const isPlatform = (value: unknown): value is Platform => typeof value === 'string' && (PLATFORMS as readonly string[]).includes(value);
 
 export interface ReleaseDoc {
   platform: Platform;

@@ -1,6 +1,8 @@
 // Per-user sync state: items (one per key, last writer wins by updatedAt, ties to the higher device
 // id), a per-user sequence that orders changes for cursors, and the user's devices.
+import { createHash } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
+import type { DeviceReport, SyncChange, SyncItem, SyncStore } from '../domain/sync';
 
 interface SyncItemDoc {
   userId: string;
@@ -22,15 +24,11 @@ interface DeviceDoc {
   deviceId: string;
   platform: string;
   appVersion: string;
-  pushToken: string | null;
+  /** SHA-256 of the push token last reported: enough to tell a new one. The token itself is the notifier's alone. */
+  pushTokenHash: string | null;
   lastSyncAt: Date;
 }
 
-export interface SyncItem {
-  key: string;
-  value: unknown;
-  updatedAt: string;
-}
 
 const itemSchema = new mongoose.Schema<SyncItemDoc>(
   {
@@ -54,7 +52,7 @@ const deviceSchema = new mongoose.Schema<DeviceDoc>(
     deviceId: { type: String, required: true },
     platform: String,
     appVersion: String,
-    pushToken: { type: String, default: null },
+    pushTokenHash: { type: String, default: null },
     lastSyncAt: Date,
   },
   { versionKey: false },
@@ -63,7 +61,7 @@ deviceSchema.index({ userId: 1, deviceId: 1 }, { unique: true });
 
 const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;
 
-export class SyncRepository {
+export class SyncRepository implements SyncStore {
   private readonly items: Model<SyncItemDoc>;
   private readonly counters: Model<CounterDoc>;
   private readonly devices: Model<DeviceDoc>;
@@ -79,7 +77,7 @@ export class SyncRepository {
   }
 
   /** Writes the change if it is newer than what is stored; answers whether it was accepted. */
-  async merge(userId: string, deviceId: string, change: { key: string; valueJson: string; updatedAt: Date }): Promise<boolean> {
+  async merge(userId: string, deviceId: string, change: SyncChange): Promise<boolean> {
     const seq = await this.nextSeq(userId);
     try {
       // Matches only an older (or tied and lower-device) version; an upsert past a newer one hits the unique index.
@@ -113,12 +111,17 @@ export class SyncRepository {
     return docs.map((d) => ({ key: d.key, value: JSON.parse(d.valueJson), updatedAt: d.updatedAt.toISOString() }));
   }
 
-  /** Records the device; answers the push token it had before (to tell whether it changed). */
-  async touchDevice(userId: string, device: { id: string; platform: string; appVersion: string; pushToken?: string }): Promise<string | null> {
+  /** Records the device; answers whether it brought a push token other than the one it last reported. */
+  async touchDevice(userId: string, device: DeviceReport): Promise<boolean> {
     const set: Partial<DeviceDoc> = { platform: device.platform, appVersion: device.appVersion, lastSyncAt: new Date() };
-    if (device.pushToken) set.pushToken = device.pushToken;
-    const before = await this.devices.findOneAndUpdate({ userId, deviceId: device.id }, { $set: set }, { upsert: true, new: false }).lean<DeviceDoc>().exec();
-    return before?.pushToken ?? null;
+    const tokenHash = device.pushToken ? createHash('sha256').update(device.pushToken).digest('base64url') : undefined;
+    if (tokenHash) set.pushTokenHash = tokenHash;
+    // A device stored before tokens were kept as hashes loses its plain token here.
+    const before = await this.devices
+      .findOneAndUpdate({ userId, deviceId: device.id }, { $set: set, $unset: { pushToken: '' } }, { upsert: true, new: false })
+      .lean<DeviceDoc>()
+      .exec();
+    return tokenHash !== undefined && tokenHash !== before?.pushTokenHash;
   }
 
   private async nextSeq(userId: string): Promise<number> {

@@ -1,15 +1,48 @@
 // The sync use case: validate, record the device (a new push token becomes device.registered),
 // merge each change last-writer-wins, and answer what changed since the client's cursor.
-import type { AccessClaims, Outbox } from '@acct/shared';
-import type { DesktopConfig } from '../config';
-import { isPlatform } from '../data-access/release-repository';
-import type { SyncItem, SyncRepository } from '../data-access/sync-repository';
+import type { AccessClaims, EventOutbox } from '@acct/shared';
 import { DesktopErrors } from '../errors';
+import { isPlatform } from './platforms';
+
+export interface SyncItem {
+  key: string;
+  value: unknown;
+  updatedAt: string;
+}
+
+export interface SyncChange {
+  key: string;
+  valueJson: string;
+  updatedAt: Date;
+}
+
+export interface DeviceReport {
+  id: string;
+  platform: string;
+  appVersion: string;
+  pushToken?: string;
+}
+
+/** The per-user sync state, as sync-repository.ts keeps it. */
+export interface SyncStore {
+  /** Records the device; answers whether it brought a push token other than the one it last reported. */
+  touchDevice(userId: string, device: DeviceReport): Promise<boolean>;
+  /** Applies a change if it wins (last writer by updatedAt); answers whether it did. */
+  merge(userId: string, deviceId: string, change: SyncChange): Promise<boolean>;
+  changesSince(userId: string, cursor: number, limit: number, exclude: Set<string>): Promise<{ items: SyncItem[]; next: number; hasMore: boolean }>;
+  itemsByKeys(userId: string, keys: string[]): Promise<SyncItem[]>;
+}
+
+export interface SyncLimits {
+  maxChanges: number;
+  maxValueBytes: number;
+  pageSize: number;
+}
 
 interface SyncInput {
-  device: { id: string; platform: string; appVersion: string; pushToken?: string };
+  device: DeviceReport;
   cursor: number;
-  changes: Array<{ key: string; valueJson: string; updatedAt: Date }>;
+  changes: SyncChange[];
 }
 
 export interface SyncAnswer {
@@ -24,7 +57,7 @@ const DAY_MS = 86_400_000;
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const text = (v: unknown, max: number): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
 
-export function validateSync(raw: unknown, config: DesktopConfig): SyncInput {
+function validateSync(raw: unknown, limits: SyncLimits): SyncInput {
   const body = isObject(raw) ? raw : {};
   const device = body.device;
   if (!isObject(device) || !text(device.id, 128) || !text(device.platform, 16) || !text(device.appVersion, 64)) throw DesktopErrors.deviceInvalid();
@@ -34,14 +67,14 @@ export function validateSync(raw: unknown, config: DesktopConfig): SyncInput {
   if (typeof cursorText !== 'string' || !/^\d{1,15}$/.test(cursorText)) throw DesktopErrors.cursorInvalid();
   const rawChanges = body.changes ?? [];
   if (!Array.isArray(rawChanges)) throw DesktopErrors.changesInvalid();
-  if (rawChanges.length > config.SYNC_MAX_CHANGES) throw DesktopErrors.tooManyChanges(config.SYNC_MAX_CHANGES);
+  if (rawChanges.length > limits.maxChanges) throw DesktopErrors.tooManyChanges(limits.maxChanges);
   const changes = rawChanges.map((c: unknown) => {
     if (!isObject(c) || !text(c.key, 256) || !('value' in c) || typeof c.updatedAt !== 'string') throw DesktopErrors.changesInvalid();
     const updatedAt = new Date(c.updatedAt);
     if (Number.isNaN(updatedAt.getTime())) throw DesktopErrors.changesInvalid();
     if (updatedAt.getTime() > Date.now() + DAY_MS) throw DesktopErrors.changeInFuture();
     const valueJson = JSON.stringify(c.value ?? null);
-    if (Buffer.byteLength(valueJson) > config.SYNC_MAX_VALUE_BYTES) throw DesktopErrors.valueTooLarge(config.SYNC_MAX_VALUE_BYTES);
+    if (Buffer.byteLength(valueJson) > limits.maxValueBytes) throw DesktopErrors.valueTooLarge(limits.maxValueBytes);
     return { key: c.key, valueJson, updatedAt };
   });
   return {
@@ -57,11 +90,11 @@ export function requireUser(claims: AccessClaims | undefined): AccessClaims {
   return claims;
 }
 
-export async function sync(deps: { repo: SyncRepository; outbox: Outbox; config: DesktopConfig }, user: AccessClaims, raw: unknown, requestId?: string): Promise<SyncAnswer> {
-  const input = validateSync(raw, deps.config);
+export async function sync(deps: { repo: SyncStore; outbox: EventOutbox; limits: SyncLimits }, user: AccessClaims, raw: unknown, requestId?: string): Promise<SyncAnswer> {
+  const input = validateSync(raw, deps.limits);
   const userId = user.sub;
-  const previousToken = await deps.repo.touchDevice(userId, input.device);
-  if (input.device.pushToken && input.device.pushToken !== previousToken) {
+  const newToken = await deps.repo.touchDevice(userId, input.device);
+  if (input.device.pushToken && newToken) {
     await deps.outbox.add('device.registered', { userId, deviceId: input.device.id, platform: input.device.platform, pushToken: input.device.pushToken, requestId });
   }
   const accepted = new Set<string>();
@@ -70,7 +103,7 @@ export async function sync(deps: { repo: SyncRepository; outbox: Outbox; config:
     if (await deps.repo.merge(userId, input.device.id, change)) accepted.add(change.key);
     else rejected.add(change.key);
   }
-  const page = await deps.repo.changesSince(userId, input.cursor, deps.config.SYNC_PAGE_SIZE, accepted);
+  const page = await deps.repo.changesSince(userId, input.cursor, deps.limits.pageSize, accepted);
   // A change that lost comes back with the winning version, whatever the cursor, so the client converges.
   const losers = await deps.repo.itemsByKeys(userId, [...rejected].filter((k) => !accepted.has(k) && !page.items.some((i) => i.key === k)));
   return { cursor: String(page.next), items: [...page.items, ...losers], hasMore: page.hasMore, accepted: accepted.size, rejected: rejected.size };

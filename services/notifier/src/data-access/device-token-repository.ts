@@ -1,5 +1,6 @@
 // Device push tokens, per user and device, in the notifier's own MongoDB collection.
 import mongoose, { type Connection, type Model } from 'mongoose';
+import type { DeviceTokens } from '../domain/ports';
 
 interface DeviceTokenDoc {
   userId: string;
@@ -26,7 +27,7 @@ type Waiter = { resolve: (tokens: string[]) => void; reject: (err: unknown) => v
 /** Most users one token lookup asks for. */
 const LOOKUP_BATCH = 500;
 
-export class DeviceTokenRepository {
+export class DeviceTokenRepository implements DeviceTokens {
   private readonly model: Model<DeviceTokenDoc>;
   // Token lookups waiting for the next query, by user id, and whether one is under way.
   private readonly waiting = new Map<string, Waiter[]>();

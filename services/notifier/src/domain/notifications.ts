@@ -1,12 +1,12 @@
-// What each event becomes: a push to every device of the user, a stored device token, or a mail.
+// What each event becomes, as one table: every event type has a handler and the queue it is
+// consumed from (the queue bindings are derived from it, topology.ts). A new event type is a
+// schema in @acct/shared/events plus a row here.
 import type { EventPayload, EventType, Logger } from '@acct/shared';
-import type { DeviceTokenRepository } from '../data-access/device-token-repository';
-import type { Mailer } from './mailer';
-import type { PushNotification, PushSender } from './push-sender';
+import type { DeviceTokens, Mailer, PushNotification, PushSender } from './ports';
 import type { TemplateName, Templates } from './templates';
 
 export interface NotifierDomain {
-  devices: DeviceTokenRepository;
+  devices: DeviceTokens;
   push: PushSender;
   mailer: Mailer;
   templates: Templates;
@@ -15,6 +15,14 @@ export interface NotifierDomain {
 }
 
 export type Outcome = 'sent' | 'no_devices' | 'stored';
+
+/** The queues events are consumed from: pushes and device records apart from mail, so a slow mail server holds no push back. */
+export type QueueName = 'push' | 'email';
+
+interface Handler<T extends EventType> {
+  queue: QueueName;
+  handle(domain: NotifierDomain, payload: EventPayload<T>): Promise<Outcome>;
+}
 
 export const LOGIN_PUSH: PushNotification = {
   title: 'Login Successful',
@@ -29,30 +37,36 @@ const SUBJECTS: Record<TemplateName, (product: string) => string> = {
   'password-reset-completed': (p) => `Your ${p} password was changed`,
 };
 
-export async function handleEvent<T extends EventType>(domain: NotifierDomain, type: T, payload: EventPayload<T>): Promise<Outcome> {
-  switch (type) {
-    case 'user.login.succeeded':
-      return pushLogin(domain, payload as EventPayload<'user.login.succeeded'>);
-    case 'device.registered': {
-      const p = payload as EventPayload<'device.registered'>;
+export const handlers: { [T in EventType]: Handler<T> } = {
+  'user.login.succeeded': { queue: 'push', handle: pushLogin },
+  'device.registered': {
+    queue: 'push',
+    handle: async (domain, p) => {
       await domain.devices.register(p.userId, p.deviceId, p.platform, p.pushToken);
       return 'stored';
-    }
-    case 'admin.otp.requested': {
-      const p = payload as EventPayload<'admin.otp.requested'>;
-      return mail(domain, 'admin-otp', p.email, p.eventId, { name: p.name, code: p.code, minutes: minutesUntil(p.expiresAt) });
-    }
-    case 'account.password_reset.requested': {
-      const p = payload as EventPayload<'account.password_reset.requested'>;
-      return mail(domain, 'password-reset-requested', p.email, p.eventId, { name: p.name, resetUrl: p.resetUrl, minutes: minutesUntil(p.expiresAt) });
-    }
-    case 'account.password_reset.completed': {
-      const p = payload as EventPayload<'account.password_reset.completed'>;
-      return mail(domain, 'password-reset-completed', p.email, p.eventId, { name: p.name });
-    }
-    default:
-      throw new Error(`no handler for ${type}`);
-  }
+    },
+  },
+  'admin.otp.requested': {
+    queue: 'email',
+    handle: (domain, p) => mail(domain, 'admin-otp', p.email, p.eventId, { name: p.name, code: p.code, minutes: minutesUntil(p.expiresAt) }),
+  },
+  'account.password_reset.requested': {
+    queue: 'email',
+    handle: (domain, p) => mail(domain, 'password-reset-requested', p.email, p.eventId, { name: p.name, resetUrl: p.resetUrl, minutes: minutesUntil(p.expiresAt) }),
+  },
+  'account.password_reset.completed': {
+    queue: 'email',
+    handle: (domain, p) => mail(domain, 'password-reset-completed', p.email, p.eventId, { name: p.name }),
+  },
+};
+
+export function handleEvent<T extends EventType>(domain: NotifierDomain, type: T, payload: EventPayload<T>): Promise<Outcome> {
+  return (handlers[type] as Handler<T>).handle(domain, payload);
+}
+
+/** The event types consumed from each queue. */
+export function eventsOfQueue(queue: QueueName): EventType[] {
+  return (Object.keys(handlers) as EventType[]).filter((type) => handlers[type].queue === queue);
 }
 
 async function pushLogin(domain: NotifierDomain, payload: EventPayload<'user.login.succeeded'>): Promise<Outcome> {
@@ -61,7 +75,7 @@ async function pushLogin(domain: NotifierDomain, payload: EventPayload<'user.log
   const result = await domain.push.send(tokens, LOGIN_PUSH);
   if (result.deadTokens.length) {
     const removed = await domain.devices.remove(result.deadTokens);
-    domain.logger.info({ user_id: payload.userId, removed }, 'Removed push tokens FCM reported invalid');
+    domain.logger.info({ user_id: payload.userId, removed, request_id: payload.requestId }, 'Removed push tokens FCM reported invalid');
   }
   return 'sent';
 }

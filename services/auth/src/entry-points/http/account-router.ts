@@ -2,30 +2,35 @@
 // to and from the gateway in internal headers; the gateway alone speaks cookies.
 import { Router, type Request, type Response } from 'express';
 import { InternalHeaders, ok, type AccountKind } from '@acct/shared';
-import type { AuthDomain } from '../../domain/deps';
+import type { HttpSettings } from '../../create-app';
 import { login, verifyOtp } from '../../domain/login';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset';
 import { register } from '../../domain/register';
 import { closeSession, refreshSession } from '../../domain/sessions';
-import { requestContext } from './request-context';
+import type { AuthPorts } from '../../domain/ports';
+import { requestContext, requestContextWithActor } from './request-context';
 
-export const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
+const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
 
 const KINDS: AccountKind[] = ['admin', 'user'];
 const label = (kind: AccountKind) => (kind === 'admin' ? 'Admin' : 'User');
 
-export function accountRouter(domain: AuthDomain): Router {
+export function accountRouter(domain: AuthPorts, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>): Router {
   const router = Router();
-  const ctx = (req: Request) => requestContext(req, domain.tokens.verifier);
+  const ctx = requestContext;
   const presentedRefresh = (req: Request) => req.get(InternalHeaders.refreshToken) || undefined;
-  // Every answer that carries a token: no cache, shared or private, may keep it.
-  const sendRefresh = (res: Response, token: string) => res.setHeader(InternalHeaders.setRefreshToken, token).setHeader('Cache-Control', 'no-store');
+  const cookieMaxAge = String(settings.refreshCookieMaxAgeSeconds);
+  // Every answer that carries a token: no cache, shared or private, may keep it. The gateway puts
+  // the refresh token in the kind's cookie, for as long as the session's policy keeps it.
+  const sendRefresh = (res: Response, token: string) =>
+    res.setHeader(InternalHeaders.setRefreshToken, token).setHeader(InternalHeaders.refreshTokenMaxAge, cookieMaxAge).setHeader('Cache-Control', 'no-store');
 
   for (const kind of KINDS) {
     const base = `/api/auth/${kind}`;
 
     router.post(`${base}/register`, async (req, res) => {
-      const account = await register(domain, kind, req.body, ctx(req));
+      // Only admin registration depends on who asks (an admin may add admins once registration is closed).
+      const account = await register(domain, kind, req.body, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : ctx(req));
       res.status(201).json(ok(`${label(kind)} registered successfully`, { [kind]: account }));
     });
 

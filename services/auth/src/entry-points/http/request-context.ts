@@ -1,13 +1,17 @@
-// Reads what the gateway resolved (client IP, request id) and the caller's verified access token.
+// Reads what the gateway resolved (client IP, request id); the caller's access token is verified
+// only by the routes that use it.
 import type { Request } from 'express';
 import { InternalHeaders, type AccessTokenVerifier } from '@acct/shared';
-import type { RequestContext } from '../../domain/deps';
+import type { RequestContext } from '../../domain/ports';
 
-export function requestContext(req: Request, verifier: AccessTokenVerifier): RequestContext {
-  const ip = req.get(InternalHeaders.clientIp) ?? req.socket.remoteAddress ?? 'unknown';
+export function requestContext(req: Request): RequestContext {
   return {
-    ip,
+    ip: req.get(InternalHeaders.clientIp) ?? req.socket.remoteAddress ?? 'unknown',
     requestId: req.get(InternalHeaders.requestId),
-    actor: verifier.verifyHeader(req.get('authorization')),
   };
+}
+
+/** The context with the verified caller, for a route whose answer depends on who asks. */
+export function requestContextWithActor(req: Request, verifier: AccessTokenVerifier): RequestContext {
+  return { ...requestContext(req), actor: verifier.verifyHeader(req.get('authorization')) };
 }

@@ -1,24 +1,24 @@
 // The desktop routes: the version check (no session, cacheable) and the per-user sync.
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
-import { InternalHeaders, ok, type AccessTokenVerifier, type Outbox } from '@acct/shared';
-import type { DesktopConfig } from '../../config';
-import { LatestReleaseCache, isPlatform, toReleaseRecord, type ReleaseRepository } from '../../data-access/release-repository';
-import type { SyncRepository } from '../../data-access/sync-repository';
-import { requireUser, sync } from '../../domain/sync';
+import { InternalHeaders, ok, type AccessTokenVerifier, type EventOutbox } from '@acct/shared';
+import { toReleaseRecord, type LatestReleaseCache } from '../../data-access/release-repository';
+import { isPlatform } from '../../domain/platforms';
+import { requireUser, sync, type SyncLimits, type SyncStore } from '../../domain/sync';
 import { DesktopErrors } from '../../errors';
 
 export interface DesktopRouterDeps {
-  config: DesktopConfig;
-  releases: ReleaseRepository;
-  syncs: SyncRepository;
-  outbox: Outbox;
+  latestReleases: LatestReleaseCache;
+  syncs: SyncStore;
+  outbox: EventOutbox;
   verifier: AccessTokenVerifier;
+  limits: SyncLimits;
+  latestVersionMaxAgeSeconds: number;
 }
 
 export function desktopRouter(deps: DesktopRouterDeps): Router {
   const router = Router();
-  const latestReleases = new LatestReleaseCache(deps.releases, deps.config.RELEASE_CACHE_MS);
+  const { latestReleases } = deps;
 
   // The answer for one release, serialised once: the cache hands back the same release object.
   const answers = new WeakMap<object, { etag: string; body: Buffer }>();
@@ -39,7 +39,7 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
     const latest = await latestReleases.latest(platform);
     if (!latest) throw DesktopErrors.noRelease();
     const { etag, body } = answerFor(latest);
-    res.setHeader('Cache-Control', `public, max-age=${deps.config.LATEST_VERSION_MAX_AGE_SECONDS}`);
+    res.setHeader('Cache-Control', `public, max-age=${deps.latestVersionMaxAgeSeconds}`);
     res.setHeader('ETag', etag);
     if (req.get('if-none-match') === etag) {
       res.status(304).end();
@@ -50,7 +50,7 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
 
   router.post('/api/desktop/sync', async (req, res) => {
     const user = requireUser(deps.verifier.verifyHeader(req.get('authorization')));
-    const answer = await sync({ repo: deps.syncs, outbox: deps.outbox, config: deps.config }, user, req.body, req.get(InternalHeaders.requestId));
+    const answer = await sync({ repo: deps.syncs, outbox: deps.outbox, limits: deps.limits }, user, req.body, req.get(InternalHeaders.requestId));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Sync complete', answer));
   });

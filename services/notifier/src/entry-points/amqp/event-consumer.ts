@@ -2,7 +2,8 @@
 // (idempotency), handled, then acked; failures are retried through the delay queues with back-off
 // and dead-lettered when permanent, invalid, or out of attempts. One log record per handled message.
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
-import { isEventType, parseEvent, type AmqpClient, type EventType, type Logger } from '@acct/shared';
+import { isEventType, parseEvent, type EventType, type Logger } from '@acct/shared';
+import { type AmqpClient } from '@acct/shared/amqp';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
 import { isPermanent } from '../../domain/delivery-errors';
 import { handleEvent, type NotifierDomain } from '../../domain/notifications';
@@ -69,11 +70,14 @@ export class EventConsumer {
     const started = process.hrtime.bigint();
     const type = String(msg.properties.type ?? msg.fields.routingKey);
     const attempt = Number(msg.properties.headers?.[ATTEMPT_HEADER] ?? 1);
+    // The request that caused the event: from its payload once it is read, else the publisher's header.
+    let requestId = typeof msg.properties.headers?.['x-request-id'] === 'string' ? (msg.properties.headers['x-request-id'] as string) : undefined;
     const record = (outcome: string, extra: Record<string, unknown> = {}) =>
       this.logger[outcome === 'dead_lettered' || outcome === 'retry' ? 'warn' : 'info'](
         {
           event_id: msg.properties.messageId,
           event_type: type,
+          request_id: requestId,
           queue: queue.name,
           outcome,
           attempt,
@@ -84,10 +88,11 @@ export class EventConsumer {
         `event ${type} ${outcome}`,
       );
 
-    let payload: { eventId: string } & Record<string, unknown>;
+    let payload: { eventId: string; requestId?: string } & Record<string, unknown>;
     try {
       if (!isEventType(type)) throw new Error(`unknown event type ${type}`);
       payload = parseEvent(type, JSON.parse(msg.content.toString('utf8')));
+      requestId = payload.requestId ?? requestId;
     } catch (err) {
       await this.deadLetter(channel, queue, msg, `invalid: ${(err as Error).message}`);
       record('dead_lettered', { reason: 'invalid payload' });

@@ -1,8 +1,9 @@
 // The queues the notifier consumes, declared idempotently at every (re)connect: durable quorum
-// queues bound to the events exchange, per-delay retry queues that dead-letter back to their queue
-// when their TTL passes, and a dead-letter queue each.
+// queues bound to the events exchange (the bindings come from the handler table), per-delay retry
+// queues that dead-letter back to their queue when their TTL passes, and a dead-letter queue each.
 import type { Channel } from 'amqplib';
 import type { EventType } from '@acct/shared';
+import { eventsOfQueue } from '../../domain/notifications';
 
 export interface QueueSpec {
   name: string;
@@ -19,10 +20,7 @@ export function queueSpecs(prefix: string, retryDelaysMs: number[]): QueueSpec[]
     retries: retryDelaysMs.map((delayMs) => ({ name: `${prefix}${name}.retry.${delayMs}ms`, delayMs })),
     dead: `${prefix}${name}.dead`,
   });
-  return [
-    spec('notifier.push', ['user.login.succeeded', 'device.registered']),
-    spec('notifier.email', ['admin.otp.requested', 'account.password_reset.requested', 'account.password_reset.completed']),
-  ];
+  return [spec('notifier.push', eventsOfQueue('push')), spec('notifier.email', eventsOfQueue('email'))];
 }
 
 export async function declareTopology(channel: Channel, exchange: string, specs: QueueSpec[]): Promise<void> {

@@ -2,7 +2,8 @@
 // events the way auth does (topic exchange, persistent, messageId = event id, type = routing key).
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
-import { AmqpClient, createMemoryLogger, type EventType, type RunningService } from '@acct/shared';
+import { createMemoryLogger, type EventType, type RunningService } from '@acct/shared';
+import { AmqpClient } from '@acct/shared/amqp';
 import { notifierSchema, queueSpecs, startNotifier, type Mailer, type PushNotification, type PushResult, type PushSender } from '@acct/notifier';
 import { testUrls, type TestNames } from './isolation';
 

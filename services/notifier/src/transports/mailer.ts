@@ -2,22 +2,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { PermanentDeliveryError, TransientDeliveryError } from './delivery-errors';
-
-export interface Mail {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  /** Stable per event: a Message-ID, and the .eml file name. */
-  id: string;
-}
-
-export interface Mailer {
-  readonly name: string;
-  send(mail: Mail): Promise<void>;
-  close(): void;
-}
+import { PermanentDeliveryError, TransientDeliveryError } from '../domain/delivery-errors';
+import type { Mail, Mailer } from '../domain/ports';
 
 export class SmtpMailer implements Mailer {
   readonly name = 'smtp';

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from 'pino';
-import { parseEvent, secretEventFields, type EventPayload, type EventType } from './events';
+import { PollLoop } from '../poll-loop';
+import { parseEvent, secretEventFields, type EventInput, type EventOutbox, type EventType, type Publisher } from '../events';
 
 interface OutboxDoc {
   _id: string;
@@ -43,19 +44,9 @@ outboxSchema.index({ status: 1, leaseUntil: 1 });
 // Closed entries (secrets already dropped) are kept a week for inspection, then removed.
 outboxSchema.index({ closedAt: 1 }, { expireAfterSeconds: 7 * 86_400 });
 
-export type EventInput<T extends EventType> = Omit<EventPayload<T>, 'eventId' | 'occurredAt'>;
-
-export interface Publisher {
-  /** Resolves once the broker confirmed the message. */
-  publish(type: EventType, eventId: string, payload: Record<string, unknown>): Promise<void>;
-}
-
-export class Outbox {
+export class Outbox implements EventOutbox {
   private readonly model: Model<OutboxDoc>;
-  private running?: Promise<void>;
-  private stopped = true;
-  private wake?: () => void;
-  private kicked = false;
+  private relay?: PollLoop;
   private publisher?: Publisher;
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -79,7 +70,7 @@ export class Outbox {
     const eventId = randomUUID();
     const occurredAt = new Date();
     const payload = parseEvent(type, { ...input, eventId, occurredAt: occurredAt.toISOString() });
-    const publisher = this.stopped ? undefined : this.publisher;
+    const publisher = this.relay?.active ? this.publisher : undefined;
     // Leased to this replica when it publishes at once, so no relay claims it meanwhile; claimable
     // at once otherwise.
     const leaseUntil = publisher ? this.leaseEnd(occurredAt) : occurredAt;
@@ -90,45 +81,27 @@ export class Outbox {
         .finally(() => this.inFlight.delete(publishing));
       this.inFlight.add(publishing);
     } else {
-      this.kick();
+      this.relay?.wake();
     }
     return eventId;
   }
 
   /** Publishes to `publisher` until stop(): new events at once, the rest by a relay loop that drains, then sleeps until the next poll. */
   start(publisher: Publisher): void {
-    this.stopped = false;
     this.publisher = publisher;
-    this.running = (async () => {
-      while (!this.stopped) {
-        try {
-          await this.drain(publisher);
-        } catch (err) {
-          this.logger.warn({ reason: (err as Error).message }, 'Outbox relay pass failed');
-        }
-        if (this.stopped) break;
-        if (this.kicked) {
-          this.kicked = false;
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            this.wake = undefined;
-            resolve();
-          };
-          const timer = setTimeout(done, this.options.pollMs);
-          this.wake = done;
-        });
-      }
-    })();
+    this.relay = new PollLoop(
+      () => this.drain(publisher),
+      (err) => this.logger.warn({ reason: err.message }, 'Outbox relay pass failed'),
+      { pollMs: this.options.pollMs },
+    );
+    this.relay.start();
   }
 
   /** Publishes claimable entries one after the other; answers how many were published. */
   async drain(publisher: Publisher): Promise<number> {
     let published = 0;
     for (;;) {
-      if (this.stopped) return published;
+      if (this.relay && !this.relay.active) return published;
       const now = new Date();
       const entry = await this.model
         .findOneAndUpdate(
@@ -183,22 +156,16 @@ export class Outbox {
     return new Date(from.getTime() + (this.options.leaseMs ?? 30_000));
   }
 
-  private kick(): void {
-    if (this.wake) this.wake();
-    else this.kicked = true;
-  }
-
   /**
    * Stops the relay after the publishes under way have finished, waiting at most `stopGraceMs`
    * for them (a broker that never confirms must not hold up a shutdown; the lease runs out and
    * another replica publishes what was left).
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
+    const relay = this.relay;
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs ?? 5_000)));
-    await Promise.race([Promise.all([this.running, ...this.inFlight]), grace]);
+    await Promise.race([Promise.all([relay?.stop(), ...this.inFlight]), grace]);
     clearTimeout(timer);
   }
 

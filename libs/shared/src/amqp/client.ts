@@ -2,7 +2,7 @@
 // registered setup (topology, consumers, publisher channels) on every new connection.
 import amqp from 'amqplib';
 import type { Logger } from 'pino';
-import { redactUrl, retryUntil, sleep } from './retry';
+import { redactUrl, retryUntil, sleep } from '../retry';
 
 export type AmqpConnection = Awaited<ReturnType<typeof amqp.connect>>;
 export type AmqpSetup = (connection: AmqpConnection) => Promise<void>;

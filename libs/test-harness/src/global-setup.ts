@@ -2,7 +2,7 @@
 // and hands their URLs to every test worker through the environment.
 import { startMongoStandin } from '@acct/mongo-standin';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const deps = require('../../scripts/lib/dependencies.js');
+const deps = require('../../../scripts/lib/dependencies.js');
 
 interface Resolved {
   url: string;

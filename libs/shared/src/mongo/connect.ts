@@ -1,7 +1,7 @@
 // MongoDB connection helper (mongoose): no command buffering, so a store outage answers fast instead of hanging.
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from 'pino';
-import { redactUrl, retryUntil } from './retry';
+import { redactUrl, retryUntil } from '../retry';
 
 export interface MongoOptions {
   dbName?: string;

@@ -1,9 +1,17 @@
-// Signs access tokens (ES256) with a key object built once at start.
+// Signs access tokens (ES256) with a key object built once at start, from the PEM configured.
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, ConfigError, publicKeyFrom, type AccessClaims } from '@acct/shared';
+import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, ConfigError, publicKeyFrom, readPem, type AccessClaims } from '@acct/shared';
+import type { AuthConfig } from '../config';
+import type { TokenSigner } from '../domain/ports';
 
-export class AccessTokenIssuer {
+/** Reads and checks the signing key; done before any connection so a bad key fails fast. */
+export function loadTokenIssuer(config: AuthConfig): AccessTokenIssuer {
+  const privateKey = readPem(config.JWT_PRIVATE_KEY, config.JWT_PRIVATE_KEY_FILE, 'JWT_PRIVATE_KEY');
+  return new AccessTokenIssuer(privateKey, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
+}
+
+export class AccessTokenIssuer implements TokenSigner {
   private readonly privateKey: KeyObject;
   readonly verifier: AccessTokenVerifier;
 

@@ -1,7 +1,7 @@
-// Redis connection helper: reconnects forever, fails commands fast while down (so callers answer 503).
+// @acct/shared/redis: the Redis connection (ioredis): reconnects forever, fails commands fast while down (so callers answer 503).
 import Redis from 'ioredis';
 import type { Logger } from 'pino';
-import { redactUrl, retryUntil } from './retry';
+import { redactUrl, retryUntil } from '../retry';
 
 export type { Redis } from 'ioredis';
 

@@ -43,3 +43,17 @@ export async function deleteRedisPrefix(redis: Redis, prefix: string): Promise<v
     if (keys.length) await redis.del(...keys);
   } while (cursor !== '0');
 }
+
+/** The environment of one service under test: free ports, this run's servers, its own database and key prefix. */
+export function isolatedServiceEnv(label: string): Record<string, string> {
+  const names = isolatedNames(label);
+  const urls = testUrls();
+  return {
+    HEALTH_PORT: '0',
+    MONGO_URL: urls.mongo,
+    MONGO_DB: names.mongoDb,
+    REDIS_URL: urls.redis,
+    REDIS_PREFIX: names.redisPrefix,
+    AMQP_URL: urls.amqp,
+  };
+}

@@ -1,27 +1,8 @@
-// Push notifications: the domain's message, the FCM sender (firebase-admin's sendEachForMulticast,
-// behind a small interface so tests can record), and a logging sender for when FCM is not configured.
+// Push transports: the FCM sender (firebase-admin's sendEachForMulticast, behind a small interface
+// so tests can record), and a logging sender for when FCM is not configured.
 import type { Logger } from '@acct/shared';
-import { TransientDeliveryError } from './delivery-errors';
-
-export interface PushNotification {
-  title: string;
-  body: string;
-  category: string;
-  /** FCM data values are strings. */
-  data: Record<string, string>;
-}
-
-export interface PushResult {
-  successCount: number;
-  failureCount: number;
-  /** Tokens FCM says are unregistered or invalid: remove them. */
-  deadTokens: string[];
-}
-
-export interface PushSender {
-  readonly name: string;
-  send(tokens: string[], notification: PushNotification): Promise<PushResult>;
-}
+import { TransientDeliveryError } from '../domain/delivery-errors';
+import type { PushNotification, PushResult, PushSender } from '../domain/ports';
 
 /** The part of firebase-admin's Messaging this service uses. */
 export interface MulticastClient {
@@ -69,7 +50,7 @@ export class FcmPushSender implements PushSender {
   }
 }
 
-export function toFcmMessage(tokens: string[], n: PushNotification): FcmMulticastMessage {
+function toFcmMessage(tokens: string[], n: PushNotification): FcmMulticastMessage {
   return {
     tokens,
     notification: { title: n.title, body: n.body },

@@ -2,10 +2,8 @@
 // messageId = event id, resolved only when the broker confirmed.
 import type { ConfirmChannel } from 'amqplib';
 import type { Logger } from 'pino';
-import { AmqpClient } from './amqp';
-import type { Closer } from './shutdown';
-import type { EventType } from './events';
-import type { Publisher } from './outbox';
+import { AmqpClient } from './client';
+import type { EventType, Publisher } from '../events';
 
 export class EventPublisher implements Publisher {
   private channel?: ConfirmChannel;
@@ -47,16 +45,16 @@ export class EventPublisher implements Publisher {
   }
 }
 
-/** Connects an event publisher (retrying at start, reconnecting after) and records its closer. */
-export async function connectPublisher(
-  options: { url: string; exchange: string; connectionName: string },
-  logger: Logger,
-  opened: Closer[],
-): Promise<{ amqp: AmqpClient; publisher: EventPublisher }> {
+/** Connects an event publisher (retrying at start, reconnecting after); a failed start closes the client. */
+export async function connectPublisher(options: { url: string; exchange: string; connectionName: string }, logger: Logger): Promise<{ amqp: AmqpClient; publisher: EventPublisher }> {
   const amqp = new AmqpClient(options.url, logger, { connectionName: options.connectionName });
-  opened.unshift({ name: 'amqp', close: () => amqp.close() });
   const publisher = new EventPublisher(options.exchange);
-  await publisher.attach(amqp);
-  await amqp.start();
+  try {
+    await publisher.attach(amqp);
+    await amqp.start();
+  } catch (err) {
+    await amqp.close();
+    throw err;
+  }
   return { amqp, publisher };
 }

@@ -1,0 +1,3 @@
+// @acct/shared/amqp: the RabbitMQ client (amqplib) and the confirming event publisher.
+export * from './client';
+export * from './event-publisher';

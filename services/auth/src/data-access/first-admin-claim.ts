@@ -1,0 +1,23 @@
+// The one-time right to create the first admin: a marker document that only one request can insert,
+// taken only while no admin exists.
+import type { Connection } from 'mongoose';
+import type { FirstAdminClaim } from '../domain/ports';
+import { isDuplicateKey } from './account-repository';
+
+export class MongoFirstAdminClaim implements FirstAdminClaim {
+  constructor(private readonly mongo: Connection) {}
+
+  async claim(): Promise<(() => Promise<void>) | undefined> {
+    if ((await this.mongo.collection('admins').estimatedDocumentCount()) > 0) return undefined;
+    const settings = this.mongo.collection<{ _id: string; at: Date }>('settings');
+    try {
+      await settings.insertOne({ _id: 'first-admin', at: new Date() });
+    } catch (err) {
+      if (isDuplicateKey(err)) return undefined;
+      throw err;
+    }
+    return async () => {
+      await settings.deleteOne({ _id: 'first-admin' });
+    };
+  }
+}

@@ -1,0 +1,58 @@
+// An account as the use cases see it, and what a client may see of it.
+import type { AccountKind } from '@acct/shared';
+
+export interface Account {
+  id: string;
+  email: string;
+  name: string;
+  passwordHash: string | null;
+  role: string;
+  disabled: boolean;
+  twoFactorEnabled: boolean;
+  avatar: { fileId: string; contentType: string; size: number; updatedAt: Date } | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewAccount {
+  email: string;
+  name: string;
+  passwordHash: string | null;
+  role: string;
+  twoFactorEnabled?: boolean;
+}
+
+export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar'>>;
+
+/** What a client may see of an account. */
+export interface AccountRecord {
+  id: string;
+  name: string;
+  email: string;
+  role: string;
+  disabled: boolean;
+  twoFactorEnabled?: boolean;
+  avatar?: { contentType: string; size: number; updatedAt: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toAccountRecord(kind: AccountKind, account: Account): AccountRecord {
+  const record: AccountRecord = {
+    id: account.id,
+    name: account.name,
+    email: account.email,
+    role: account.role,
+    disabled: account.disabled,
+    createdAt: account.createdAt.toISOString(),
+    updatedAt: account.updatedAt.toISOString(),
+  };
+  if (kind === 'admin') record.twoFactorEnabled = account.twoFactorEnabled;
+  if (account.avatar) {
+    record.avatar = { contentType: account.avatar.contentType, size: account.avatar.size, updatedAt: account.avatar.updatedAt.toISOString() };
+  }
+  return record;
+}
+
+/** An account id as the stores make them: 24 hexadecimal digits. */
+export const isAccountId = (id: string) => /^[0-9a-fA-F]{24}$/.test(id);

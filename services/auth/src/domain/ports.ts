@@ -1,0 +1,141 @@
+// What the use cases work with, as interfaces: the stores in data-access/ and the signer in
+// security/ implement them, the composition root (composition-root.ts) wires them once. Each use
+// case's signature names the few it uses (`Needs<'accounts' | 'hasher'>`), nothing else.
+import type { Readable } from 'node:stream';
+import type { AccessClaims, AccountKind, EventOutbox, Logger } from '@acct/shared';
+import type { Account, AccountChanges, NewAccount } from './account';
+import type { PasswordHasher } from './passwords';
+
+export interface RequestContext {
+  ip: string;
+  requestId?: string;
+  /** The verified caller, on the routes that use one (admin registration by an admin). */
+  actor?: AccessClaims;
+}
+
+export interface AccountStore {
+  findByEmail(email: string): Promise<Account | null>;
+  findById(id: string): Promise<Account | null>;
+  /** The new account, or `email_taken` when the kind already has the address. */
+  create(fields: NewAccount): Promise<Account | 'email_taken'>;
+  /** The changed account, null when there is none with the id, or `email_taken`. */
+  update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'>;
+  /** Replaces the hash only if it is still `previous`, so a concurrent password change wins. */
+  upgradePasswordHash(id: string, previous: string, next: string): Promise<void>;
+}
+
+export interface SessionOwner {
+  kind: AccountKind;
+  accountId: string;
+  role: string;
+}
+
+export type RotateResult =
+  | { outcome: 'rotated' | 'grace'; token: string; sessionId: string; owner: SessionOwner }
+  | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' }
+  | { outcome: 'reused'; sessionId: string; owner: SessionOwner };
+
+export interface SessionStore {
+  create(owner: SessionOwner): Promise<{ token: string; sessionId: string }>;
+  rotate(kind: AccountKind, presented: string): Promise<RotateResult>;
+  isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean>;
+  revoke(kind: AccountKind, presented: string): Promise<boolean>;
+  revokeAll(kind: AccountKind, accountId: string): Promise<number>;
+}
+
+export type OtpVerifyResult = { outcome: 'verified'; adminId: string } | { outcome: 'invalid_challenge' | 'wrong_code' };
+
+export interface OtpStore {
+  create(adminId: string, ip: string): Promise<{ challengeToken: string; code: string; expiresAt: Date }>;
+  verify(challengeToken: string, code: string): Promise<OtpVerifyResult>;
+  cancel(challengeToken: string): Promise<void>;
+}
+
+export interface ResetTokenStore {
+  store(token: string, kind: AccountKind, accountId: string, expiresAt: Date): Promise<void>;
+  find(token: string, kind: AccountKind): Promise<string | undefined>;
+  consume(token: string, kind: AccountKind): Promise<string | undefined>;
+  retireAll(kind: AccountKind, accountId: string): Promise<void>;
+}
+
+export interface ResetRequest {
+  kind: AccountKind;
+  /** Normalised. */
+  email: string;
+  ip: string;
+  requestId?: string;
+  /** False when the address's mail budget was spent: the request is answered alike and sends nothing. */
+  mail: boolean;
+}
+
+export type ClaimedResetRequest = ResetRequest & { id: string; attempts: number };
+
+export interface ResetRequestQueue {
+  enqueue(request: ResetRequest): Promise<void>;
+  claim(): Promise<ClaimedResetRequest | undefined>;
+  remove(id: string): Promise<void>;
+}
+
+export type Reservation = { allowed: true } | { allowed: false; scope: 'account_ip' | 'account'; retryAfterMs: number };
+
+export interface LoginAttempts {
+  reserve(kind: AccountKind, email: string, ip: string): Promise<Reservation>;
+  release(kind: AccountKind, email: string, ip: string): Promise<void>;
+  succeed(kind: AccountKind, email: string, ip: string): Promise<void>;
+}
+
+export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp';
+export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+export interface RateLimiter {
+  /** Spends one point of the limit for `key`; answers whether there was one. */
+  consume(name: LimiterName, key: string): Promise<LimitAnswer>;
+}
+
+export interface TokenSigner {
+  sign(claims: AccessClaims): string;
+}
+
+export interface AvatarFiles {
+  save(userId: string, content: Buffer, contentType: string): Promise<string>;
+  open(fileId: string): Readable;
+  remove(fileId: string): Promise<void>;
+}
+
+export interface FirstAdminClaim {
+  /** Claims the one-time right to create the first admin; answers a release for when creation fails. */
+  claim(): Promise<(() => Promise<void>) | undefined>;
+}
+
+/** The decisions of configuration the use cases apply. */
+export interface AuthPolicy {
+  accessTokenTtlSeconds: number;
+  otpTtlSeconds: number;
+  resetTokenTtlSeconds: number;
+  resetUrlBase: Record<AccountKind, string>;
+  adminRegistrationOpen: boolean;
+  /** Whether a new admin gets a second factor. */
+  adminTwoFactor: boolean;
+}
+
+export interface AuthPorts {
+  policy: AuthPolicy;
+  logger: Logger;
+  /** Security records in the spec's exact shape (no service field). */
+  audit: Logger;
+  accounts: Record<AccountKind, AccountStore>;
+  sessions: SessionStore;
+  otp: OtpStore;
+  resets: ResetTokenStore;
+  resetRequests: ResetRequestQueue;
+  loginAttempts: LoginAttempts;
+  rateLimits: RateLimiter;
+  outbox: EventOutbox;
+  hasher: PasswordHasher;
+  tokens: TokenSigner;
+  avatars: AvatarFiles;
+  firstAdmin: FirstAdminClaim;
+}
+
+/** The part of the ports a use case works with: its signature says which. */
+export type Needs<K extends keyof AuthPorts> = Pick<AuthPorts, K>;

@@ -1,0 +1,45 @@
+// What the notifier's rules work with: the transports in transports/ and the store in data-access/
+// implement these.
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** Stable per event: a Message-ID, and the .eml file name. */
+  id: string;
+}
+
+export interface Mailer {
+  readonly name: string;
+  /** Throws a PermanentDeliveryError when a retry cannot help, anything else when it might. */
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+export interface PushNotification {
+  title: string;
+  body: string;
+  category: string;
+  /** FCM data values are strings. */
+  data: Record<string, string>;
+}
+
+export interface PushResult {
+  successCount: number;
+  failureCount: number;
+  /** Tokens the push service says are unregistered or invalid: remove them. */
+  deadTokens: string[];
+}
+
+export interface PushSender {
+  readonly name: string;
+  send(tokens: string[], notification: PushNotification): Promise<PushResult>;
+}
+
+/** Devices' push tokens: the notifier is their one owner. */
+export interface DeviceTokens {
+  register(userId: string, deviceId: string, platform: string, pushToken: string): Promise<void>;
+  tokensOf(userId: string): Promise<string[]>;
+  remove(tokens: string[]): Promise<number>;
+}
