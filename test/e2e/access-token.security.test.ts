@@ -99,3 +99,24 @@ describe('an admin token whose session has ended', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('the bearer scheme', () => {
+  it.each(['bearer', 'BEARER', 'BeArEr'])('is read in any letter case (%s): gateway actor, admin routes and desktop sync', async (scheme) => {
+    const requestId = `scheme-${scheme}`;
+    const adminHeaders = { authorization: `${scheme} ${admin.accessToken}`, 'x-request-id': requestId };
+    expect((await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { body: { name: 'Cased' }, headers: adminHeaders })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stack.logs.request.find((r) => r.request_id === requestId)).toMatchObject({ actor_type: 'admin', actor_id: admin.id });
+    const sync = await call(stack.url, 'POST', '/api/desktop/sync', {
+      body: { device: { id: 'd-case', platform: 'linux', appVersion: '1.0.0' }, cursor: '0', changes: [] },
+      headers: { authorization: `${scheme} ${user.accessToken}` },
+    });
+    expect(sync.status).toBe(200);
+  });
+
+  it('is still required: a token with another scheme, or none, is anonymous', async () => {
+    for (const authorization of [`Token ${admin.accessToken}`, admin.accessToken, `Bearer`]) {
+      expect((await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { body: { name: 'Nope' }, headers: { authorization } })).status).toBe(401);
+    }
+  });
+});

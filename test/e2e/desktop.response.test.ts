@@ -141,6 +141,19 @@ describe('POST /api/desktop/sync', () => {
     expect(page3.body.data.items).toEqual([]);
   });
 
+  it('answers a cursor ahead of the server with 409 "start over", applying nothing, and syncs from 0 after', async () => {
+    const { accessToken } = await registerAndLogin(stack);
+    const first = await sync(accessToken, { device, changes: [{ key: 'note', value: 'kept', updatedAt: '2026-04-04T00:00:00.000Z' }] });
+    const ahead = String(Number(first.body.data.cursor) + 5);
+    const res = await sync(accessToken, { device, cursor: ahead, changes: [{ key: 'note', value: 'from the future cursor', updatedAt: '2026-04-05T00:00:00.000Z' }] });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ success: false, message: 'Cursor is ahead of the server: start over with cursor 0', code: 'sync_cursor_ahead' });
+    const again = await sync(accessToken, { device: { ...device, id: 'other' }, cursor: '0' });
+    expect(again.body.data.items).toEqual([{ key: 'note', value: 'kept', updatedAt: '2026-04-04T00:00:00.000Z' }]);
+    // The server's own cursor is never ahead of itself.
+    expect((await sync(accessToken, { device, cursor: again.body.data.cursor })).status).toBe(200);
+  });
+
   it.each([
     [{}, 400, 'Please provide device id, platform and appVersion'],
     [{ device: { ...device, platform: 'beos' } }, 400, 'Unknown platform: use win32, darwin or linux'],

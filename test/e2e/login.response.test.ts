@@ -30,6 +30,8 @@ describe('POST /api/auth/user/login', () => {
     expect(login.body).toMatchObject({ success: true, message: 'Login successful' });
     expect(login.body.data.user).toMatchObject({ email: account.email, role: 'user' });
     expect(login.body.data.accessToken.split('.')).toHaveLength(3);
+    // The access token's lifetime in seconds, next to the spec's keys (ACCESS_TOKEN_TTL_SECONDS).
+    expect(login.body.data.expiresIn).toBe(900);
     expect(login.text).not.toContain(cookieValue(login.setCookies, 'userRefreshToken'));
     expect(login.setCookies).toHaveLength(1);
     expect(login.setCookies[0]).toMatch(/^userRefreshToken=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/);

@@ -39,6 +39,7 @@ describe('admin login with a second factor', () => {
     expect(res.body.message).toBe('Login successful');
     expect(res.body.data.user).toMatchObject({ id: adminId, role: 'admin' });
     expect(res.body.data.token.split('.')).toHaveLength(3);
+    expect(res.body.data.expiresIn).toBe(900);
     expect(cookieValue(res.setCookies, 'adminRefreshToken')).toBeDefined();
   });
 

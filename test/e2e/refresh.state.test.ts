@@ -17,7 +17,8 @@ describe('POST /api/auth/user/refresh', () => {
     const res = await refresh(first);
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Token refreshed');
-    expect(Object.keys(res.body.data)).toEqual(['accessToken']);
+    expect(Object.keys(res.body.data)).toEqual(['accessToken', 'expiresIn']);
+    expect(res.body.data.expiresIn).toBe(900);
     expect(res.body.data.accessToken).not.toBe(accessToken);
     const next = cookieOf(res);
     expect(next).toBeDefined();

@@ -80,10 +80,10 @@ export class AccessTokenVerifier {
     }
   }
 
-  /** Reads `Authorization: Bearer <token>`. */
+  /** Reads `Authorization: Bearer <token>`; the scheme in any letter case (RFC 7235 §2.1). */
   verifyHeader(header: string | undefined): AccessClaims | undefined {
     if (!header) return undefined;
-    const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(header.trim());
+    const match = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i.exec(header.trim());
     return match ? this.verify(match[1]) : undefined;
   }
 }

@@ -3,6 +3,10 @@ import { errorCatalogue, errors } from '@acct/shared';
 
 export const desktopErrorCatalogue = errorCatalogue({
   no_release: { status: 404, meaning: 'No release of the desktop app is published for this platform yet.' },
+  sync_cursor_ahead: {
+    status: 409,
+    meaning: 'The sync cursor is ahead of anything the server has (server data restored or reset, or a cursor of another account): sync again from cursor `"0"`, sending local changes again.',
+  },
 });
 
 const bad = (message: string) => errors.validation(message);
@@ -15,6 +19,7 @@ export const DesktopErrors = {
   userOnly: () => errors.forbidden('Only user sessions can sync'),
   deviceInvalid: () => bad('Please provide device id, platform and appVersion'),
   cursorInvalid: () => bad('Invalid cursor'),
+  cursorAhead: () => desktopErrorCatalogue.error('sync_cursor_ahead', 'Cursor is ahead of the server: start over with cursor 0'),
   changesInvalid: () => bad('Each change needs a key, a value and updatedAt'),
   changeInFuture: () => bad('A change is dated more than a day ahead'),
   tooManyChanges: (max: number) => errors.tooLarge(`Too many changes in one sync (at most ${max})`),

@@ -129,6 +129,10 @@ export class SyncRepository implements SyncStore {
     return counter!.seq;
   }
 
+  currentCursor(userId: string): Promise<number> {
+    return this.currentSeq(userId);
+  }
+
   private async currentSeq(userId: string): Promise<number> {
     return (await this.counters.findById(userId).lean<CounterDoc>().exec())?.seq ?? 0;
   }

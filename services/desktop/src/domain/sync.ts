@@ -31,6 +31,8 @@ export interface SyncStore {
   merge(userId: string, deviceId: string, change: SyncChange): Promise<boolean>;
   changesSince(userId: string, cursor: number, limit: number, exclude: Set<string>): Promise<{ items: SyncItem[]; next: number; hasMore: boolean }>;
   itemsByKeys(userId: string, keys: string[]): Promise<SyncItem[]>;
+  /** The cursor of the user's newest change (0 before any). */
+  currentCursor(userId: string): Promise<number>;
 }
 
 export interface SyncLimits {
@@ -93,6 +95,10 @@ export function requireUser(claims: AccessClaims | undefined): AccessClaims {
 export async function sync(deps: { repo: SyncStore; outbox: EventOutbox; limits: SyncLimits }, user: AccessClaims, raw: unknown, requestId?: string): Promise<SyncAnswer> {
   const input = validateSync(raw, deps.limits);
   const userId = user.sub;
+  // A cursor the server never gave (its data was restored or reset): answering from it would skip
+  // every change between the server's cursor and it, so the client is told to start over, before
+  // anything of this request is applied.
+  if (input.cursor > 0 && input.cursor > (await deps.repo.currentCursor(userId))) throw DesktopErrors.cursorAhead();
   const newToken = await deps.repo.touchDevice(userId, input.device);
   if (input.device.pushToken && newToken) {
     await deps.outbox.add('device.registered', { userId, deviceId: input.device.id, platform: input.device.platform, pushToken: input.device.pushToken, requestId });

@@ -20,6 +20,8 @@ export function accountRouter(domain: AuthPorts, settings: Pick<HttpSettings, 'v
   const ctx = requestContext;
   const presentedRefresh = (req: Request) => req.get(InternalHeaders.refreshToken) || undefined;
   const cookieMaxAge = String(settings.refreshCookieMaxAgeSeconds);
+  // Seconds the access token is valid, next to the spec's keys: a client refreshes before it runs out.
+  const expiresIn = domain.policy.accessTokenTtlSeconds;
   // Every answer that carries a token: no cache, shared or private, may keep it. The gateway puts
   // the refresh token in the kind's cookie, for as long as the session's policy keeps it.
   const sendRefresh = (res: Response, token: string) =>
@@ -42,13 +44,13 @@ export function accountRouter(domain: AuthPorts, settings: Pick<HttpSettings, 'v
         return;
       }
       sendRefresh(res, result.refreshToken);
-      res.json(ok('Login successful', { accessToken: result.accessToken, [kind]: result.account }));
+      res.json(ok('Login successful', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
     });
 
     router.post(`${base}/refresh`, async (req, res) => {
       const session = await refreshSession(domain, kind, presentedRefresh(req), ctx(req));
       sendRefresh(res, session.refreshToken);
-      res.json(ok('Token refreshed', { accessToken: session.accessToken }));
+      res.json(ok('Token refreshed', { accessToken: session.accessToken, expiresIn }));
     });
 
     router.post(`${base}/logout`, async (req, res) => {
@@ -71,7 +73,7 @@ export function accountRouter(domain: AuthPorts, settings: Pick<HttpSettings, 'v
   router.post('/api/auth/verify-otp', async (req, res) => {
     const result = await verifyOtp(domain, req.body, ctx(req));
     sendRefresh(res, result.refreshToken);
-    res.json(ok('Login successful', { token: result.accessToken, user: result.account }));
+    res.json(ok('Login successful', { token: result.accessToken, expiresIn, user: result.account }));
   });
 
   return router;
