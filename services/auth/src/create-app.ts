@@ -5,6 +5,7 @@ import { errorHandler, jsonBody, notFoundHandler } from '@acct/shared/http';
 import type { AuthPorts } from './domain/ports';
 import { accountRouter } from './entry-points/http/account-router';
 import { adminUsersRouter } from './entry-points/http/admin-users-router';
+import { profileRouter } from './entry-points/http/profile-router';
 
 export interface HttpSettings {
   verifier: AccessTokenVerifier;
@@ -20,6 +21,7 @@ export function createApp(ports: AuthPorts, settings: HttpSettings): Express {
   app.use(jsonBody(settings.bodyLimit));
   app.use(accountRouter(ports, settings));
   app.use(adminUsersRouter(ports, settings.verifier));
+  app.use(profileRouter(ports, settings.verifier));
   app.use(notFoundHandler);
   app.use(errorHandler(ports.logger));
   return app;

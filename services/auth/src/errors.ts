@@ -13,6 +13,7 @@ export const authErrorCatalogue = errorCatalogue({
   admin_registration_closed: { status: 403, meaning: 'Admin registration needs an admin session once the first admin exists.' },
   user_not_found: { status: 404, meaning: 'No user has this id.' },
   avatar_not_found: { status: 404, meaning: 'The user has no avatar stored.' },
+  session_not_found: { status: 404, meaning: 'The signed-in user has no live session with this id (it ended already, or is another account\'s).' },
   email_taken: { status: 409, meaning: 'Another account of this kind already has this email.' },
   reset_token_invalid: { status: 400, meaning: 'The reset token is unknown, used up, replaced by a newer link or expired: ask for a new link.' },
 });
@@ -47,6 +48,11 @@ export const AuthErrors = {
   // Admin user routes.
   authRequired: () => errors.unauthorized(),
   adminOnly: () => errors.forbidden('Admin session required'),
+  userOnly: () => errors.forbidden('User session required'),
+  sessionNotFound: () => error('session_not_found', 'Session not found'),
+  badListLimit: () => bad('limit must be a whole number from 1 to 100'),
+  badListCursor: () => bad('Invalid cursor'),
+  badListQuery: () => bad('query must be at most 100 characters'),
   badUserId: () => bad('Invalid user id'),
   userNotFound: () => error('user_not_found', 'User not found'),
   nothingToUpdate: () => bad('Provide at least one of name, email, disabled or password'),

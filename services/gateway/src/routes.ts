@@ -5,7 +5,7 @@ import type { AccountKind } from '@acct/shared';
 export type Upstream = 'auth' | 'desktop';
 
 export interface RouteSpec {
-  method: 'get' | 'post' | 'put';
+  method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   upstream: Upstream;
   /** json: read whole (up to BODY_LIMIT) and sent in one write; stream: piped with a byte cap (uploads); none: no body. */
@@ -30,6 +30,13 @@ export const ROUTES: RouteSpec[] = [
   ...accountRoutes('admin'),
   ...accountRoutes('user'),
   { method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', cookieKind: 'admin' },
+  { method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none' },
+  { method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none' },
+  { method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none' },
+  { method: 'post', path: '/api/auth/user/sessions/sign-out-others', upstream: 'auth', body: 'none' },
+  { method: 'delete', path: '/api/auth/user/sessions/:sessionId', upstream: 'auth', body: 'none' },
+  { method: 'get', path: '/api/admin/users', upstream: 'auth', body: 'none' },
+  { method: 'get', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none' },
   { method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json' },
   { method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream' },
   { method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none' },

@@ -83,6 +83,17 @@ export class AccountRepository implements AccountStore {
     }
   }
 
+  async list(options: { query?: string; after?: string; limit: number }): Promise<Account[]> {
+    const filter: Record<string, unknown> = {};
+    if (options.after) filter._id = { $gt: new Types.ObjectId(options.after) };
+    if (options.query) {
+      const pattern = options.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      filter.$or = [{ email: { $regex: pattern, $options: 'i' } }, { name: { $regex: pattern, $options: 'i' } }];
+    }
+    const docs = await this.model.find(filter).sort({ _id: 1 }).limit(options.limit).lean<AccountDoc[]>().exec();
+    return docs.map((doc) => toAccount(doc)!);
+  }
+
   async upgradePasswordHash(id: string, previous: string, next: string): Promise<void> {
     await this.model.updateOne({ _id: new Types.ObjectId(id), passwordHash: previous }, { $set: { passwordHash: next } }).exec();
   }

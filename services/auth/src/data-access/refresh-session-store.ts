@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccountKind } from '@acct/shared';
-import type { RotateResult, SessionOwner, SessionStore } from '../domain/ports';
+import type { RotateResult, SessionInfo, SessionOwner, SessionStore } from '../domain/ports';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
 
@@ -20,7 +20,7 @@ if now >= tonumber(s[8]) then
   return {'expired'}
 end
 if s[4] == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5])
+  redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5], 'usedAt', ARGV[4])
   redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[6]), tonumber(s[8]) - now))
   return {'rotated', s[2], s[3]}
 end
@@ -126,6 +126,42 @@ export class RefreshSessionStore implements SessionStore {
     const token = parseToken(presented);
     if (!token) return false;
     return (await this.redis.refreshRevoke(sessionKey(token.id), sha256(token.value), kind)) === 1;
+  }
+
+  async list(kind: AccountKind, accountId: string): Promise<SessionInfo[]> {
+    const ids = await this.redis.smembers(accountSessionsKey(kind, accountId));
+    const now = this.now();
+    const sessions: SessionInfo[] = [];
+    const gone: string[] = [];
+    for (const id of ids) {
+      const [owner, account, createdAt, usedAt, absExp] = await this.redis.hmget(sessionKey(id), 'kind', 'accountId', 'createdAt', 'usedAt', 'absExp');
+      if (owner !== kind || account !== accountId || Number(absExp) <= now) {
+        gone.push(id);
+        continue;
+      }
+      sessions.push({ id, createdAt: new Date(Number(createdAt)), lastUsedAt: new Date(Number(usedAt ?? createdAt)), expiresAt: new Date(Number(absExp)) });
+    }
+    // Sessions that ended by themselves (idle, absolute lifetime) leave their id behind.
+    if (gone.length) await this.redis.srem(accountSessionsKey(kind, accountId), ...gone);
+    return sessions.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  }
+
+  async revokeSession(kind: AccountKind, accountId: string, sessionId: string): Promise<boolean> {
+    const [owner, account] = await this.redis.hmget(sessionKey(sessionId), 'kind', 'accountId');
+    if (owner !== kind || account !== accountId) return false;
+    await this.redis.srem(accountSessionsKey(kind, accountId), sessionId);
+    return (await this.redis.del(sessionKey(sessionId))) === 1;
+  }
+
+  async revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<number> {
+    const accountKey = accountSessionsKey(kind, accountId);
+    let removed = 0;
+    for (const id of await this.redis.smembers(accountKey)) {
+      if (id === keepSessionId) continue;
+      removed += await this.redis.del(sessionKey(id));
+      await this.redis.srem(accountKey, id);
+    }
+    return removed;
   }
 
   /** Ends every session of an account (password reset, admin-set password, disabling). */

@@ -74,6 +74,34 @@ export async function replaceAvatar(deps: Needs<'accounts' | 'avatars'>, id: str
   return toAccountRecord('user', updated);
 }
 
+export async function getUser(deps: Needs<'accounts'>, id: string): Promise<AccountRecord> {
+  assertUserId(id);
+  const user = await deps.accounts.user.findById(id);
+  if (!user) throw AuthErrors.userNotFound();
+  return toAccountRecord('user', user);
+}
+
+export interface UserPage {
+  users: AccountRecord[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  nextCursor: string | null;
+}
+
+/** A page of users in a stable order, optionally those whose email or name contains `query`. */
+export async function listUsers(deps: Needs<'accounts'>, params: { query?: unknown; cursor?: unknown; limit?: unknown }): Promise<UserPage> {
+  const limitText = params.limit ?? '20';
+  if (typeof limitText !== 'string' || !/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) throw AuthErrors.badListLimit();
+  const cursor = params.cursor ?? '';
+  if (typeof cursor !== 'string' || (cursor !== '' && !isAccountId(cursor))) throw AuthErrors.badListCursor();
+  const query = params.query ?? '';
+  if (typeof query !== 'string' || query.length > 100) throw AuthErrors.badListQuery();
+  const limit = Number(limitText);
+  // One more than asked tells whether another page follows.
+  const found = await deps.accounts.user.list({ query: query.trim() || undefined, after: cursor || undefined, limit: limit + 1 });
+  const page = found.slice(0, limit);
+  return { users: page.map((u) => toAccountRecord('user', u)), nextCursor: found.length > limit ? page[page.length - 1].id : null };
+}
+
 export interface AvatarContent {
   contentType: string;
   size: number;

@@ -22,6 +22,8 @@ export interface AccountStore {
   update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'>;
   /** Replaces the hash only if it is still `previous`, so a concurrent password change wins. */
   upgradePasswordHash(id: string, previous: string, next: string): Promise<void>;
+  /** Accounts in id order after `after`, whose email or name contains `query` (any letter case). */
+  list(options: { query?: string; after?: string; limit: number }): Promise<Account[]>;
 }
 
 export interface SessionOwner {
@@ -35,8 +37,23 @@ export type RotateResult =
   | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' }
   | { outcome: 'reused'; sessionId: string; owner: SessionOwner };
 
+export interface SessionInfo {
+  id: string;
+  createdAt: Date;
+  /** When its refresh token was last rotated (its creation, before any refresh). */
+  lastUsedAt: Date;
+  /** The absolute end of the session (it may end earlier when unused). */
+  expiresAt: Date;
+}
+
 export interface SessionStore {
   create(owner: SessionOwner): Promise<{ token: string; sessionId: string }>;
+  /** The account's live sessions, newest first. */
+  list(kind: AccountKind, accountId: string): Promise<SessionInfo[]>;
+  /** Ends one session of the account; answers whether it was there. */
+  revokeSession(kind: AccountKind, accountId: string, sessionId: string): Promise<boolean>;
+  /** Ends every session of the account but one; answers how many ended. */
+  revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<number>;
   rotate(kind: AccountKind, presented: string): Promise<RotateResult>;
   isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean>;
   revoke(kind: AccountKind, presented: string): Promise<boolean>;

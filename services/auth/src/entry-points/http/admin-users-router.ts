@@ -1,10 +1,11 @@
-// Admin user routes: update a user, replace and read their avatar. Admin sessions only.
+// Admin user routes: list and read users, update a user, replace and read their avatar. Admin sessions only.
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { ok, type AccessTokenVerifier } from '@acct/shared';
-import { AVATAR_MAX_BYTES, assertUserId, readAvatar, replaceAvatar, requireAdminSession, updateUser } from '../../domain/admin-users';
+import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, requireAdminSession, updateUser } from '../../domain/admin-users';
 import type { AuthPorts } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
+import { sendAvatar } from './send-avatar';
 
 export function adminUsersRouter(domain: AuthPorts, verifier: AccessTokenVerifier): Router {
   const router = Router();
@@ -24,6 +25,18 @@ export function adminUsersRouter(domain: AuthPorts, verifier: AccessTokenVerifie
     });
   };
 
+  router.get('/api/admin/users', adminOnly, async (req, res) => {
+    const page = await listUsers(domain, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit });
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Users', page));
+  });
+
+  router.get('/api/admin/users/:userId', adminOnly, async (req, res) => {
+    const user = await getUser(domain, String(req.params.userId));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('User', { user }));
+  });
+
   router.put('/api/admin/users/:userId', adminOnly, async (req, res) => {
     const user = await updateUser(domain, String(req.params.userId), req.body);
     res.json(ok('User updated successfully', { user }));
@@ -40,13 +53,7 @@ export function adminUsersRouter(domain: AuthPorts, verifier: AccessTokenVerifie
   });
 
   router.get('/api/admin/users/:userId/avatar', adminOnly, async (req, res) => {
-    const avatar = await readAvatar(domain, String(req.params.userId));
-    res.setHeader('Content-Type', avatar.contentType);
-    res.setHeader('Content-Length', String(avatar.size));
-    res.setHeader('Cache-Control', 'private, no-cache');
-    await new Promise<void>((resolve, reject) => {
-      avatar.stream.once('error', reject).pipe(res).once('finish', () => resolve());
-    });
+    await sendAvatar(res, await readAvatar(domain, String(req.params.userId)));
   });
 
   return router;
