@@ -13,6 +13,14 @@ export const gatewaySchema = z.object({
   /** How long a client may take to send a request body (408 past it); node's own bound is 300 s. */
   BODY_TIMEOUT_MS: env.int(20_000, 100),
   ...configFragments.body(),
+  /**
+   * Browser origins allowed to call the API with credentials, comma-separated, each exactly
+   * scheme://host[:port] (no path, no wildcard). Empty: no CORS answer at all.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .refine((v) => v.split(',').map((o) => o.trim()).filter(Boolean).every((o) => /^https?:\/\/[^/\s*]+$/.test(o)), 'expected origins such as https://admin.example.com, comma-separated'),
   /** Largest avatar upload body (the file itself is capped at 2 MiB by auth). */
   UPLOAD_LIMIT_BYTES: env.int(3 * 1024 * 1024, 1024),
   ...accessTokenVerifyEnv,

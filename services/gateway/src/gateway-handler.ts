@@ -6,6 +6,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
 import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, parseBytes, toErrorAnswer, type AccessTokenVerifier, type Logger } from '@acct/shared';
 import { trustProxySetting, type GatewayConfig } from './config';
+import { Cors, parseOrigins } from './cors';
 import { clearedRefreshCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import { RouteMatcher } from './route-matcher';
@@ -32,6 +33,7 @@ const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
 export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const { config } = deps;
   const matcher = new RouteMatcher(ROUTES);
+  const cors = new Cors(parseOrigins(config.CORS_ORIGINS), matcher);
   // Headers go out in one writeHead with a flat list: per-call setHeader validation was a
   // visible share of a 404's cost.
   const security = helmetHeaders().flat();
@@ -51,8 +53,16 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     const log = () => logRequest(deps.requestLogger, { method, url, status: res.statusCode, durationMs: elapsedMs(started), ip, actor, requestId });
 
     const q = url.indexOf('?');
-    const route = matcher.match(method, q < 0 ? url : url.slice(0, q));
+    const path = q < 0 ? url : url.slice(0, q);
+    const route = matcher.match(method, path);
     if (!route) {
+      const preflight = cors.preflight(req, path);
+      if (preflight) {
+        res.writeHead(204, [...security, ...preflight, 'X-Request-Id', requestId]);
+        res.end();
+        log();
+        return;
+      }
       res.writeHead(404, [...notFoundHeaders, 'X-Request-Id', requestId]);
       res.end(method === 'HEAD' ? undefined : NOT_FOUND);
       log();
@@ -66,7 +76,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     };
     res.once('finish', logOnce);
     res.once('close', logOnce);
-    const ctx = { ip, requestId, production, security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
+    const ctx = { ip, requestId, production, security: cors.enabled ? [...security, ...cors.responseHeaders(req)] : security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
     forward(route, req, res, ctx, deps.upstreams[route.upstream]).catch((err: unknown) => sendError(res, err, ctx, deps.logger));
   };
 }

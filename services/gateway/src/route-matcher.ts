@@ -18,6 +18,11 @@ export class RouteMatcher {
     }
   }
 
+  /** The methods some route answers on this path (for a preflight's Allow-Methods). */
+  methodsFor(path: string): string[] {
+    return ['GET', 'POST', 'PUT', 'DELETE'].filter((method) => this.match(method, path));
+  }
+
   /** The route for a method and path (HEAD matches GET routes), or undefined. */
   match(method: string, path: string): RouteSpec | undefined {
     const m = method === 'HEAD' ? 'GET' : method;
