@@ -1,4 +1,7 @@
-// The Act client of every HTTP test: never throws on a status, parses JSON, exposes cookies.
+// The Act client of every HTTP test: never throws on a status, parses JSON, exposes cookies. Answers
+// of a stack under test are checked against the OpenAPI description (openapi.ts).
+import { assertDocumented } from './openapi';
+
 export interface Answer<B = any> {
   status: number;
   headers: Headers;
@@ -28,6 +31,7 @@ export async function call<B = any>(baseUrl: string, method: string, path: strin
   if (options.cookie) headers.cookie = options.cookie;
   const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload, redirect: 'manual' });
   const text = await res.text();
+  assertDocumented(baseUrl, { method, path, status: res.status, contentType: res.headers.get('content-type'), text });
   let body: B;
   try {
     body = text ? JSON.parse(text) : (undefined as B);

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isolatedNames, deleteRedisPrefix, testUrls, type TestNames } from './isolation';
 import { startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
+import { checkAnswersOf, stopCheckingAnswersOf } from './openapi';
 
 export interface TestStack {
   url: string;
@@ -116,8 +117,11 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     const publisher = await TestPublisher.open(names.exchange);
     notifier = Object.assign(await startTestNotifier(names, { mailDir }), { mailDir, publisher });
   }
+  const url = `http://127.0.0.1:${gateway.port}`;
+  // Every answer a test gets from this stack must match openapi/openapi.yaml.
+  checkAnswersOf(url);
   return {
-    url: `http://127.0.0.1:${gateway.port}`,
+    url,
     names,
     keys,
     logs: { request: request.records, audit: audit.records, service: service.records },
@@ -126,6 +130,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     running: { auth, desktop, gateway },
     notifier,
     async stop() {
+      stopCheckingAnswersOf(url);
       if (notifier) {
         await notifier.stop();
         await notifier.publisher.deleteQueues(names.queuePrefix);
