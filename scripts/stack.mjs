@@ -4,6 +4,7 @@
 // stand-in), builds, starts the four services, waits until each is ready, and on Ctrl-C stops all
 // it started. Logs go to the console and to LOG_DIR/<service>.log.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -82,9 +83,14 @@ async function main() {
   say(smtp ? 'mail: SMTP_URL' : `mail: written as .eml files into ${path.relative(root, mailDir)}`);
 
   const keys = ensureDevKeys(path.join(stackDir, 'keys'));
+  // This checkout's own names in shared servers: a second checkout, or a test run, against the same
+  // Redis, RabbitMQ or MongoDB never sees this one's keys, queues or databases.
+  const isolation = checkoutIsolation();
+  say(`isolation: exchange ${isolation.EVENTS_EXCHANGE}, queues ${isolation.QUEUE_PREFIX}*, Redis keys ${isolation.REDIS_PREFIX_AUTH}* and ${isolation.REDIS_PREFIX_NOTIFIER}*, databases ${isolation.MONGO_DB_AUTH} …`);
   const common = {
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    EVENTS_EXCHANGE: isolation.EVENTS_EXCHANGE,
     MONGO_URL: mongo.url,
     REDIS_URL: redis.url,
     AMQP_URL: amqp.url,
@@ -93,9 +99,9 @@ async function main() {
   // Ports are picked free just before each start; another program may still take one first, so a
   // service that could not bind is started again on new ports (the gateway's PORT stays as asked).
   const services = [
-    { name: 'auth', env: async () => ({ ...common, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort(), JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY ?? keys.privateKey }) },
-    { name: 'desktop', env: async () => ({ ...common, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort() }) },
-    { name: 'notifier', env: async () => ({ ...common, HEALTH_PORT: await deps.freePort(), SMTP_URL: smtp, MAIL_DIR: mailDir }) },
+    { name: 'auth', env: async () => ({ ...common, MONGO_DB: isolation.MONGO_DB_AUTH, REDIS_PREFIX: isolation.REDIS_PREFIX_AUTH, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort(), JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY ?? keys.privateKey }) },
+    { name: 'desktop', env: async () => ({ ...common, MONGO_DB: isolation.MONGO_DB_DESKTOP, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort() }) },
+    { name: 'notifier', env: async () => ({ ...common, MONGO_DB: isolation.MONGO_DB_NOTIFIER, REDIS_PREFIX: isolation.REDIS_PREFIX_NOTIFIER, QUEUE_PREFIX: isolation.QUEUE_PREFIX, HEALTH_PORT: await deps.freePort(), SMTP_URL: smtp, MAIL_DIR: mailDir }) },
   ];
   const backends = await Promise.all(services.map((s) => launch(s.name, s.env)));
   const [auth, desktop] = backends;
@@ -119,6 +125,7 @@ async function main() {
       ready: true,
       services: Object.fromEntries(all.map((s) => [s.name, { pid: children.get(s.name)?.pid, port: s.env.PORT, healthPort: s.env.HEALTH_PORT }])),
       mongoUrl: mongo.url,
+      isolation,
       redisUrl: redis.url,
       amqpUrl: amqp.url,
     }),
@@ -127,8 +134,27 @@ async function main() {
   return undefined;
 }
 
+/**
+ * Names of this checkout's state in shared servers, from a hash of its path (stable across restarts);
+ * a variable set in the environment wins.
+ */
+function checkoutIsolation() {
+  const id = `acct-${createHash('sha256').update(root).digest('hex').slice(0, 8)}`;
+  const env = (name, fallback) => process.env[name] ?? fallback;
+  return {
+    EVENTS_EXCHANGE: env('EVENTS_EXCHANGE', `${id}.auth.events`),
+    QUEUE_PREFIX: env('QUEUE_PREFIX', `${id}.`),
+    REDIS_PREFIX_AUTH: env('REDIS_PREFIX', `${id}:auth:`),
+    REDIS_PREFIX_NOTIFIER: env('REDIS_PREFIX', `${id}:notifier:`),
+    MONGO_DB_AUTH: `${id}-auth`,
+    MONGO_DB_DESKTOP: `${id}-desktop`,
+    MONGO_DB_NOTIFIER: `${id}-notifier`,
+  };
+}
+
 async function startStandin() {
-  const port = (await deps.isListening('127.0.0.1', 27017)) ? await deps.freePort() : 27017;
+  // Never on 27017: whatever listens there is then a real MongoDB, never another checkout's stand-in.
+  const port = await deps.freePort();
   const child = spawn(process.execPath, [path.join(root, 'libs/mongo-standin/dist/cli.js'), '--port', String(port)], {
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,

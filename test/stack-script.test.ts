@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import amqp from 'amqplib';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../scripts/lib/dependencies.js');
 
@@ -41,6 +42,19 @@ describe('npm start (scripts/stack.mjs)', () => {
       const lock = JSON.parse(fs.readFileSync(path.join(stackDir, 'stack.json'), 'utf8')) as { services: Record<string, { pid: number }> };
       for (const [name, { pid }] of Object.entries(lock.services)) {
         expect([name, fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')]).toEqual([name, expect.arrayContaining([heapFlag])]);
+      }
+
+      // This checkout's own exchange, queues and key prefixes: another checkout or a test run never shares them.
+      const { isolation, amqpUrl } = JSON.parse(fs.readFileSync(path.join(stackDir, 'stack.json'), 'utf8')) as { isolation: Record<string, string>; amqpUrl: string };
+      expect(isolation.EVENTS_EXCHANGE).toMatch(/^acct-[0-9a-f]{8}\.auth\.events$/);
+      expect(isolation.REDIS_PREFIX_AUTH).toMatch(/^acct-[0-9a-f]{8}:auth:$/);
+      const connection = await amqp.connect(amqpUrl);
+      try {
+        const channel = await connection.createChannel();
+        await channel.checkExchange(isolation.EVENTS_EXCHANGE);
+        expect((await channel.checkQueue(`${isolation.QUEUE_PREFIX}notifier.push`)).consumerCount).toBe(1);
+      } finally {
+        await connection.close();
       }
 
       const res = await fetch(`http://127.0.0.1:${port}/anything?probe=1`);

@@ -54,7 +54,8 @@ function chooseMailer(config: NotifierConfig, logger: Logger): Mailer {
     return new SmtpMailer(config.SMTP_URL, config.MAIL_FROM);
   }
   logger.info({ mailer: 'folder' }, `Mail is written as .eml files into ${config.MAIL_DIR}`);
-  return new FolderMailer(config.MAIL_DIR, config.MAIL_FROM);
+  // In development each mail's file and link are logged, so a developer can follow a reset link.
+  return new FolderMailer(config.MAIL_DIR, config.MAIL_FROM, config.NODE_ENV === 'development' ? logger : undefined);
 }
 
 async function choosePushSender(config: NotifierConfig, logger: Logger): Promise<PushSender> {

@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
+import type { Logger } from '@acct/shared';
 import { PermanentDeliveryError, TransientDeliveryError } from '../domain/delivery-errors';
 import type { Mail, Mailer } from '../domain/ports';
 
@@ -32,6 +33,11 @@ export class SmtpMailer implements Mailer {
   }
 }
 
+/**
+ * Writes each mail as an .eml file, for a local stack without SMTP. With a logger (development only),
+ * it says where each mail went and, in plain text, the link it carries, so a developer can click it:
+ * a secret in a log, which is why production refuses this mailer's place (SMTP_URL).
+ */
 export class FolderMailer implements Mailer {
   readonly name = 'folder';
   private readonly transport: Transporter;
@@ -39,6 +45,7 @@ export class FolderMailer implements Mailer {
   constructor(
     private readonly dir: string,
     private readonly from: string,
+    private readonly developerLog?: Logger,
   ) {
     this.transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   }
@@ -48,6 +55,10 @@ export class FolderMailer implements Mailer {
     await fs.mkdir(this.dir, { recursive: true });
     const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.id}.eml`);
     await fs.writeFile(file, info.message as Buffer);
+    if (this.developerLog) {
+      const link = /https?:\/\/\S+/.exec(mail.text)?.[0];
+      this.developerLog.info({ mail_file: path.resolve(file), ...(link ? { link } : {}) }, link ? `Mail written to ${path.resolve(file)}; its link: ${link}` : `Mail written to ${path.resolve(file)}`);
+    }
   }
 
   close(): void {
