@@ -1,4 +1,5 @@
-// No Docker engine runs here, so the compose file is checked as data: the properties the stack relies on.
+// No Docker engine runs here, so the compose file is checked as data: the properties the stack relies
+// on, on the file as compose interpolates it from the shell's variables.
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
@@ -9,6 +10,7 @@ import { loadNotifierConfig } from '@acct/notifier';
 
 type Service = {
   image?: string;
+  restart?: string;
   build?: { context: string; dockerfile: string; args?: Record<string, string> };
   ports?: string[];
   environment?: Record<string, string>;
@@ -19,8 +21,39 @@ type Service = {
 };
 
 const root = path.resolve(__dirname, '..');
-const compose = yaml.load(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
-const services = compose.services;
+const composeText = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
+
+/** Compose's interpolation: `$VAR`, `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`, `$$`. */
+function interpolate(text: string, shell: Record<string, string>): string {
+  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (match, name, colon, op, arg, bare) => {
+    if (match === '$$') return '$';
+    if (bare) return shell[bare] ?? '';
+    const value = shell[name];
+    const missing = value === undefined || (colon === ':' && value === '');
+    if (op === '-') return missing ? arg : value;
+    if (op === '?') {
+      if (missing) throw new Error(`compose: ${name}: ${arg}`);
+      return value;
+    }
+    return value ?? '';
+  });
+}
+function composeWith(shell: Record<string, string>): Record<string, Service> {
+  const { services: all } = yaml.load(interpolate(composeText, shell)) as { services: Record<string, Service> };
+  // As compose passes them: an empty value (`OTP_SECRET: ` once interpolated) is an empty string.
+  for (const service of Object.values(all)) {
+    if (service.environment) service.environment = Object.fromEntries(Object.entries(service.environment).map(([k, v]) => [k, v === null ? '' : String(v)]));
+  }
+  return all;
+}
+
+// What an operator puts in .env for a production start.
+const productionShell = {
+  OTP_SECRET: 'an-operator-chosen-secret-of-enough-length',
+  RESET_URL_BASE_ADMIN: 'https://admin.example.com/reset-password',
+  RESET_URL_BASE_USER: 'https://app.example.com/reset-password',
+};
+const services = composeWith(productionShell);
 const appLoaders: Record<string, (env: NodeJS.ProcessEnv) => unknown> = {
   gateway: loadGatewayConfig,
   auth: loadAuthConfig,
@@ -85,6 +118,25 @@ describe('docker-compose.yml', () => {
   it('lets the notifier scale: no fixed container name and no published port', () => {
     expect(services.notifier.container_name).toBeUndefined();
     expect(services.notifier.ports).toBeUndefined();
+  });
+
+  it('refuses to start auth under compose without the operator\'s OTP secret and public reset pages', () => {
+    const bare = composeWith({});
+    expect(() => loadAuthConfig(bare.auth.environment ?? {})).toThrow(/^Invalid configuration: OTP_SECRET: required in production/);
+    const withSecret = composeWith({ OTP_SECRET: productionShell.OTP_SECRET });
+    expect(() => loadAuthConfig(withSecret.auth.environment ?? {})).toThrow(/^Invalid configuration: RESET_URL_BASE_ADMIN: points at this machine/);
+  });
+
+  it('starts every service on a laptop with NODE_ENV=development and nothing else set', () => {
+    const laptop = composeWith({ NODE_ENV: 'development' });
+    for (const name of Object.keys(appLoaders)) expect(() => appLoaders[name](laptop[name].environment ?? {})).not.toThrow();
+  });
+
+  it('restarts every long-running container unless stopped, from pinned images', () => {
+    for (const [name, service] of Object.entries(services)) {
+      expect([name, service.restart]).toEqual([name, name === 'keygen' ? 'no' : 'unless-stopped']);
+      if (service.image) expect(`${name}: ${service.image}`).toMatch(/^[a-z-]+: [^:]+:(?!latest$)[\w.-]+$/);
+    }
   });
 
   it.each(Object.keys(appLoaders))('gives %s an environment its config accepts, reachable from other containers', (name) => {

@@ -5,13 +5,44 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Parses `env` against `schema`; a bad or missing variable throws one line naming it. */
+/** Parses `env` against `schema`; a bad or missing variable throws one line naming it and the value it refused. */
 export function loadConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const variable = issue.path.join('.') || '(environment)';
-  throw new ConfigError(`Invalid configuration: ${variable}: ${issue.message}`);
+  throw configError(variable, issue.message, env[variable]);
+}
+
+/** Names of variables whose values are secrets: an error names them but never shows their value. */
+const SECRET_VARIABLE = /SECRET|PASSWORD|PRIVATE|CREDENTIALS|TOKEN|_KEY$/;
+
+/**
+ * `Invalid configuration: NAME: reason (got "value")`: the value shown as refused, a URL without its
+ * password, a secret's never.
+ */
+export function configError(variable: string, reason: string, value?: string): ConfigError {
+  let shown = '';
+  if (value !== undefined) {
+    if (SECRET_VARIABLE.test(variable)) shown = ' (value not shown: a secret)';
+    else shown = ` (got ${JSON.stringify(withoutPassword(value).slice(0, 200))})`;
+  }
+  return new ConfigError(`Invalid configuration: ${variable}: ${reason}${shown}`);
+}
+
+/** The value with the password of any `scheme://user:password@` in it replaced, parseable or not. */
+function withoutPassword(value: string): string {
+  return value.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
+}
+
+/** Whether a URL points at this machine, which in production is never what a user's link should. */
+export function isLocalUrl(value: string): boolean {
+  try {
+    const host = new URL(value).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host.endsWith('.localhost') || host === '0.0.0.0' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
 }
 
 /** Helpers for the variable shapes every service repeats. */

@@ -1,6 +1,6 @@
 // Auth configuration: stores, token keys and lifetimes, password cost, 2FA, reset links and rate limits.
 import { z } from 'zod';
-import { ConfigError, accessTokenVerifyEnv, configFragments, env, loadConfig } from '@acct/shared';
+import { accessTokenVerifyEnv, configError, configFragments, env, isLocalUrl, loadConfig } from '@acct/shared';
 
 const DAY = 86_400;
 
@@ -21,7 +21,8 @@ export const authSchema = z.object({
   REFRESH_GRACE_SECONDS: env.int(10, 0),
   SESSION_MAX_AGE_USER_SECONDS: env.int(30 * DAY, 60),
   SESSION_MAX_AGE_ADMIN_SECONDS: env.int(12 * 3600, 60),
-  BCRYPT_COST: env.int(12, 4),
+  /** At most 15: each step doubles a hash's time, and 16 takes seconds a login, on any CPU of today. */
+  BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
   /** bcrypt hashes at once per replica; 0 means one per core. */
   BCRYPT_CONCURRENCY: env.int(0, 0),
   /** Whether new admins get a second factor: `auto` means on in production, off elsewhere. */
@@ -53,11 +54,21 @@ export const authSchema = z.object({
 
 export type AuthConfig = z.infer<typeof authSchema>;
 
-/** Parses auth's config; production must bring its own OTP secret. */
+/**
+ * Parses auth's config. Production refuses what is only fit for a laptop: no OTP secret of its own
+ * (an empty one counts as none), and reset links that point at localhost.
+ */
 export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
-  const config = loadConfig(authSchema, source);
-  if (config.NODE_ENV === 'production' && !source.OTP_SECRET) {
-    throw new ConfigError('Invalid configuration: OTP_SECRET: required in production');
+  // An empty variable is an unset one (compose's `${OTP_SECRET:-}` when the shell has none).
+  const given = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
+  const config = loadConfig(authSchema, given);
+  const production = config.NODE_ENV === 'production';
+  if (production) {
+    if (!given.OTP_SECRET) throw configError('OTP_SECRET', 'required in production (a random secret of 32 bytes or more, the same on every replica)');
+    for (const name of ['RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER'] as const) {
+      if (!given[name]) throw configError(name, 'required in production: the public page that takes a reset link');
+      if (isLocalUrl(config[name])) throw configError(name, 'points at this machine; in production it must be the public reset page', config[name]);
+    }
   }
   return config;
 }

@@ -16,7 +16,7 @@ describe('auth service start', () => {
       expect((await health(running.healthPort, 'live')).status).toBe(200);
       const ready = await health(running.healthPort, 'ready');
       expect(ready.status).toBe(200);
-      expect(ready.body.checks).toEqual({ mongo: true, redis: true, amqp: true });
+      expect(ready.body.checks).toEqual({ mongo: true, redis: true });
     } finally {
       expect(await running.stop()).toBe(true);
     }

@@ -15,7 +15,7 @@ describe('desktop service start', () => {
     try {
       const ready = await health(running.healthPort, 'ready');
       expect(ready.status).toBe(200);
-      expect(ready.body.checks).toEqual({ mongo: true, amqp: true });
+      expect(ready.body.checks).toEqual({ mongo: true });
     } finally {
       expect(await running.stop()).toBe(true);
     }

@@ -1,6 +1,6 @@
 // Notifier configuration: the bus and its retry policy, idempotency, device tokens, mail and push.
 import { z } from 'zod';
-import { ConfigError, configFragments, env, loadConfig } from '@acct/shared';
+import { ConfigError, configError, configFragments, env, loadConfig } from '@acct/shared';
 
 export const notifierSchema = z.object({
   ...configFragments.service({ host: '127.0.0.1', healthPort: 9083 }),
@@ -35,8 +35,12 @@ export const notifierSchema = z.object({
 
 export type NotifierConfig = z.infer<typeof notifierSchema>;
 
+/** Parses the notifier's config. Production refuses to start without SMTP_URL: mail would go to files nobody reads. */
 export const loadNotifierConfig = (source: NodeJS.ProcessEnv = process.env): NotifierConfig => {
   const config = loadConfig(notifierSchema, source);
+  if (config.NODE_ENV === 'production' && !config.SMTP_URL) {
+    throw configError('SMTP_URL', 'required in production (without it mail is written into MAIL_DIR files, and nobody gets it)');
+  }
   if (config.FIREBASE_CREDENTIALS && config.FIREBASE_CREDENTIALS_FILE) {
     throw new ConfigError('Invalid configuration: FIREBASE_CREDENTIALS: set it or FIREBASE_CREDENTIALS_FILE, not both');
   }

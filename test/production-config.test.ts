@@ -1,0 +1,53 @@
+// Production refuses what is only fit for a laptop, and every refusal names the variable and the
+// value it refused, except a secret's.
+import { loadAuthConfig } from '@acct/auth';
+import { loadDesktopConfig } from '@acct/desktop';
+import { loadGatewayConfig } from '@acct/gateway';
+import { loadNotifierConfig } from '@acct/notifier';
+
+const authProduction = {
+  NODE_ENV: 'production',
+  OTP_SECRET: 'a-production-secret-of-enough-length',
+  RESET_URL_BASE_ADMIN: 'https://admin.example.com/reset-password',
+  RESET_URL_BASE_USER: 'https://app.example.com/reset-password',
+};
+
+describe('production configuration', () => {
+  it('starts auth with its own OTP secret and public reset pages (the control)', () => {
+    expect(loadAuthConfig(authProduction)).toMatchObject({ NODE_ENV: 'production', RESET_URL_BASE_USER: 'https://app.example.com/reset-password' });
+  });
+
+  it.each([
+    ['no OTP_SECRET', { OTP_SECRET: undefined }, /^Invalid configuration: OTP_SECRET: required in production/],
+    ['an empty OTP_SECRET', { OTP_SECRET: '' }, /^Invalid configuration: OTP_SECRET: required in production/],
+    ['no RESET_URL_BASE_USER', { RESET_URL_BASE_USER: undefined }, /^Invalid configuration: RESET_URL_BASE_USER: required in production/],
+    ['a reset page on localhost', { RESET_URL_BASE_USER: 'http://localhost:3000/reset-password' }, /^Invalid configuration: RESET_URL_BASE_USER: points at this machine.*\(got "http:\/\/localhost:3000\/reset-password"\)$/],
+    ['a reset page on a loopback address', { RESET_URL_BASE_ADMIN: 'http://127.0.0.1:8080/admin/reset-password' }, /^Invalid configuration: RESET_URL_BASE_ADMIN: points at this machine/],
+  ])('refuses auth with %s', (_label, change, message) => {
+    expect(() => loadAuthConfig({ ...authProduction, ...change })).toThrow(message);
+  });
+
+  it('refuses the notifier without SMTP_URL in production, and not elsewhere', () => {
+    expect(() => loadNotifierConfig({ NODE_ENV: 'production' })).toThrow(/^Invalid configuration: SMTP_URL: required in production/);
+    expect(loadNotifierConfig({ NODE_ENV: 'production', SMTP_URL: 'smtps://mailer:pw@smtp.example.com' }).SMTP_URL).toMatch(/^smtps:/);
+    expect(loadNotifierConfig({ NODE_ENV: 'development' }).SMTP_URL).toBe('');
+  });
+
+  it('caps BCRYPT_COST, showing the value it refused', () => {
+    expect(() => loadAuthConfig({ BCRYPT_COST: '31' })).toThrow(/^Invalid configuration: BCRYPT_COST: .*\(got "31"\)$/);
+    expect(loadAuthConfig({ BCRYPT_COST: '15' }).BCRYPT_COST).toBe(15);
+  });
+
+  it("shows a refused value but never a secret's, nor a URL's password", () => {
+    expect(() => loadAuthConfig({ OTP_SECRET: 'hunter2-short' })).toThrow(/^Invalid configuration: OTP_SECRET: .*\(value not shown: a secret\)$/);
+    expect(() => loadAuthConfig({ OTP_SECRET: 'hunter2-short' })).not.toThrow(/hunter2/);
+    let message = '';
+    try {
+      loadGatewayConfig({ AUTH_URL: 'http://svc:hunter2@auth host:3001' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^Invalid configuration: AUTH_URL: .*\(got "http:\/\/svc:\*\*\*@auth host:3001"\)$/);
+    expect(() => loadDesktopConfig({ SYNC_PAGE_SIZE: 'lots' })).toThrow(/SYNC_PAGE_SIZE: .*\(got "lots"\)$/);
+  });
+});
