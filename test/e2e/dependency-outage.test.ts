@@ -41,10 +41,12 @@ describe('Redis outage', () => {
     await exited;
 
     const started = Date.now();
-    const down = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+    const down = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password }, headers: { 'x-request-id': 'redis-outage-1' } });
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ success: false, message: 'Service temporarily unavailable', code: 'service_unavailable' });
     expect(Date.now() - started).toBeLessThan(2_000);
+    // The service's own record of the fault carries the request's id and its (unredacted) code.
+    expect(stack.logs.service.find((r) => r.request_id === 'redis-outage-1')).toMatchObject({ level: 'error', code: 'service_unavailable', message: 'Dependency unavailable' });
 
     await startRedis();
     const deadline = Date.now() + 10_000;

@@ -58,7 +58,7 @@ describe('POST /api/auth/user/login', () => {
     const res = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password: 'whatever1' }, headers: { 'x-request-id': `unknown-${email.split("@")[0]}` } });
     expect(res.status).toBe(401);
     const record = stack.logs.audit.find((r) => r.email === email);
-    expect(record).toEqual({ level: 'warn', email, ip: '127.0.0.1', reason: 'not_found', message: 'User login failed: invalid credentials', timestamp: expect.stringMatching(/Z$/) });
+    expect(record).toEqual({ level: 'warn', email, ip: '127.0.0.1', reason: 'not_found', message: 'User login failed: invalid credentials', timestamp: expect.stringMatching(/Z$/), request_id: `unknown-${email.split('@')[0]}` });
     await new Promise((r) => setTimeout(r, 10));
     const request = stack.logs.request.find((r) => r.request_id === `unknown-${email.split("@")[0]}`);
     expect(request).toMatchObject({ level: 'warn', status: 401, method: 'POST', path: '/api/auth/user/login', actor_type: 'anonymous' });

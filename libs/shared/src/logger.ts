@@ -20,6 +20,15 @@ const SECRET_KEYS = [
 
 const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 
+/**
+ * `code` is both a one-time code (a secret) and an error's code (what an operator searches for): an
+ * error code, lower-case words joined by underscores, stays readable, anything else is redacted.
+ */
+const ERROR_CODE = /^[a-z]+(_[a-z]+)*$/;
+function censor(value: unknown, path: string[]): unknown {
+  return path[path.length - 1] === 'code' && typeof value === 'string' && ERROR_CODE.test(value) ? value : '[redacted]';
+}
+
 export interface LoggerOptions {
   level?: string;
   /** Fields on every record, e.g. `{ service: 'auth' }`; the gateway's request log uses none. */
@@ -40,7 +49,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: options.base ?? null,
       timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
       formatters: { level: (label) => ({ level: label }) },
-      redact: options.redact === false ? undefined : { paths: REDACT_PATHS, censor: '[redacted]' },
+      redact: options.redact === false ? undefined : { paths: REDACT_PATHS, censor },
     },
     // Synchronous writes to stdout: a record is out before the next line of code runs, so a crash
     // loses none, and a slow reader holds the process back instead of growing a buffer without

@@ -20,4 +20,11 @@ describe('createLogger', () => {
     for (const secret of ['hunter22', '"abc"', '123456']) expect(line).not.toContain(secret);
     expect(records[0].password).toBe('[redacted]');
   });
+
+  it("keeps an error's code readable, while a one-time code stays redacted", () => {
+    const { logger, records } = createMemoryLogger();
+    logger.error({ code: 'service_unavailable', err: { code: 'ECONNREFUSED' }, payload: { code: '654321' } }, 'failed');
+    expect(records[0].code).toBe('service_unavailable');
+    expect(JSON.stringify(records[0])).not.toContain('654321');
+  });
 });

@@ -46,7 +46,8 @@ export async function login(domain: LoginNeeds, kind: AccountKind, body: unknown
     throw err;
   }
   if (failure) {
-    domain.audit.warn({ email: input.email, ip: ctx.ip, reason: failure }, FAILURE_MESSAGES[kind][failure]);
+    // The spec's fields, plus the request's id (as the request record has it) to tie the two together.
+    domain.audit.warn({ email: input.email, ip: ctx.ip, reason: failure, request_id: ctx.requestId }, FAILURE_MESSAGES[kind][failure]);
     throw AuthErrors.invalidCredentials();
   }
   await domain.loginAttempts.succeed(kind, input.email, ctx.ip);
@@ -116,12 +117,12 @@ function upgradeHashLater(domain: Needs<'hasher' | 'accounts' | 'logger'>, kind:
   void domain.hasher
     .hash(password)
     .then((next) => domain.accounts[kind].upgradePasswordHash(account.id, account.passwordHash, next))
-    .catch((err) => domain.logger.warn({ reason: (err as Error).message }, 'Password hash upgrade failed'));
+    .catch((err) => domain.logger.warn({ reason: (err as Error).message, account_id: account.id }, 'Password hash upgrade failed'));
 }
 
 /** Fire-and-forget by contract: a failure to record the event never affects the login. */
 function notifyLogin(domain: Needs<'outbox' | 'logger'>, userId: string, ctx: RequestContext): void {
   void domain.outbox
     .add('user.login.succeeded', { userId, ip: ctx.ip, requestId: ctx.requestId })
-    .catch((err) => domain.logger.error({ reason: (err as Error).message, userId }, 'Could not record the login event'));
+    .catch((err) => domain.logger.error({ reason: (err as Error).message, user_id: userId, request_id: ctx.requestId }, 'Could not record the login event'));
 }

@@ -68,5 +68,5 @@ export async function resetPassword(
   await domain.sessions.revokeAll(kind, accountId);
   await domain.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
-    .catch((err) => domain.logger.error({ reason: (err as Error).message }, 'Could not record the password-changed event'));
+    .catch((err) => domain.logger.error({ reason: (err as Error).message, request_id: ctx.requestId }, 'Could not record the password-changed event'));
 }
