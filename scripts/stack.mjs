@@ -90,6 +90,8 @@ async function main() {
   const common = {
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    // No load balancer to wait for: Ctrl-C stops at once (in-flight work still finishes).
+    SHUTDOWN_DELAY_MS: process.env.SHUTDOWN_DELAY_MS ?? '0',
     EVENTS_EXCHANGE: isolation.EVENTS_EXCHANGE,
     MONGO_URL: mongo.url,
     REDIS_URL: redis.url,
@@ -260,7 +262,8 @@ async function shutdown(code) {
         new Promise((resolve) => {
           child.once('exit', resolve);
           child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+          // Past the services' own deadline (SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS).
+          setTimeout(() => child.kill('SIGKILL'), 25_000).unref();
         }),
     ),
   );

@@ -10,6 +10,7 @@ import { loadNotifierConfig } from '@acct/notifier';
 
 type Service = {
   image?: string;
+  stop_grace_period?: string;
   restart?: string;
   build?: { context: string; dockerfile: string; args?: Record<string, string> };
   ports?: string[];
@@ -130,6 +131,14 @@ describe('docker-compose.yml', () => {
   it('starts every service on a laptop with NODE_ENV=development and nothing else set', () => {
     const laptop = composeWith({ NODE_ENV: 'development' });
     for (const name of Object.keys(appLoaders)) expect(() => appLoaders[name](laptop[name].environment ?? {})).not.toThrow();
+  });
+
+  it("gives each service more time to stop than its drain's deadline", () => {
+    for (const name of Object.keys(appLoaders)) {
+      const config = appLoaders[name](services[name].environment ?? {}) as { SHUTDOWN_DELAY_MS: number; SHUTDOWN_TIMEOUT_MS: number };
+      const graceMs = Number(/^(\d+)s$/.exec(services[name].stop_grace_period ?? '')?.[1]) * 1000;
+      expect([name, graceMs > config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS]).toEqual([name, true]);
+    }
   });
 
   it('restarts every long-running container unless stopped, from pinned images', () => {

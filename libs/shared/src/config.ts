@@ -79,6 +79,10 @@ export const configFragments = {
     LOG_LEVEL: env.logLevel(),
     HOST: env.string(defaults.host),
     HEALTH_PORT: env.port(defaults.healthPort),
+    /** After SIGTERM, how long readiness answers 503 while the service still serves (endpoints update meanwhile). */
+    SHUTDOWN_DELAY_MS: env.int(5_000, 0),
+    /** Then, how long in-flight requests and messages get before the rest is cut (exit 1). */
+    SHUTDOWN_TIMEOUT_MS: env.int(15_000, 100),
   }),
   mongo: (database: string) => ({
     MONGO_URL: env.string('mongodb://127.0.0.1:27017'),

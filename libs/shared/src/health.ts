@@ -7,6 +7,8 @@ export type ReadinessCheck = () => boolean | Promise<boolean>;
 export interface HealthServer {
   server: http.Server;
   port: number;
+  /** From now on readiness answers 503 `draining` (liveness stays 200): load balancers stop sending. */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startHealthServer(
   checks: Record<string, ReadinessCheck>,
   host = '127.0.0.1',
 ): Promise<HealthServer> {
+  let draining = false;
   const server = http.createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -37,6 +40,7 @@ export async function startHealthServer(
     if (req.method !== 'GET') return send(404, { status: 'not_found' });
     if (req.url === '/health/live') return send(200, { status: 'live' });
     if (req.url === '/health/ready') {
+      if (draining) return send(503, { status: 'draining' });
       const results = await checkReadiness(checks);
       const ready = Object.values(results).every(Boolean);
       return send(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks: results });
@@ -50,6 +54,7 @@ export async function startHealthServer(
   return {
     server,
     port: (server.address() as AddressInfo).port,
+    drain: () => void (draining = true),
     close: () => closeServer(server),
   };
 }
@@ -63,11 +68,18 @@ export async function listen(server: http.Server, port: number, host: string): P
   return (server.address() as AddressInfo).port;
 }
 
-/** Stops accepting, lets in-flight requests end, then drops idle keep-alive sockets. */
+/**
+ * Stops accepting and lets in-flight requests end; keep-alive sockets are dropped as soon as they
+ * are idle, including those whose request was still running when the close began.
+ */
 export function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
-    server.close(() => resolve());
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

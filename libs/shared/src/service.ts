@@ -22,23 +22,43 @@ export interface ServiceOptions {
   shutdownTimeoutMs?: number;
 }
 
+export interface DrainOptions {
+  /** How long readiness answers 503 while the listener still serves, so load balancers stop sending first. */
+  delayMs: number;
+  /** How long in-flight requests and messages then get to finish before the rest is cut. */
+  timeoutMs: number;
+}
+
 export interface RunningService {
   port: number;
   healthPort: number;
   /** Stops accepting, finishes in-flight work, closes dependencies; answers whether all closed cleanly. */
   stop(): Promise<boolean>;
+  /**
+   * The stop of a signal: readiness 503 at once; after `delayMs` the listener closes and every
+   * keep-alive connection closes after its current answer (`Connection: close`); in-flight work
+   * gets `timeoutMs`, then open connections are cut. Answers false when anything had to be cut.
+   */
+  drain(options: DrainOptions): Promise<boolean>;
 }
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { name, logger, host } = options;
   const closers: Closer[] = [];
   let port = 0;
+  let server: http.Server | undefined;
+  let draining = false;
   if (options.app) {
-    const server = http.createServer(options.app);
+    server = http.createServer(options.app);
     // Longer than common load balancer idle timeouts, so they close first.
     server.keepAliveTimeout = 65_000;
+    // While draining, every answer ends its connection: a keep-alive client reconnects elsewhere.
+    server.prependListener('request', (_req, res) => {
+      if (draining) res.setHeader('Connection', 'close');
+    });
     port = await listen(server, options.port ?? 0, host);
-    closers.push({ name: 'http', close: () => closeServer(server) });
+    const listening = server;
+    closers.push({ name: 'http', close: () => closeServer(listening) });
   }
   const health = await startHealthServer(options.healthPort, options.checks, host);
   closers.push(...options.closers, { name: 'health', close: () => health.close() });
@@ -47,6 +67,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     port,
     healthPort: health.port,
     stop: () => closeAll(closers, logger, options.shutdownTimeoutMs),
+    drain: async ({ delayMs, timeoutMs }) => {
+      health.drain();
+      draining = true;
+      logger.info({ delay_ms: delayMs, timeout_ms: timeoutMs }, `Draining: not ready; the listener closes in ${delayMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const clean = await closeAll(closers, logger, timeoutMs);
+      if (!clean) server?.closeAllConnections();
+      return clean;
+    },
   };
 }
 
@@ -76,12 +105,20 @@ export async function composeService(name: string, logger: Logger, compose: (ope
   }
 }
 
-/** A service's entry point: its config, a logger named after it, its start, and the signal handlers. */
-export function runService<C extends { LOG_LEVEL: string }>(name: string, loadConfig: () => C, start: (config: C, logger: Logger) => Promise<RunningService>): void {
+/**
+ * A service's entry point: its config, a logger named after it, its start, and the signal handlers:
+ * SIGTERM or SIGINT drains (SHUTDOWN_DELAY_MS, then SHUTDOWN_TIMEOUT_MS) and exits 0 when all
+ * finished, 1 when something had to be cut.
+ */
+export function runService<C extends { LOG_LEVEL: string; SHUTDOWN_DELAY_MS: number; SHUTDOWN_TIMEOUT_MS: number }>(
+  name: string,
+  loadConfig: () => C,
+  start: (config: C, logger: Logger) => Promise<RunningService>,
+): void {
   runMain(async () => {
     const config = loadConfig();
     const logger = createLogger({ level: config.LOG_LEVEL, base: { service: name } });
     const running = await start(config, logger);
-    installShutdown([{ name, close: () => running.stop() }], logger);
+    installShutdown(() => running.drain({ delayMs: config.SHUTDOWN_DELAY_MS, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }), logger);
   });
 }

@@ -33,18 +33,27 @@ export async function closeAll(closers: Closer[], logger: Logger, timeoutMs = 10
   return clean;
 }
 
-/** Installs the signal handlers once; a second signal exits at once. */
-export function installShutdown(closers: Closer[], logger: Logger, timeoutMs = 10_000): void {
+/**
+ * Installs the signal handlers once: the first signal runs `stop` (which answers whether everything
+ * finished), then exits 0 when it did and 1 when something was cut; a second signal exits 1 at once.
+ */
+export function installShutdown(stop: () => Promise<boolean>, logger: Logger): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, 'Shutting down');
-    void closeAll(closers, logger, timeoutMs).then((clean) => {
-      logger.info({ clean }, 'Stopped');
-      logger.flush?.();
-      setImmediate(() => process.exit(clean ? 0 : 1));
-    });
+    void stop()
+      .catch((err: unknown) => {
+        logger.error({ err }, 'Shutdown failed');
+        return false;
+      })
+      .then((clean) => {
+        if (clean) logger.info({ clean }, 'Stopped');
+        else logger.error({ clean }, 'Stopped, cutting what had not finished by the deadline: exit 1');
+        logger.flush?.();
+        setImmediate(() => process.exit(clean ? 0 : 1));
+      });
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
