@@ -1,6 +1,7 @@
 // The internal health endpoint: live while the process runs, ready only when every dependency answers.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
 
 export type ReadinessCheck = () => boolean | Promise<boolean>;
 
@@ -25,11 +26,12 @@ async function checkReadiness(checks: Record<string, ReadinessCheck>): Promise<R
   return Object.fromEntries(entries);
 }
 
-/** Serves `GET /health/live` and `GET /health/ready` on its own port (0 picks a free one). */
+/** Serves `GET /health/live`, `GET /health/ready` and, with a registry, `GET /metrics` on its own port (0 picks a free one). */
 export async function startHealthServer(
   port: number,
   checks: Record<string, ReadinessCheck>,
   host = '127.0.0.1',
+  metrics?: Registry,
 ): Promise<HealthServer> {
   let draining = false;
   const server = http.createServer(async (req, res) => {
@@ -39,6 +41,16 @@ export async function startHealthServer(
     };
     if (req.method !== 'GET') return send(404, { status: 'not_found' });
     if (req.url === '/health/live') return send(200, { status: 'live' });
+    if (req.url === '/metrics' && metrics) {
+      try {
+        const text = await metrics.metrics();
+        res.writeHead(200, { 'content-type': metrics.contentType });
+        res.end(text);
+      } catch {
+        send(500, { status: 'metrics_failed' });
+      }
+      return;
+    }
     if (req.url === '/health/ready') {
       if (draining) return send(503, { status: 'draining' });
       const results = await checkReadiness(checks);

@@ -15,3 +15,4 @@ export * from './email-address';
 export * from './dependency-errors';
 export * from './internal-headers';
 export * from './poll-loop';
+export * from './metrics';

@@ -4,6 +4,7 @@
 // its own port, and stop in order.
 import http from 'node:http';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { closeServer, listen, startHealthServer, type ReadinessCheck } from './health';
 import { createLogger } from './logger';
 import { closeAll, installShutdown, runMain, type Closer } from './shutdown';
@@ -20,6 +21,8 @@ export interface ServiceOptions {
   app?: http.RequestListener;
   port?: number;
   shutdownTimeoutMs?: number;
+  /** Served at GET /metrics on the health port. */
+  metrics?: Registry;
 }
 
 export interface DrainOptions {
@@ -60,7 +63,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const listening = server;
     closers.push({ name: 'http', close: () => closeServer(listening) });
   }
-  const health = await startHealthServer(options.healthPort, options.checks, host);
+  const health = await startHealthServer(options.healthPort, options.checks, host, options.metrics);
   closers.push(...options.closers, { name: 'health', close: () => health.close() });
   logger.info({ port: options.app ? port : undefined, healthPort: health.port }, `${name} started`);
   return {

@@ -1,7 +1,7 @@
 // The auth service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
-import type { AccessTokenVerifier } from '@acct/shared';
-import { errorHandler, jsonBody, notFoundHandler } from '@acct/shared/http';
+import type { AccessTokenVerifier, HttpMetrics } from '@acct/shared';
+import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler } from '@acct/shared/http';
 import type { AuthPorts } from './domain/ports';
 import { accountRouter } from './entry-points/http/account-router';
 import { adminUsersRouter } from './entry-points/http/admin-users-router';
@@ -12,12 +12,14 @@ export interface HttpSettings {
   bodyLimit: string;
   /** How long the gateway keeps a refresh cookie: the session's idle lifetime. */
   refreshCookieMaxAgeSeconds: number;
+  http: HttpMetrics;
 }
 
 export function createApp(ports: AuthPorts, settings: HttpSettings): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(httpMetricsMiddleware(settings.http));
   app.use(jsonBody(settings.bodyLimit));
   app.use(accountRouter(ports, settings));
   app.use(adminUsersRouter(ports, settings.verifier));

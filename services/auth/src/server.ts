@@ -1,7 +1,7 @@
 // Auth's composition root: config becomes policy, connections become stores, stores become the
 // ports the use cases need; then the outbox relay, the reset-mail worker, the internal HTTP port
 // and the health port. The one place auth is wired.
-import { createLogger, composeService, type Logger, type RunningService } from '@acct/shared';
+import { createLogger, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectRedis, isRedisReady } from '@acct/shared/redis';
 import { connectPublisher } from '@acct/shared/amqp';
@@ -20,6 +20,7 @@ import { PasswordHasher } from './domain/passwords';
 import { answerResetRequest } from './domain/password-reset';
 import type { AuthPolicy, AuthPorts } from './domain/ports';
 import { ResetMailWorker } from './domain/reset-mail-worker';
+import { authMetrics, bcryptMetrics } from './metrics';
 import { loadTokenIssuer } from './security/access-token-issuer';
 
 export interface AuthOverrides {
@@ -50,6 +51,10 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const resetRequests = new MongoResetRequestQueue(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     await Promise.all([accounts.admin.init(), accounts.user.init(), resets.init(), resetRequests.init(), outbox.init()]);
+    const registry = createRegistry('auth');
+    const hasher = new PasswordHasher(config.BCRYPT_COST, config.BCRYPT_CONCURRENCY || undefined);
+    bcryptMetrics(registry, hasher);
+    outboxMetrics(registry, () => outbox.pendingStats());
 
     const ports: AuthPorts = {
       policy: authPolicy(config),
@@ -79,10 +84,11 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
         resetIpPerHour: config.RATE_RESET_IP_PER_HOUR,
         otpIpPerMinute: config.RATE_OTP_IP_PER_MINUTE,
       }),
-      hasher: new PasswordHasher(config.BCRYPT_COST, config.BCRYPT_CONCURRENCY || undefined),
+      hasher,
       tokens,
       avatars: new AvatarStore(mongo),
       firstAdmin: new MongoFirstAdminClaim(mongo),
+      metrics: authMetrics(registry),
     };
 
     outbox.start(publisher);
@@ -95,7 +101,8 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createApp(ports, { verifier: tokens.verifier, bodyLimit: config.BODY_LIMIT, refreshCookieMaxAgeSeconds: config.REFRESH_IDLE_TTL_SECONDS }),
+      app: createApp(ports, { verifier: tokens.verifier, bodyLimit: config.BODY_LIMIT, refreshCookieMaxAgeSeconds: config.REFRESH_IDLE_TTL_SECONDS, http: httpMetrics(registry) }),
+      metrics: registry,
       // Not the broker: while it is away the outbox keeps events, and logins go on.
       checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis) },
     };

@@ -1,18 +1,20 @@
 // The desktop service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
-import { type Logger } from '@acct/shared';
-import { errorHandler, jsonBody, notFoundHandler } from '@acct/shared/http';
+import { type HttpMetrics, type Logger } from '@acct/shared';
+import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler } from '@acct/shared/http';
 import { desktopRouter, type DesktopRouterDeps } from './entry-points/http/desktop-router';
 
 export interface DesktopDeps extends DesktopRouterDeps {
   logger: Logger;
   bodyLimit: string;
+  http: HttpMetrics;
 }
 
 export function createApp(deps: DesktopDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(httpMetricsMiddleware(deps.http));
   app.use(jsonBody(deps.bodyLimit));
   app.use(desktopRouter(deps));
   app.use(notFoundHandler);

@@ -1,6 +1,6 @@
 // The desktop service's composition root: MongoDB and RabbitMQ (for device.registered through its
 // outbox), the stores, then its internal HTTP port and health port.
-import { AccessTokenVerifier, composeService, type Logger, type RunningService } from '@acct/shared';
+import { AccessTokenVerifier, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectPublisher } from '@acct/shared/amqp';
 import type { DesktopConfig } from './config';
@@ -17,6 +17,8 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
     const syncs = new SyncRepository(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     await Promise.all([releases.init(), syncs.init(), outbox.init()]);
+    const registry = createRegistry('desktop');
+    outboxMetrics(registry, () => outbox.pendingStats());
     outbox.start(publisher);
     await open('outbox', outbox, (o) => o.stop());
     return {
@@ -26,6 +28,7 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
       app: createApp({
         logger,
         bodyLimit: config.BODY_LIMIT,
+        http: httpMetrics(registry),
         latestReleases: new LatestReleaseCache(releases, config.RELEASE_CACHE_MS),
         syncs,
         outbox,
@@ -35,6 +38,7 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
       }),
       // Not the broker: while it is away the outbox keeps device.registered events.
       checks: { mongo: () => isMongoReady(mongo) },
+      metrics: registry,
     };
   });
 }

@@ -4,7 +4,7 @@
 import type http from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
-import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, parseBytes, toErrorAnswer, type AccessTokenVerifier, type Logger } from '@acct/shared';
+import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, parseBytes, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger } from '@acct/shared';
 import { trustProxySetting, type GatewayConfig } from './config';
 import { Cors, parseOrigins } from './cors';
 import { clearedRefreshCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
@@ -22,6 +22,8 @@ export interface GatewayDeps {
   requestLogger: Logger;
   verifier: AccessTokenVerifier;
   upstreams: Record<Upstream, UpstreamClient>;
+  /** Requests by route template, method and status (the health port's /metrics). */
+  http?: HttpMetrics;
 }
 
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization', 'user-agent', 'if-none-match', 'if-modified-since'];
@@ -50,7 +52,12 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     const ip = proxyaddr(req, trust);
     const claims = deps.verifier.verifyHeader(req.headers.authorization);
     const actor: Actor | undefined = claims ? { type: claims.kind, id: claims.sub, role: claims.role } : undefined;
-    const log = () => logRequest(deps.requestLogger, { method, url, status: res.statusCode, durationMs: elapsedMs(started), ip, actor, requestId });
+    let routeLabel = 'unmatched';
+    const log = () => {
+      const durationMs = elapsedMs(started);
+      logRequest(deps.requestLogger, { method, url, status: res.statusCode, durationMs, ip, actor, requestId });
+      deps.http?.observe(method, routeLabel, res.statusCode, durationMs / 1000);
+    };
 
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -68,6 +75,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       log();
       return;
     }
+    routeLabel = route.path;
     let logged = false;
     const logOnce = () => {
       if (logged) return;

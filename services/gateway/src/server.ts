@@ -1,6 +1,6 @@
 // The gateway's composition root: the token verifier, a connection pool per service, the request
 // listener; its public HTTP port and its health port (ready when the services are).
-import { AccessTokenVerifier, composeService, createLogger, type Logger, type RunningService } from '@acct/shared';
+import { AccessTokenVerifier, Counter, composeService, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
 import { UpstreamClient } from './upstream';
@@ -8,17 +8,24 @@ import { UpstreamClient } from './upstream';
 export async function startGateway(config: GatewayConfig, logger: Logger, requestLogger?: Logger): Promise<RunningService> {
   const verifier = AccessTokenVerifier.fromConfig(config);
   return composeService('gateway', logger, async (open) => {
+    const registry = createRegistry('gateway');
+    const calls = new Counter({ name: 'gateway_upstream_requests_total', help: 'Calls to the services by upstream and outcome (answered, timeout, unavailable)', labelNames: ['upstream', 'outcome'], registers: [registry] });
+    const observe = (upstream: string) => (outcome: string) => calls.inc({ upstream, outcome });
     const upstreams = await open(
       'upstreams',
-      { auth: new UpstreamClient(config.AUTH_URL, config.UPSTREAM_TIMEOUT_MS), desktop: new UpstreamClient(config.DESKTOP_URL, config.UPSTREAM_TIMEOUT_MS) },
+      {
+        auth: new UpstreamClient(config.AUTH_URL, config.UPSTREAM_TIMEOUT_MS, observe('auth')),
+        desktop: new UpstreamClient(config.DESKTOP_URL, config.UPSTREAM_TIMEOUT_MS, observe('desktop')),
+      },
       (all) => Promise.all(Object.values(all).map((u) => u.close())),
     );
     return {
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false }), verifier, upstreams }),
+      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false }), verifier, upstreams, http: httpMetrics(registry) }),
       checks: { auth: () => upstreams.auth.reachable(), desktop: () => upstreams.desktop.reachable() },
+      metrics: registry,
     };
   });
 }

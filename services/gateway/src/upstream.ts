@@ -19,7 +19,12 @@ export class UpstreamClient {
   private readonly pool: Pool;
   private readonly target: URL;
 
-  constructor(baseUrl: string, timeoutMs: number) {
+  constructor(
+    baseUrl: string,
+    timeoutMs: number,
+    /** Told how each call ended: answered (whatever its status), timed out, or could not reach the service. */
+    private readonly observe?: (outcome: 'answered' | 'timeout' | 'unavailable') => void,
+  ) {
     this.target = new URL(baseUrl);
     this.pool = new Pool(this.target.origin, {
       connections: 256,
@@ -40,11 +45,17 @@ export class UpstreamClient {
     }
     try {
       const res = await this.pool.request({ method: method as 'GET', path, headers: outgoing, body });
+      this.observe?.('answered');
       return { status: res.statusCode, headers: res.headers as http.IncomingHttpHeaders, body: res.body };
     } catch (err) {
+      // A body the client did not finish (413, 408) is the client's, not the service's failure.
       if (err instanceof AppError) throw err;
       const code = (err as { code?: string }).code ?? '';
-      if (TIMEOUT_CODES.has(code)) throw errors.upstreamTimeout(err);
+      if (TIMEOUT_CODES.has(code)) {
+        this.observe?.('timeout');
+        throw errors.upstreamTimeout(err);
+      }
+      this.observe?.('unavailable');
       throw errors.unavailable(err);
     }
   }

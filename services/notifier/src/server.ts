@@ -1,7 +1,7 @@
 // The notifier's composition root: the push and mail transports, MongoDB and Redis, then the
 // consumers on RabbitMQ. No public port: health only.
 import fs from 'node:fs';
-import { ConfigError, composeService, type Logger, type RunningService } from '@acct/shared';
+import { ConfigError, Counter, Histogram, LATENCY_BUCKETS, composeService, createRegistry, type Logger, type Registry, type RunningService } from '@acct/shared';
 import { connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectRedis, isRedisReady } from '@acct/shared/redis';
 import { AmqpClient } from '@acct/shared/amqp';
@@ -28,12 +28,13 @@ export async function startNotifier(config: NotifierConfig, logger: Logger, over
     const mailer = await open('mailer', overrides.mailer ?? chooseMailer(config, logger), (m) => m.close());
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
     const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit());
+    const registry = createRegistry('notifier');
     const devices = new DeviceTokenRepository(mongo);
     await devices.init();
     const consumer = new EventConsumer(
       { devices, push, mailer, templates: new Templates(), productName: config.PRODUCT_NAME, logger },
       new IdempotencyStore(redis, { claimTtlMs: config.CLAIM_TTL_MS, doneTtlSeconds: config.DONE_TTL_SECONDS }),
-      { exchange: config.EVENTS_EXCHANGE, prefetch: config.PREFETCH, queues: queueSpecs(config.QUEUE_PREFIX, config.RETRY_DELAYS_MS) },
+      { exchange: config.EVENTS_EXCHANGE, prefetch: config.PREFETCH, queues: queueSpecs(config.QUEUE_PREFIX, config.RETRY_DELAYS_MS), observe: eventMetrics(registry) },
       logger,
     );
     const amqp = await open('amqp', overrides.amqp ?? new AmqpClient(config.AMQP_URL, logger, { connectionName: 'notifier' }), (a) => a.close());
@@ -44,8 +45,19 @@ export async function startNotifier(config: NotifierConfig, logger: Logger, over
       host: config.HOST,
       healthPort: config.HEALTH_PORT,
       checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis), amqp: () => amqp.ready },
+      metrics: registry,
     };
   });
+}
+
+/** Events handled, by type and outcome (sent, no_devices, stored, duplicate, deferred, retry, dead_lettered), and how long each took. */
+function eventMetrics(registry: Registry) {
+  const events = new Counter({ name: 'notifier_events_total', help: 'Events handled by type and outcome', labelNames: ['type', 'outcome'], registers: [registry] });
+  const duration = new Histogram({ name: 'notifier_event_duration_seconds', help: 'Time to handle an event, by type and outcome', labelNames: ['type', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  return (type: string, outcome: string, seconds: number) => {
+    events.inc({ type, outcome });
+    duration.observe({ type, outcome }, seconds);
+  };
 }
 
 function chooseMailer(config: NotifierConfig, logger: Logger): Mailer {

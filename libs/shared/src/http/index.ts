@@ -3,6 +3,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { NOT_FOUND_ENVELOPE, errors, toErrorAnswer } from '../errors';
+import type { HttpMetrics } from '../metrics';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -36,5 +37,17 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const answer = toErrorAnswer(err, logger, { path: req.path, request_id: req.get('x-request-id') });
     res.set(answer.headers).status(answer.status).json(answer.body);
+  };
+}
+
+/** Counts and times every answer by its route template (`unmatched` when no route took it). */
+export function httpMetricsMiddleware(metrics: HttpMetrics): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      metrics.observe(req.method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
   };
 }

@@ -169,6 +169,15 @@ export class Outbox implements EventOutbox {
     clearTimeout(timer);
   }
 
+  /** The backlog, for metrics: pending entries and when the oldest occurred. */
+  async pendingStats(): Promise<{ pending: number; oldestAt?: Date }> {
+    const [pending, oldest] = await Promise.all([
+      this.model.countDocuments({ status: 'pending' }).exec(),
+      this.model.findOne({ status: 'pending' }, { occurredAt: 1 }).sort({ occurredAt: 1 }).lean<Pick<OutboxDoc, 'occurredAt'>>().exec(),
+    ]);
+    return { pending, oldestAt: oldest?.occurredAt };
+  }
+
   async pendingCount(): Promise<number> {
     return this.model.countDocuments({ status: 'pending' }).exec();
   }

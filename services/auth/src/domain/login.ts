@@ -26,14 +26,18 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'outbox' | 'audit' | 'logger' | 'policy'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'outbox' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(domain: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
-  await enforceLimit(domain.rateLimits, 'loginIp', ctx.ip);
+  await enforceLimit(domain, 'loginIp', ctx.ip);
   // The attempt is counted before the compare, so guesses sent at once cannot outrun the limit.
   const reservation = await domain.loginAttempts.reserve(kind, input.email, ctx.ip);
-  if (!reservation.allowed) throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
+  if (!reservation.allowed) {
+    domain.metrics.rateLimited('loginAttempts');
+    domain.metrics.login(kind, 'rate_limited');
+    throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
+  }
 
   let account: Account | null;
   let failure: FailureReason | undefined;
@@ -48,22 +52,27 @@ export async function login(domain: LoginNeeds, kind: AccountKind, body: unknown
   if (failure) {
     // The spec's fields, plus the request's id (as the request record has it) to tie the two together.
     domain.audit.warn({ email: input.email, ip: ctx.ip, reason: failure, request_id: ctx.requestId }, FAILURE_MESSAGES[kind][failure]);
+    domain.metrics.login(kind, 'invalid_credentials');
     throw AuthErrors.invalidCredentials();
   }
   await domain.loginAttempts.succeed(kind, input.email, ctx.ip);
   const found = account as Account & { passwordHash: string };
-  if (found.disabled) throw AuthErrors.accountDisabled();
+  if (found.disabled) {
+    domain.metrics.login(kind, 'account_disabled');
+    throw AuthErrors.accountDisabled();
+  }
   upgradeHashLater(domain, kind, found, input.password);
 
   if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(domain, found, ctx);
 
   const session = await openSession(domain, kind, found);
+  domain.metrics.login(kind, 'success');
   if (kind === 'user') notifyLogin(domain, found.id, ctx);
   return { kind: 'session', account: toAccountRecord(kind, found), ...session };
 }
 
 /** Opens the admin's one challenge (ending any older one) and mails its code through the outbox. */
-async function challengeAdmin(domain: Needs<'otp' | 'outbox' | 'policy'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
+async function challengeAdmin(domain: Needs<'otp' | 'outbox' | 'policy' | 'metrics'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
   const adminId = admin.id;
   const challenge = await domain.otp.create(adminId, ctx.ip);
   try {
@@ -80,17 +89,20 @@ async function challengeAdmin(domain: Needs<'otp' | 'outbox' | 'policy'>, admin:
     await domain.otp.cancel(challenge.challengeToken).catch(() => undefined);
     throw err;
   }
+  domain.metrics.otp('issued');
+  domain.metrics.login('admin', 'otp_required');
   return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: domain.policy.otpTtlSeconds };
 }
 
 export async function verifyOtp(
-  domain: Needs<'rateLimits' | 'otp' | 'accounts' | 'sessions' | 'tokens'>,
+  domain: Needs<'rateLimits' | 'otp' | 'accounts' | 'sessions' | 'tokens' | 'metrics'>,
   body: unknown,
   ctx: RequestContext,
 ): Promise<{ account: AccountRecord } & OpenedSession> {
   const input = validateOtp(body);
-  await enforceLimit(domain.rateLimits, 'otpIp', ctx.ip);
+  await enforceLimit(domain, 'otpIp', ctx.ip);
   const result = await domain.otp.verify(input.challengeToken, input.code);
+  domain.metrics.otp(result.outcome);
   if (result.outcome !== 'verified') throw result.outcome === 'wrong_code' ? AuthErrors.invalidCode() : AuthErrors.invalidChallenge();
   const admin = await domain.accounts.admin.findById(result.adminId);
   if (!admin) throw AuthErrors.invalidChallenge();

@@ -9,15 +9,15 @@ import type { ClaimedResetRequest, Needs, RequestContext } from './ports';
 import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
 
 /** Validates, rate-limits and queues a forgot-password request. */
-export async function requestPasswordReset(domain: Needs<'rateLimits' | 'resetRequests'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
+export async function requestPasswordReset(domain: Needs<'rateLimits' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
   const { email } = kind === 'admin' ? validateAdminForgot(body) : validateUserForgot(body);
-  await enforceLimit(domain.rateLimits, 'forgotIp', ctx.ip);
+  await enforceLimit(domain, 'forgotIp', ctx.ip);
   // Not an address: nothing can match it, so there is nothing to queue.
   if (email === undefined) return;
   // Per address and client: a stranger spends their own budget, never the owner's.
-  await enforceLimit(domain.rateLimits, 'forgotEmailIp', `${kind}:${email}:${ctx.ip}`);
+  await enforceLimit(domain, 'forgotEmailIp', `${kind}:${email}:${ctx.ip}`);
   // Per address, whoever asks: bounds the mail an address gets, without a 429 that would tell the owner "no".
-  const mail = await withinLimit(domain.rateLimits, 'forgotEmail', `${kind}:${email}`);
+  const mail = await withinLimit(domain, 'forgotEmail', `${kind}:${email}`);
   await domain.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
 }
 
@@ -48,13 +48,13 @@ export async function answerResetRequest(domain: Needs<'accounts' | 'resets' | '
 }
 
 export async function resetPassword(
-  domain: Needs<'rateLimits' | 'resets' | 'hasher' | 'accounts' | 'sessions' | 'outbox' | 'logger'>,
+  domain: Needs<'rateLimits' | 'resets' | 'hasher' | 'accounts' | 'sessions' | 'outbox' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
 ): Promise<void> {
   const { token, newPassword } = validateReset(body);
-  await enforceLimit(domain.rateLimits, 'resetIp', ctx.ip);
+  await enforceLimit(domain, 'resetIp', ctx.ip);
   // A cheap read first: a bogus token costs no bcrypt hash.
   if (!(await domain.resets.find(token, kind))) throw AuthErrors.resetInvalid();
   const passwordHash = await domain.hasher.hash(newPassword);

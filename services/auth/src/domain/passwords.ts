@@ -15,12 +15,21 @@ const PREHASH_KEY = 'acct-password-prehash-v1';
 export class Semaphore {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
+  /** Told how long each task that had to wait waited (seconds). */
+  onWait?: (seconds: number) => void;
 
   constructor(private readonly limit: number) {}
 
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.active++;
+    if (this.active >= this.limit) {
+      const since = process.hrtime.bigint();
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      this.onWait?.(Number(process.hrtime.bigint() - since) / 1e9);
+    } else this.active++;
     try {
       return await task();
     } finally {
@@ -43,6 +52,16 @@ export class PasswordHasher {
     concurrency: number = availableParallelism(),
   ) {
     this.slots = new Semaphore(Math.max(1, concurrency));
+  }
+
+  /** Hashes and compares waiting for a slot. */
+  get waiting(): number {
+    return this.slots.queued;
+  }
+
+  /** Told how long each waiting hash or compare waited (seconds). */
+  set onWait(observer: ((seconds: number) => void) | undefined) {
+    this.slots.onWait = observer;
   }
 
   private prehash(password: string): string {

@@ -124,6 +124,19 @@ export interface FirstAdminClaim {
   claim(): Promise<(() => Promise<void>) | undefined>;
 }
 
+export type LoginOutcome = 'success' | 'otp_required' | 'invalid_credentials' | 'account_disabled' | 'rate_limited';
+export type RefreshOutcome = 'rotated' | 'grace' | 'reused' | 'invalid' | 'missing';
+export type OtpOutcome = 'issued' | 'verified' | 'wrong_code' | 'invalid_challenge';
+
+/** What the use cases count (metrics.ts makes them Prometheus counters). No label is an email, id or token. */
+export interface AuthMetrics {
+  login(kind: AccountKind, outcome: LoginOutcome): void;
+  refresh(kind: AccountKind, outcome: RefreshOutcome): void;
+  /** A request refused by a rate limit, or a login by the failed-attempt budget (`loginAttempts`). */
+  rateLimited(limiter: LimiterName | 'loginAttempts'): void;
+  otp(outcome: OtpOutcome): void;
+}
+
 /** The decisions of configuration the use cases apply. */
 export interface AuthPolicy {
   accessTokenTtlSeconds: number;
@@ -152,6 +165,7 @@ export interface AuthPorts {
   tokens: TokenSigner;
   avatars: AvatarFiles;
   firstAdmin: FirstAdminClaim;
+  metrics: AuthMetrics;
 }
 
 /** The part of the ports a use case works with: its signature says which. */

@@ -7,13 +7,13 @@ import type { Needs, RequestContext } from './ports';
 import { validateRegister } from './validation';
 
 export async function register(
-  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'sessions' | 'firstAdmin' | 'policy'>,
+  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'sessions' | 'firstAdmin' | 'policy' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
 ): Promise<AccountRecord> {
   const input = validateRegister(body);
-  await enforceLimit(deps.rateLimits, 'registerIp', ctx.ip);
+  await enforceLimit(deps, 'registerIp', ctx.ip);
   let release: (() => Promise<void>) | undefined;
   if (kind === 'admin') {
     const allowed = (await byLiveAdmin(deps, ctx)) || deps.policy.adminRegistrationOpen || (release = await deps.firstAdmin.claim());

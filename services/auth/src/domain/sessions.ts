@@ -16,13 +16,17 @@ export async function openSession(deps: Needs<'sessions' | 'tokens'>, kind: Acco
 }
 
 export async function refreshSession(
-  deps: Needs<'sessions' | 'tokens' | 'audit'>,
+  deps: Needs<'sessions' | 'tokens' | 'audit' | 'metrics'>,
   kind: AccountKind,
   presented: string | undefined,
   ctx: RequestContext,
 ): Promise<OpenedSession> {
-  if (!presented) throw AuthErrors.refreshMissing();
+  if (!presented) {
+    deps.metrics.refresh(kind, 'missing');
+    throw AuthErrors.refreshMissing();
+  }
   const result = await deps.sessions.rotate(kind, presented);
+  deps.metrics.refresh(kind, result.outcome === 'rotated' || result.outcome === 'grace' || result.outcome === 'reused' ? result.outcome : 'invalid');
   if (result.outcome === 'reused') {
     deps.audit.warn(
       { event: 'refresh_token_reuse', kind, account_id: result.owner.accountId, session_id: result.sessionId, ip: ctx.ip, request_id: ctx.requestId },

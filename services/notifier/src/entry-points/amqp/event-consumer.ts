@@ -16,6 +16,8 @@ export interface ConsumerOptions {
   exchange: string;
   prefetch: number;
   queues: QueueSpec[];
+  /** Told of every handled message: its type (a known one, else `unknown`), outcome and handling time. */
+  observe?: (type: string, outcome: string, seconds: number) => void;
 }
 
 export class EventConsumer {
@@ -72,7 +74,8 @@ export class EventConsumer {
     const attempt = Number(msg.properties.headers?.[ATTEMPT_HEADER] ?? 1);
     // The request that caused the event: from its payload once it is read, else the publisher's header.
     let requestId = typeof msg.properties.headers?.['x-request-id'] === 'string' ? (msg.properties.headers['x-request-id'] as string) : undefined;
-    const record = (outcome: string, extra: Record<string, unknown> = {}) =>
+    const record = (outcome: string, extra: Record<string, unknown> = {}) => {
+      this.options.observe?.(isEventType(type) ? type : 'unknown', outcome, Number(process.hrtime.bigint() - started) / 1e9);
       this.logger[outcome === 'dead_lettered' || outcome === 'retry' ? 'warn' : 'info'](
         {
           event_id: msg.properties.messageId,
@@ -87,6 +90,7 @@ export class EventConsumer {
         },
         `event ${type} ${outcome}`,
       );
+    };
 
     let payload: { eventId: string; requestId?: string } & Record<string, unknown>;
     try {
