@@ -51,6 +51,10 @@ describe('GET /metrics on the health ports', () => {
     const gatewayAfter = await scrape(gateway);
     const logins = (t: string) => value(t, 'http_requests_total', { route: '/api/auth/user/login', method: 'POST', status: '200', service: 'gateway' });
     expect(logins(gatewayAfter) - logins(before.gateway)).toBe(1);
+    const loginLabels = { route: '/api/auth/user/login', method: 'POST', status: '200', service: 'gateway' };
+    expect(value(gatewayAfter, 'http_request_duration_seconds_count', loginLabels)).toBe(logins(gatewayAfter));
+    expect(value(gatewayAfter, 'http_request_duration_seconds_bucket', { ...loginLabels, le: '+Inf' })).toBe(logins(gatewayAfter));
+    expect(value(gatewayAfter, 'http_request_duration_seconds_sum', loginLabels)).toBeGreaterThan(0);
     const answered = (t: string) => value(t, 'gateway_upstream_requests_total', { upstream: 'auth', outcome: 'answered' });
     expect(answered(gatewayAfter) - answered(before.gateway)).toBe(4);
 

@@ -21,16 +21,89 @@ export interface HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void;
 }
 
+/**
+ * Request counts and latency, kept in plain per-series records and turned into Prometheus series only
+ * when scraped: prom-client's labelled inc/observe hash and validate the labels on every call, which
+ * cost the gateway a tenth of its 404 throughput at 15,000 requests a second.
+ */
 export function httpMetrics(registry: Registry): HttpMetrics {
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  interface Series {
+    labels: { method: string; route: string; status: string };
+    count: number;
+    sum: number;
+    /** Per bucket, not cumulative; the last counts what is above every bound. */
+    buckets: Float64Array;
+  }
+  const series = new Map<string, Series>();
+  const bounds = LATENCY_BUCKETS;
+  const all = () => [...series.values()];
+  registry.registerMetric(
+    customMetric('http_requests_total', 'HTTP requests answered, by route template, method and status', 'counter', () =>
+      all().map((s) => ({ labels: s.labels, value: s.count })),
+    ),
+  );
+  registry.registerMetric(
+    customMetric('http_request_duration_seconds', 'Time to answer an HTTP request', 'histogram', () =>
+      all().flatMap((s) => {
+        let cumulative = 0;
+        const values = bounds.map((le, i) => {
+          cumulative += s.buckets[i];
+          return { labels: { ...s.labels, le }, value: cumulative, metricName: 'http_request_duration_seconds_bucket' };
+        });
+        return [
+          ...values,
+          { labels: { ...s.labels, le: '+Inf' }, value: s.count, metricName: 'http_request_duration_seconds_bucket' },
+          { labels: s.labels, value: s.sum, metricName: 'http_request_duration_seconds_sum' },
+          { labels: s.labels, value: s.count, metricName: 'http_request_duration_seconds_count' },
+        ];
+      }),
+    ),
+  );
   return {
     observe(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
+      const key = `${method} ${status} ${route}`;
+      let entry = series.get(key);
+      if (!entry) {
+        entry = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(bounds.length + 1) };
+        series.set(key, entry);
+      }
+      entry.count++;
+      entry.sum += seconds;
+      let i = 0;
+      while (i < bounds.length && seconds > bounds[i]) i++;
+      entry.buckets[i]++;
     },
   };
+}
+
+/**
+ * A counter for a hot path: `inc(key, labels)` adds one to the series named by `key` (the caller's
+ * cheap string for its labels), with no per-call label hashing; series are built when scraped.
+ */
+export function hotPathCounter(registry: Registry, name: string, help: string): { inc(key: string, labels: Record<string, string>): void } {
+  const series = new Map<string, { labels: Record<string, string>; value: number }>();
+  registry.registerMetric(customMetric(name, help, 'counter', () => [...series.values()]));
+  return {
+    inc(key, labels) {
+      const entry = series.get(key);
+      if (entry) entry.value++;
+      else series.set(key, { labels, value: 1 });
+    },
+  };
+}
+
+type CustomValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+
+/** A metric prom-client's registry can serve whose values are computed at scrape time. */
+function customMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => CustomValue[]) {
+  return {
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+    reset: () => undefined,
+  } as unknown as Parameters<Registry['registerMetric']>[0];
 }
 
 /** The outbox's backlog, read when scraped: pending events and the age of the oldest. */
