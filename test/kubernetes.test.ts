@@ -1,0 +1,124 @@
+// deploy/kubernetes, rendered by kustomize (kubectl kustomize) and checked against the Kubernetes
+// API schemas (kubernetes-models' validators), then for what the stack relies on: each
+// Deployment's environment is one its service's config accepts in production, probes on the health
+// port, memory above the heap budget, a grace period above the drain's deadline, budgets,
+// autoscalers, network policies and a TLS ingress.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { authSchema, loadAuthConfig } from '@acct/auth';
+import { desktopSchema, loadDesktopConfig } from '@acct/desktop';
+import { gatewaySchema, loadGatewayConfig } from '@acct/gateway';
+import { loadNotifierConfig, notifierSchema } from '@acct/notifier';
+
+const root = path.resolve(__dirname, '..');
+type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; spec?: any; data?: Record<string, string> };
+
+function render(dir: string): Doc[] {
+  const run = spawnSync('kubectl', ['kustomize', path.join(root, dir)], { encoding: 'utf8' });
+  if (run.error) throw new Error(`this test renders with kubectl kustomize: ${run.error.message} (install kubectl)`);
+  if (run.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${run.stderr}`);
+  return yaml.loadAll(run.stdout) as Doc[];
+}
+
+const docs = render('deploy/kubernetes/overlays/production');
+const byKind = (kind: string) => docs.filter((d) => d.kind === kind);
+const named = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
+const services = {
+  gateway: { load: loadGatewayConfig, schema: gatewaySchema },
+  auth: { load: loadAuthConfig, schema: authSchema },
+  desktop: { load: loadDesktopConfig, schema: desktopSchema },
+  notifier: { load: loadNotifierConfig, schema: notifierSchema },
+} as const;
+
+// What the operator's Secrets hold, as plausible values (their real values are never committed).
+const SECRET_VALUES: Record<string, string> = {
+  MONGO_URL: 'mongodb://mongo.databases:27017',
+  REDIS_URL: 'redis://redis.databases:6379',
+  AMQP_URL: 'amqp://account:secret@rabbitmq.messaging:5672',
+  SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
+  OTP_SECRET: 'x'.repeat(48),
+  'credentials.json': '{"project_id":"p"}',
+};
+
+/** A Deployment's environment as its container would see it. */
+function environmentOf(deployment: Doc): Record<string, string> {
+  const container = deployment.spec.template.spec.containers[0];
+  const env: Record<string, string> = {};
+  for (const source of container.envFrom ?? []) Object.assign(env, named('ConfigMap', source.configMapRef.name)?.data);
+  for (const item of container.env ?? []) {
+    if (item.value !== undefined) env[item.name] = item.value;
+    else if (item.valueFrom?.configMapKeyRef) env[item.name] = named('ConfigMap', item.valueFrom.configMapKeyRef.name)!.data![item.valueFrom.configMapKeyRef.key];
+    else if (item.valueFrom?.secretKeyRef && !item.valueFrom.secretKeyRef.optional) env[item.name] = SECRET_VALUES[item.valueFrom.secretKeyRef.key];
+  }
+  return env;
+}
+
+describe('deploy/kubernetes (production overlay)', () => {
+  it('validates every object against the Kubernetes API schemas', () => {
+    expect(docs.length).toBeGreaterThan(15);
+    for (const doc of docs) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const Model = require(`kubernetes-models/${doc.apiVersion}/${doc.kind}`)[doc.kind];
+      expect(() => new Model(doc).validate()).not.toThrow();
+    }
+  });
+
+  it('is caught by the validator when an object is wrong (the control)', () => {
+    const broken = JSON.parse(JSON.stringify(named('Deployment', 'auth')));
+    broken.spec.template.spec.containers[0].ports[0].containerPort = 'three thousand';
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Deployment } = require('kubernetes-models/apps/v1/Deployment');
+    expect(() => new Deployment(broken).validate()).toThrow(/containerPort/);
+  });
+
+  it('puts everything in its namespace and commits no Secret', () => {
+    expect(docs.filter((d) => d.kind !== 'Namespace').every((d) => d.metadata.namespace === 'account-service')).toBe(true);
+    expect(byKind('Secret')).toEqual([]);
+  });
+
+  it.each(Object.keys(services) as Array<keyof typeof services>)('gives %s an environment its config accepts in production, and only variables it reads', (name) => {
+    const deployment = named('Deployment', name)!;
+    const env = environmentOf(deployment);
+    expect(env.NODE_ENV).toBe('production');
+    const config = services[name].load(env) as { HEALTH_PORT: number; SHUTDOWN_DELAY_MS: number; SHUTDOWN_TIMEOUT_MS: number; PORT?: number };
+    const known = Object.keys(services[name].schema.shape);
+    const container = deployment.spec.template.spec.containers[0];
+    expect((container.env as Array<{ name: string }>).map((e) => e.name).filter((n) => !known.includes(n))).toEqual([]);
+
+    const ports = Object.fromEntries((container.ports as Array<{ name: string; containerPort: number }>).map((p) => [p.name, p.containerPort]));
+    expect(ports.health).toBe(config.HEALTH_PORT);
+    if (name !== 'notifier') expect(ports.http).toBe(config.PORT);
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'health' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'health' });
+    expect(container.startupProbe.httpGet).toEqual({ path: '/health/live', port: 'health' });
+    // The image's heap budget (256 MB) plus room for code, buffers and the young generation.
+    expect(Number(/^(\d+)Mi$/.exec(container.resources.limits.memory)?.[1])).toBeGreaterThanOrEqual(256 + 128);
+    expect(container.resources.requests.cpu).toBeDefined();
+    expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS);
+    expect(container.image).toMatch(/^registry\.example\.com\/account-service\/[a-z]+:\d+\.\d+\.\d+$/);
+  });
+
+  it('gives every Deployment a disruption budget, and autoscales the gateway, auth and the notifier', () => {
+    for (const name of Object.keys(services)) expect(named('PodDisruptionBudget', name)?.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': name });
+    expect(byKind('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(['auth', 'gateway', 'notifier']);
+  });
+
+  it('lets only the gateway in from outside, the services only from the gateway, and health only from monitoring', () => {
+    const policies = byKind('NetworkPolicy');
+    expect(policies.find((p) => p.metadata.name === 'default-deny-ingress')?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+    const fromOutside = policies.filter((p) => JSON.stringify(p.spec.ingress ?? []).includes('ingress-nginx'));
+    expect(fromOutside.map((p) => p.spec.podSelector)).toEqual([{ matchLabels: { 'app.kubernetes.io/name': 'gateway' } }]);
+    const toServices = policies.find((p) => JSON.stringify(p.spec.podSelector).includes('auth'))!;
+    expect(toServices.spec.ingress).toEqual([expect.objectContaining({ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } }] })]);
+    const health = policies.find((p) => JSON.stringify(p.spec.ingress ?? []).includes('monitoring'))!;
+    expect(health.spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 9000 }]);
+  });
+
+  it('reaches the gateway through a TLS ingress, and the gateway believes that one proxy', () => {
+    const [ingress] = byKind('Ingress');
+    expect(ingress.spec.tls).toEqual([{ hosts: ['api.example.com'], secretName: 'account-api-tls' }]);
+    expect(ingress.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway');
+    expect(environmentOf(named('Deployment', 'gateway')!).TRUST_PROXY).toBe('1');
+  });
+});
