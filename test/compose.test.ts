@@ -10,6 +10,8 @@ import { loadNotifierConfig } from '@acct/notifier';
 
 type Service = {
   image?: string;
+  profiles?: string[];
+  volumes?: string[];
   stop_grace_period?: string;
   restart?: string;
   build?: { context: string; dockerfile: string; args?: Record<string, string> };
@@ -70,9 +72,23 @@ describe('docker-compose.yml', () => {
     expect(services.rabbitmq.image).toMatch(/management/);
   });
 
-  it('publishes only the gateway port and the mail catcher page', () => {
+  it('publishes only the gateway port and the mail catcher page (and, in the observability profile, Prometheus)', () => {
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name}:${p}`));
-    expect(published.sort()).toEqual(['gateway:8080:8080', 'mailpit:8025:8025']);
+    expect(published.sort()).toEqual(['gateway:8080:8080', 'mailpit:8025:8025', 'prometheus:9090:9090']);
+    expect(services.prometheus.profiles).toEqual(['observability']);
+  });
+
+  it("has Prometheus scrape every service's /metrics on its health port", () => {
+    const config = yaml.load(fs.readFileSync(path.join(root, 'deploy/compose/prometheus.yml'), 'utf8')) as {
+      scrape_configs: Array<{ metrics_path: string; dns_sd_configs: Array<{ names: string[]; port: number }> }>;
+    };
+    const [job] = config.scrape_configs;
+    expect(job.metrics_path).toBe('/metrics');
+    expect(job.dns_sd_configs[0].names.sort()).toEqual(Object.keys(appLoaders).sort());
+    for (const name of Object.keys(appLoaders)) {
+      expect([name, (appLoaders[name](services[name].environment ?? {}) as { HEALTH_PORT: number }).HEALTH_PORT]).toEqual([name, job.dns_sd_configs[0].port]);
+    }
+    expect(services.prometheus.volumes).toContain('./deploy/compose/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
   });
 
   it('gives every long-running service a healthcheck', () => {
