@@ -2,9 +2,10 @@
 // and published to RabbitMQ with publisher confirms. An entry is written already leased to the
 // replica that wrote it, which publishes it at once; the relay loop claims what is left (a failed
 // publish backs off, a crashed replica's lease expires), so any number of replicas can relay and an
-// event is lost by none. What grants access (a one-time code, a reset link) is stored only until
-// the broker confirms it: the confirmed entry keeps its payload without those fields, and an entry
-// whose secret has expired before it could be published is closed with them dropped, unsent.
+// event is lost by none. What grants access (a one-time code, a reset link), or is another service's
+// (a push token), is stored only until the broker confirms it: the confirmed entry keeps its payload
+// without those fields, and an entry whose secret has expired before it could be published is
+// closed with them dropped, unsent.
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from 'pino';
