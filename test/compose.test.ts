@@ -74,8 +74,14 @@ describe('docker-compose.yml', () => {
 
   it('publishes only the gateway port and the mail catcher page (and, in the observability profile, Prometheus)', () => {
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name}:${p}`));
-    expect(published.sort()).toEqual(['gateway:8080:8080', 'mailpit:8025:8025', 'prometheus:9090:9090']);
-    expect(services.prometheus.profiles).toEqual(['observability']);
+    expect(published.sort()).toEqual(['gateway:8080:8080', 'jaeger:16686:16686', 'mailpit:8025:8025', 'prometheus:9090:9090']);
+    expect([services.prometheus.profiles, services.jaeger.profiles]).toEqual([['observability'], ['observability']]);
+  });
+
+  it('traces only when the operator sets OTEL_EXPORTER_OTLP_ENDPOINT (to the profile\'s Jaeger, say)', () => {
+    for (const name of Object.keys(appLoaders)) expect([name, services[name].environment?.OTEL_EXPORTER_OTLP_ENDPOINT]).toEqual([name, '']);
+    const traced = composeWith({ ...productionShell, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://jaeger:4318' });
+    for (const name of Object.keys(appLoaders)) expect([name, traced[name].environment?.OTEL_EXPORTER_OTLP_ENDPOINT]).toEqual([name, 'http://jaeger:4318']);
   });
 
   it("has Prometheus scrape every service's /metrics on its health port", () => {

@@ -1,5 +1,7 @@
 // The pino logger factory: every service's records share the spec's shape (string level, `message`, ISO timestamp).
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { trace } from '@opentelemetry/api';
+import { tracingEnabled } from './tracing';
 
 export type { Logger } from 'pino';
 
@@ -29,6 +31,11 @@ function censor(value: unknown, path: string[]): unknown {
   return path[path.length - 1] === 'code' && typeof value === 'string' && ERROR_CODE.test(value) ? value : '[redacted]';
 }
 
+function traceIdOfActiveSpan(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  return span ? { trace_id: span.spanContext().traceId } : {};
+}
+
 export interface LoggerOptions {
   level?: string;
   /** Fields on every record, e.g. `{ service: 'auth' }`; the gateway's request log uses none. */
@@ -50,6 +57,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
       formatters: { level: (label) => ({ level: label }) },
       redact: options.redact === false ? undefined : { paths: REDACT_PATHS, censor },
+      // With tracing on, every record written inside a span names its trace.
+      mixin: tracingEnabled() ? traceIdOfActiveSpan : undefined,
     },
     // Synchronous writes to stdout: a record is out before the next line of code runs, so a crash
     // loses none, and a slow reader holds the process back instead of growing a buffer without

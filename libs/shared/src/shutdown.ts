@@ -1,5 +1,6 @@
 // Graceful shutdown: on SIGTERM/SIGINT run the closers in order, bounded in time, then exit.
 import type { Logger } from 'pino';
+import { stopTracing } from './tracing';
 
 export interface Closer {
   name: string;
@@ -48,7 +49,8 @@ export function installShutdown(stop: () => Promise<boolean>, logger: Logger): v
         logger.error({ err }, 'Shutdown failed');
         return false;
       })
-      .then((clean) => {
+      .then(async (clean) => {
+        await stopTracing();
         if (clean) logger.info({ clean }, 'Stopped');
         else logger.error({ clean }, 'Stopped, cutting what had not finished by the deadline: exit 1');
         logger.flush?.();

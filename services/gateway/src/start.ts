@@ -1,4 +1,5 @@
 // Gateway entry point: config first, then listen; SIGTERM/SIGINT stop it cleanly.
+import './instrument';
 import { runService } from '@acct/shared';
 import { loadGatewayConfig } from './config';
 import { startGateway } from './server';

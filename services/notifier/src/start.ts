@@ -1,4 +1,5 @@
 // Notifier entry point: config first, then dependencies; SIGTERM/SIGINT stop consuming and close cleanly.
+import './instrument';
 import { runService } from '@acct/shared';
 import { loadNotifierConfig } from './config';
 import { startNotifier } from './server';

@@ -8,6 +8,7 @@
 // closed with them dropped, unsent.
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
+import { ROOT_CONTEXT, context, propagation } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { PollLoop } from '../poll-loop';
 import { parseEvent, secretEventFields, type EventInput, type EventOutbox, type EventType, type Publisher } from '../events';
@@ -24,6 +25,8 @@ interface OutboxDoc {
   /** When the entry stopped being pending (published or expired); it is removed a week later. */
   closedAt: Date | null;
   lastError?: string;
+  /** The trace context of the request that wrote it (W3C traceparent), so its publish continues that trace. */
+  trace?: Record<string, string>;
 }
 
 const outboxSchema = new mongoose.Schema<OutboxDoc>(
@@ -38,6 +41,7 @@ const outboxSchema = new mongoose.Schema<OutboxDoc>(
     publishedAt: { type: Date, default: null },
     closedAt: { type: Date, default: null },
     lastError: String,
+    trace: { type: mongoose.Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false },
 );
@@ -75,9 +79,12 @@ export class Outbox implements EventOutbox {
     // Leased to this replica when it publishes at once, so no relay claims it meanwhile; claimable
     // at once otherwise.
     const leaseUntil = publisher ? this.leaseEnd(occurredAt) : occurredAt;
-    await this.model.create({ _id: eventId, type, payload, occurredAt, status: 'pending', attempts: publisher ? 1 : 0, leaseUntil, publishedAt: null, closedAt: null });
+    const trace: Record<string, string> = {};
+    propagation.inject(context.active(), trace);
+    const traced = Object.keys(trace).length ? { trace } : {};
+    await this.model.create({ _id: eventId, type, payload, occurredAt, status: 'pending', attempts: publisher ? 1 : 0, leaseUntil, publishedAt: null, closedAt: null, ...traced });
     if (publisher) {
-      const publishing = this.publishEntry(publisher, { _id: eventId, type, payload, attempts: 1 })
+      const publishing = this.publishEntry(publisher, { _id: eventId, type, payload, attempts: 1, ...traced })
         .then(() => undefined)
         .finally(() => this.inFlight.delete(publishing));
       this.inFlight.add(publishing);
@@ -124,9 +131,11 @@ export class Outbox implements EventOutbox {
   }
 
   /** Publishes one leased entry and marks it published; on failure backs it off. Answers whether it went out. */
-  private async publishEntry(publisher: Publisher, entry: Pick<OutboxDoc, '_id' | 'type' | 'payload' | 'attempts'>): Promise<boolean> {
+  private async publishEntry(publisher: Publisher, entry: Pick<OutboxDoc, '_id' | 'type' | 'payload' | 'attempts' | 'trace'>): Promise<boolean> {
     try {
-      await publisher.publish(entry.type, entry._id, entry.payload);
+      // In the trace of the request that wrote the event, whoever publishes it and whenever.
+      const origin = entry.trace ? propagation.extract(ROOT_CONTEXT, entry.trace) : context.active();
+      await context.with(origin, () => publisher.publish(entry.type, entry._id, entry.payload));
     } catch (err) {
       // Back off this entry; the lease keeps other relays from hammering the broker with it.
       const retryAt = new Date(Date.now() + Math.min(60_000, 1000 * 2 ** Math.min(entry.attempts, 6)));

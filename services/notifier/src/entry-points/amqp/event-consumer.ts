@@ -2,6 +2,7 @@
 // (idempotency), handled, then acked; failures are retried through the delay queues with back-off
 // and dead-lettered when permanent, invalid, or out of attempts. One log record per handled message.
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { isEventType, parseEvent, type EventType, type Logger } from '@acct/shared';
 import { type AmqpClient } from '@acct/shared/amqp';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
@@ -128,7 +129,19 @@ export class EventConsumer {
 
     let outcome;
     try {
-      outcome = await handleEvent(this.domain, type as EventType, payload as never);
+      // A span of its own, inside the consume span (and so the trace of the request that caused the event).
+      outcome = await trace.getTracer('notifier').startActiveSpan(`notifier handle ${type}`, { attributes: { 'messaging.message.id': payload.eventId, 'event.type': type } }, async (span) => {
+        try {
+          const result = await handleEvent(this.domain, type as EventType, payload as never);
+          span.setAttribute('event.outcome', result);
+          return result;
+        } catch (err) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).name });
+          throw err;
+        } finally {
+          span.end();
+        }
+      });
     } catch (err) {
       await this.idempotency.release(payload.eventId, token).catch(() => undefined);
       const reason = (err as Error).message;

@@ -1,0 +1,81 @@
+// @acct/shared/tracing: OpenTelemetry tracing, off unless configured with the standard variables
+// (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_SDK_DISABLED=true or
+// OTEL_TRACES_EXPORTER=none turn it off; OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and OTEL_BSP_*
+// as the SDK reads them). Spans for HTTP in and out (node:http, undici), MongoDB, Redis and
+// RabbitMQ come from the official instrumentations; W3C traceparent travels over HTTP and in
+// message headers. Loaded only when on: a service without tracing loads none of the SDK.
+// A service's entry point starts it before anything it instruments is loaded (src/instrument.ts).
+import type { SpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
+
+export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+let shutdown: (() => Promise<void>) | undefined;
+
+/** Starts tracing for `service` when configured; a no-op otherwise. */
+export function startTracing(service: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (shutdown || !tracingEnabled(env)) return;
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
+  const { MongoDBInstrumentation } = require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
+  const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { AmqplibInstrumentation } = require('@opentelemetry/instrumentation-amqplib') as typeof import('@opentelemetry/instrumentation-amqplib');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? service }),
+    spanProcessors: [new BatchSpanProcessor(new ScrubbingExporter(new OTLPTraceExporter()))],
+  });
+  // W3C trace context and baggage, the SDK's default propagators.
+  provider.register();
+  registerInstrumentations({
+    instrumentations: [
+      // The health port's probes and scrapes are not traced.
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(health\/|metrics)/.test(req.url ?? '') }),
+      new UndiciInstrumentation(),
+      // Statements with their values replaced (emails, hashes and tokens are values).
+      new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
+      new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
+      new AmqplibInstrumentation(),
+    ],
+  });
+  shutdown = () => provider.shutdown();
+}
+
+/** Sends the spans still buffered; call before the process exits. */
+export async function stopTracing(): Promise<void> {
+  await shutdown?.().catch(() => undefined);
+}
+
+const SECRET_QUERY = /([?&](?:token|code|password|newpassword|challenge_token|access_token)=)[^&#\s]*/gi;
+const URL_ATTRIBUTES = ['url.full', 'url.query', 'http.url', 'http.target', 'url.path'];
+
+/** Removes secret query values from URL attributes before any span leaves the process. */
+class ScrubbingExporter implements SpanExporter {
+  constructor(private readonly inner: SpanExporter) {}
+
+  export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
+    for (const span of spans) {
+      const attributes = span.attributes as Record<string, unknown>;
+      for (const key of URL_ATTRIBUTES) {
+        if (typeof attributes[key] === 'string') attributes[key] = (attributes[key] as string).replace(SECRET_QUERY, '$1[redacted]');
+      }
+    }
+    this.inner.export(spans, done);
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
