@@ -63,7 +63,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const listening = server;
     closers.push({ name: 'http', close: () => closeServer(listening) });
   }
-  const health = await startHealthServer(options.healthPort, options.checks, host, options.metrics);
+  let health;
+  try {
+    health = await startHealthServer(options.healthPort, options.checks, host, options.metrics);
+  } catch (err) {
+    // The health port is taken: the HTTP port opened just before must not stay open behind the failed start.
+    if (server) await closeServer(server);
+    throw err;
+  }
   closers.push(...options.closers, { name: 'health', close: () => health.close() });
   logger.info({ port: options.app ? port : undefined, healthPort: health.port }, `${name} started`);
   return {
