@@ -280,7 +280,7 @@ async function main() {
         const cli = spawn(
           process.execPath,
           [path.join(root, 'services/desktop/dist/release-cli.js'), 'publish', '--platform', 'linux', '--version', `9.${Date.now() % 100000}.0`, '--url', 'https://downloads.example.com/bench', '--sha256', 'b'.repeat(64)],
-          { cwd: root, env: { ...process.env, MONGO_URL: stack.mongoUrl, MONGO_DB: 'desktop' }, stdio: ['ignore', 'ignore', 'inherit'] },
+          { cwd: root, env: { ...process.env, MONGO_URL: stack.mongoUrl, MONGO_DB: stack.isolation?.MONGO_DB_DESKTOP ?? 'desktop' }, stdio: ['ignore', 'ignore', 'inherit'] },
         );
         cli.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`release tool exited ${code}`))));
       });
