@@ -336,6 +336,7 @@ async function main() {
 // "Intel(R) Xeon(R) Processor" → "Intel Xeon": the machines behind one host name have differed.
 const cpuName = (model = '') => model.replace(/\((R|TM)\)/g, '').replace(/\b(Processor|CPU)\b.*$/, '').replace(/\s+/g, ' ').trim() || '?';
 
+/** Adds the run's row to the table of bench/RESULTS.md (made when missing). */
 function appendSummary(record) {
   const file = path.join(root, 'bench', 'RESULTS.md');
   const r = record.results;
@@ -349,10 +350,14 @@ function appendSummary(record) {
     );
   }
   const maxRss = r.rssMb ? Math.max(...Object.values(r.rssMb).filter((v) => v !== null)) : null;
-  fs.appendFileSync(
-    file,
-    `| ${record.date.slice(0, 16)} | ${record.host} | ${cpuName(record.machine.cpu)} | ${record.machine.cores} | ${record.machine.node} | ${record.bcryptCost} | ${cell(r.login?.bcryptCeiling ?? r['bcrypt ceiling']?.comparesPerSecond)} | ${cell(r.login?.requestsPerSecond)} | ${cell(r.login?.ratioToBcryptCeiling)} | ${cell(r.refresh?.requestsPerSecond)} | ${cell(r['refresh at 1000/s']?.p99Ms)} | ${cell(r['proxy: through the gateway']?.ratioToDirect)} | ${cell(r['404: gateway']?.ratioToBare)} | ${cell(r['desktop latest-version']?.requestsPerSecond)} | ${cell(r.notifier?.eventsPerSecond)} | ${cell(r.notifier?.steadyP99Ms)} | ${cell(maxRss)} |\n`,
-  );
+  // The row goes at the end of the run table (the first table), before any section written below it.
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const header = lines.findIndex((line) => line.startsWith('| date | host |'));
+  let end = header + 1;
+  while (end + 1 < lines.length && lines[end + 1].startsWith('|')) end++;
+  const row = `| ${record.date.slice(0, 16)} | ${record.host} | ${cpuName(record.machine.cpu)} | ${record.machine.cores} | ${record.machine.node} | ${record.bcryptCost} | ${cell(r.login?.bcryptCeiling ?? r['bcrypt ceiling']?.comparesPerSecond)} | ${cell(r.login?.requestsPerSecond)} | ${cell(r.login?.ratioToBcryptCeiling)} | ${cell(r.refresh?.requestsPerSecond)} | ${cell(r['refresh at 1000/s']?.p99Ms)} | ${cell(r['proxy: through the gateway']?.ratioToDirect)} | ${cell(r['404: gateway']?.ratioToBare)} | ${cell(r['desktop latest-version']?.requestsPerSecond)} | ${cell(r.notifier?.eventsPerSecond)} | ${cell(r.notifier?.steadyP99Ms)} | ${cell(maxRss)} |`;
+  lines.splice(end + 1, 0, row);
+  fs.writeFileSync(file, lines.join('\n'));
 }
 
 function printTable(results) {
