@@ -1,22 +1,20 @@
 // SIGTERM under load, on the real gateway process: readiness answers 503 at once, the listener
 // serves until the drain delay and then takes no new connection, every request in flight completes,
 // and the exit code tells a clean stop (0) from one cut at the deadline (1).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { closeServer, listen } from '@acct/shared';
+import { buildWorkspaces } from '@acct/test-harness/build';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../scripts/lib/dependencies.js');
 
 const root = path.resolve(__dirname, '..');
 const publicKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
-beforeAll(() => {
-  // The test runs the built gateway, as production does.
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
-}, 120_000);
+// The test runs the built gateway, as production does.
+beforeAll(buildWorkspaces, 120_000);
 
 /** An upstream whose login answers after `holdMs` (never, when Infinity). */
 async function slowUpstream(holdMs: number) {

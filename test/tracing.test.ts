@@ -3,13 +3,14 @@
 // run as processes, with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), exporting OTLP/JSON to an
 // in-memory collector in this test; the instrumentations patch modules as in production (jest's
 // module system would bypass them).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { closeServer, listen } from '@acct/shared';
+import { buildWorkspaces } from '@acct/test-harness/build';
 import { call } from '@acct/test-harness/http-client';
 import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 import { until } from '@acct/test-harness/notifier';
@@ -62,8 +63,7 @@ async function startService(name: string, env: Record<string, string>): Promise<
 let gatewayUrl: string;
 
 beforeAll(async () => {
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
+  buildWorkspaces();
   const otlp = await startCollector();
   const names = isolatedNames('tracing');
   const urls = testUrls();
@@ -127,8 +127,13 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(failedTrace).toBeDefined();
     await until(() => spans.some((s) => s.traceId === failedTrace && s.service === 'gateway' && s.kind === 2), 5_000, 'the gateway span of the failed login');
 
+    // A secret in a query string is blanked in span attributes, as in the request log.
+    await call(gatewayUrl, 'GET', '/api/desktop/latest-version?platform=linux&token=sekret-in-query');
+    await until(() => spans.some((s) => s.service === 'gateway' && JSON.stringify(s.attributes).includes('token=[redacted]')), 5_000, 'the scrubbed query');
+
     // No secret or email in any span.
     const everything = JSON.stringify(spans);
+    expect(everything).not.toContain('sekret-in-query');
     expect(everything).not.toContain(account.email);
     expect(everything).not.toContain(account.password);
   }, 60_000);

@@ -1,7 +1,6 @@
 export { createGatewayHandler, readCookie } from './gateway-handler';
 export { gatewaySchema, loadGatewayConfig } from './config';
 export { gatewayErrorCatalogue } from './errors';
-export { loggablePath } from './request-log';
 export { startGateway } from './server';
 export { UpstreamClient } from './upstream';
 export { ROUTES } from './routes';

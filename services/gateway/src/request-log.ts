@@ -1,6 +1,6 @@
 // One structured record per request, exactly the spec's fields plus request_id.
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@acct/shared';
+import { loggablePath, type Logger } from '@acct/shared';
 
 export interface Actor {
   type: 'admin' | 'user';
@@ -9,32 +9,6 @@ export interface Actor {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const SECRET_QUERY_KEYS = new Set(['token', 'code', 'password', 'newpassword', 'challenge_token', 'access_token']);
-
-/** The path with its query string, secret query values blanked so that no token reaches the log. */
-export function loggablePath(originalUrl: string): string {
-  const q = originalUrl.indexOf('?');
-  if (q < 0) return originalUrl;
-  const params = originalUrl.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    return eq >= 0 && isSecretKey(pair.slice(0, eq)) ? `${pair.slice(0, eq)}=[redacted]` : pair;
-  });
-  return `${originalUrl.slice(0, q)}?${params.join('&')}`;
-}
-
-/** A key names a secret in any letter case, percent-encoded (`t%6Fken`) or bracketed (`token[]`, `user[password]`). */
-function isSecretKey(raw: string): boolean {
-  let key = raw.replace(/\+/g, ' ');
-  try {
-    key = decodeURIComponent(key);
-  } catch {
-    // Not valid percent-encoding: judged as written.
-  }
-  return key
-    .toLowerCase()
-    .split(/[[\]]+/)
-    .some((part) => SECRET_QUERY_KEYS.has(part.trim()));
-}
 
 function levelFor(status: number): 'error' | 'warn' | 'info' {
   if (status >= 500) return 'error';

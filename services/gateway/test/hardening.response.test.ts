@@ -3,7 +3,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { closeServer, listen } from '@acct/shared';
-import { loggablePath } from '@acct/gateway';
+import { loggablePath } from '@acct/shared';
 import { settle, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
 
 describe('loggablePath', () => {

@@ -39,3 +39,6 @@ export async function connectMongo(url: string, logger: Logger, options: MongoOp
 }
 
 export const isMongoReady = (connection: Connection) => connection.readyState === 1;
+
+/** Whether a write failed on a unique index (MongoDB error 11000). */
+export const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;

@@ -6,6 +6,7 @@
 // message headers. Loaded only when on: a service without tracing loads none of the SDK.
 // A service's entry point starts it before anything it instruments is loaded (src/instrument.ts).
 import type { SpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { loggablePath } from '../loggable-url';
 
 export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
@@ -54,10 +55,9 @@ export async function stopTracing(): Promise<void> {
   await shutdown?.().catch(() => undefined);
 }
 
-const SECRET_QUERY = /([?&](?:token|code|password|newpassword|challenge_token|access_token)=)[^&#\s]*/gi;
 const URL_ATTRIBUTES = ['url.full', 'url.query', 'http.url', 'http.target', 'url.path'];
 
-/** Removes secret query values from URL attributes before any span leaves the process. */
+/** Removes secret query values from URL attributes before any span leaves the process (the request log's rule). */
 class ScrubbingExporter implements SpanExporter {
   constructor(private readonly inner: SpanExporter) {}
 
@@ -65,7 +65,10 @@ class ScrubbingExporter implements SpanExporter {
     for (const span of spans) {
       const attributes = span.attributes as Record<string, unknown>;
       for (const key of URL_ATTRIBUTES) {
-        if (typeof attributes[key] === 'string') attributes[key] = (attributes[key] as string).replace(SECRET_QUERY, '$1[redacted]');
+        const value = attributes[key];
+        if (typeof value !== 'string') continue;
+        // url.query is the query string alone, without its '?'.
+        attributes[key] = key === 'url.query' ? loggablePath(`?${value}`).slice(1) : loggablePath(value);
       }
     }
     this.inner.export(spans, done);

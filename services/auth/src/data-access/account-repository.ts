@@ -2,6 +2,7 @@
 // accounts (string ids) and domain outcomes: a duplicate email is `email_taken`, not a driver error.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import { normalizeEmail, type AccountKind } from '@acct/shared';
+import { isDuplicateKey } from '@acct/shared/mongo';
 import type { Account, AccountChanges, NewAccount } from '../domain/account';
 import type { AccountStore } from '../domain/ports';
 
@@ -114,5 +115,3 @@ function toAccount(doc: AccountDoc | null): Account | null {
     updatedAt: doc.updatedAt,
   };
 }
-
-export const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;

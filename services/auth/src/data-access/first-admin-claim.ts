@@ -2,7 +2,7 @@
 // taken only while no admin exists.
 import type { Connection } from 'mongoose';
 import type { FirstAdminClaim } from '../domain/ports';
-import { isDuplicateKey } from './account-repository';
+import { isDuplicateKey } from '@acct/shared/mongo';
 
 export class MongoFirstAdminClaim implements FirstAdminClaim {
   constructor(private readonly mongo: Connection) {}

@@ -2,6 +2,7 @@
 // id), a per-user sequence that orders changes for cursors, and the user's devices.
 import { createHash } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
+import { isDuplicateKey } from '@acct/shared/mongo';
 import type { DeviceReport, SyncChange, SyncItem, SyncStore } from '../domain/sync';
 
 interface SyncItemDoc {
@@ -59,7 +60,6 @@ const deviceSchema = new mongoose.Schema<DeviceDoc>(
 );
 deviceSchema.index({ userId: 1, deviceId: 1 }, { unique: true });
 
-const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;
 
 export class SyncRepository implements SyncStore {
   private readonly items: Model<SyncItemDoc>;

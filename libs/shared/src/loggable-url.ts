@@ -1,0 +1,29 @@
+// A URL as it may be written anywhere outside the process (request log, trace attributes): its
+// query string kept, the values of keys that name a secret blanked.
+
+const SECRET_QUERY_KEYS = new Set(['token', 'code', 'password', 'newpassword', 'challenge_token', 'access_token']);
+
+/** The path (or URL) with its query string, secret query values blanked so that no token leaves the process. */
+export function loggablePath(originalUrl: string): string {
+  const q = originalUrl.indexOf('?');
+  if (q < 0) return originalUrl;
+  const params = originalUrl.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    return eq >= 0 && isSecretKey(pair.slice(0, eq)) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+  });
+  return `${originalUrl.slice(0, q)}?${params.join('&')}`;
+}
+
+/** A key names a secret in any letter case, percent-encoded (`t%6Fken`) or bracketed (`token[]`, `user[password]`). */
+function isSecretKey(raw: string): boolean {
+  let key = raw.replace(/\+/g, ' ');
+  try {
+    key = decodeURIComponent(key);
+  } catch {
+    // Not valid percent-encoding: judged as written.
+  }
+  return key
+    .toLowerCase()
+    .split(/[[\]]+/)
+    .some((part) => SECRET_QUERY_KEYS.has(part.trim()));
+}
