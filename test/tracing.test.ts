@@ -105,8 +105,14 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
 
     const isLoginEntry = (s: Span) => s.service === 'gateway' && s.kind === 2 && Object.values(s.attributes).some((v) => String(v).includes('/api/auth/user/login'));
     const handled = (traceId: string) => spans.find((s) => s.service === 'notifier' && s.traceId === traceId && s.name === 'notifier handle user.login.succeeded');
+    // Each process exports in its own batches, so the spans of one trace arrive in any order: wait
+    // until the notifier's handling and auth's publish (which ends only on the broker's confirm) are in.
+    const arrived = () => {
+      const root = spans.find(isLoginEntry);
+      return Boolean(root && handled(root.traceId) && spans.some((s) => s.traceId === root.traceId && s.service === 'auth' && s.kind === 4));
+    };
     try {
-      await until(() => spans.some(isLoginEntry) && Boolean(handled(spans.find(isLoginEntry)!.traceId)), 15_000, 'a notifier span in the trace of the login');
+      await until(arrived, 15_000, 'the notifier handling and the auth publish in the trace of the login');
     } catch (err) {
       throw new Error(`${(err as Error).message}\nspans: ${JSON.stringify(spans.map((s) => [s.service, s.name, s.traceId.slice(0, 8)]))}\n${output.join('').slice(-3000)}`);
     }
