@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const amqp = require('amqplib');
 const { createLogger } = require('../libs/shared/dist/index.js');
-const { notifierSchema, startNotifier, queueSpecs } = require('../services/notifier/dist/index.js');
+const { loadNotifierConfig, startNotifier, queueSpecs } = require('../services/notifier/dist/index.js');
 
 const events = Number(process.env.BENCH_EVENTS ?? 10_000);
 const rate = Number(process.env.BENCH_RATE ?? 500);
@@ -20,7 +20,7 @@ const users = Array.from({ length: 100 }, (_, i) => `bench-user-${i}`);
 
 const logger = createLogger({ level: 'warn', destination: require('pino').destination({ dest: '/dev/null', sync: false }) });
 // The notifier logs one record per handled event at info; this level keeps the bench's own cost out.
-const config = notifierSchema.parse({
+const config = loadNotifierConfig({
   LOG_LEVEL: 'warn',
   HEALTH_PORT: '0',
   MONGO_URL: process.env.MONGO_URL,

@@ -7,6 +7,7 @@ import { loadAuthConfig } from '@acct/auth';
 import { loadDesktopConfig } from '@acct/desktop';
 import { loadGatewayConfig } from '@acct/gateway';
 import { loadNotifierConfig } from '@acct/notifier';
+import { withMountedFiles } from '@acct/test-harness/mounted-files';
 
 type Service = {
   image?: string;
@@ -58,10 +59,10 @@ const productionShell = {
 };
 const services = composeWith(productionShell);
 const appLoaders: Record<string, (env: NodeJS.ProcessEnv) => unknown> = {
-  gateway: loadGatewayConfig,
-  auth: loadAuthConfig,
-  notifier: loadNotifierConfig,
-  desktop: loadDesktopConfig,
+  gateway: (env) => loadGatewayConfig(withMountedFiles(env)),
+  auth: (env) => loadAuthConfig(withMountedFiles(env)),
+  notifier: (env) => loadNotifierConfig(withMountedFiles(env)),
+  desktop: (env) => loadDesktopConfig(withMountedFiles(env)),
 };
 
 describe('docker-compose.yml', () => {

@@ -10,6 +10,7 @@ import { authSchema, loadAuthConfig } from '@acct/auth';
 import { desktopSchema, loadDesktopConfig } from '@acct/desktop';
 import { gatewaySchema, loadGatewayConfig } from '@acct/gateway';
 import { loadNotifierConfig, notifierSchema } from '@acct/notifier';
+import { withMountedFiles } from '@acct/test-harness/mounted-files';
 
 const root = path.resolve(__dirname, '..');
 type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; spec?: any; data?: Record<string, string> };
@@ -81,7 +82,7 @@ describe('deploy/kubernetes (production overlay)', () => {
     const deployment = named('Deployment', name)!;
     const env = environmentOf(deployment);
     expect(env.NODE_ENV).toBe('production');
-    const config = services[name].load(env) as { HEALTH_PORT: number; SHUTDOWN_DELAY_MS: number; SHUTDOWN_TIMEOUT_MS: number; PORT?: number };
+    const config = services[name].load(withMountedFiles(env)) as { HEALTH_PORT: number; SHUTDOWN_DELAY_MS: number; SHUTDOWN_TIMEOUT_MS: number; PORT?: number };
     const known = Object.keys(services[name].schema.shape);
     const container = deployment.spec.template.spec.containers[0];
     expect((container.env as Array<{ name: string }>).map((e) => e.name).filter((n) => !known.includes(n))).toEqual([]);

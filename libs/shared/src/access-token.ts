@@ -1,10 +1,8 @@
 // Access tokens: ES256 JWTs signed by auth; every service verifies them the same way, algorithm,
 // issuer and audience pinned, with key objects built once.
-import fs from 'node:fs';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { z } from 'zod';
-import { ConfigError, env } from './config';
+import { configError, env, requireSecret } from './config';
 
 export const ACCESS_TOKEN_ALGORITHM = 'ES256' as const;
 export type AccountKind = 'admin' | 'user';
@@ -16,34 +14,24 @@ export interface AccessClaims {
   sid: string;
 }
 
-/** The config variables of whoever verifies tokens. */
+/** The config variables of whoever verifies tokens; resolve the key pair with `readSecrets('JWT_PUBLIC_KEY')`. */
 export const accessTokenVerifyEnv = {
-  JWT_PUBLIC_KEY: z.string().optional(),
-  JWT_PUBLIC_KEY_FILE: z.string().optional(),
+  ...env.secret('JWT_PUBLIC_KEY'),
   JWT_ISSUER: env.string('account-service'),
   JWT_AUDIENCE: env.string('account-api'),
 };
 
-/** A PEM given inline (`NAME`, with `\n` escapes allowed) or as a file (`NAME_FILE`). */
-export function readPem(inline: string | undefined, file: string | undefined, name: string): string {
-  if (inline) return inline.replace(/\\n/g, '\n');
-  if (file) {
-    try {
-      return fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`Invalid configuration: ${name}_FILE: cannot read ${file}: ${(err as Error).message}`);
-    }
-  }
-  throw new ConfigError(`Invalid configuration: ${name}: set ${name} or ${name}_FILE`);
-}
+/** A PEM as configured: inline values may carry `\n` escapes, as one line of an env file holds a key. */
+export const pemText = (value: string): string => value.replace(/\\n/g, '\n');
 
-export function publicKeyFrom(pem: string, name = 'JWT_PUBLIC_KEY'): KeyObject {
+export function publicKeyFrom(configured: string, name = 'JWT_PUBLIC_KEY'): KeyObject {
+  const pem = pemText(configured);
   try {
     const key = pem.includes('PRIVATE KEY') ? createPublicKey(createPrivateKey(pem)) : createPublicKey(pem);
     if (key.asymmetricKeyType !== 'ec') throw new Error('not an EC (P-256) key');
     return key;
   } catch (err) {
-    throw new ConfigError(`Invalid configuration: ${name}: ${(err as Error).message}`);
+    throw configError(name, (err as Error).message);
   }
 }
 
@@ -54,9 +42,8 @@ export class AccessTokenVerifier {
     private readonly audience: string,
   ) {}
 
-  static fromConfig(config: { JWT_PUBLIC_KEY?: string; JWT_PUBLIC_KEY_FILE?: string; JWT_ISSUER: string; JWT_AUDIENCE: string }) {
-    const pem = readPem(config.JWT_PUBLIC_KEY, config.JWT_PUBLIC_KEY_FILE, 'JWT_PUBLIC_KEY');
-    return new AccessTokenVerifier(publicKeyFrom(pem), config.JWT_ISSUER, config.JWT_AUDIENCE);
+  static fromConfig(config: { JWT_PUBLIC_KEY?: string; JWT_ISSUER: string; JWT_AUDIENCE: string }) {
+    return new AccessTokenVerifier(publicKeyFrom(requireSecret(config.JWT_PUBLIC_KEY, 'JWT_PUBLIC_KEY')), config.JWT_ISSUER, config.JWT_AUDIENCE);
   }
 
   /** The claims of a valid token, or undefined for anything else (expired, forged, wrong audience…). */

@@ -1,21 +1,34 @@
-// Typed configuration: one zod schema per service, parsed once at start, failing with one line.
+// Typed configuration: one zod schema per service, parsed once at start. Every rule about a
+// variable's shape lives here, once: an empty value is an unset one, lists, sizes, proxy trust and
+// secrets given inline or as a file parse in the schema, and every refusal is one `configError` line.
+import fs from 'node:fs';
 import { z } from 'zod';
+import { isSecretVariable } from './secrets';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Parses `env` against `schema`; a bad or missing variable throws one line naming it and the value it refused. */
+/**
+ * Parses `env` against `schema`. An empty variable counts as unset (compose's `${X:-}` when the shell
+ * has none), in every service alike. Each refused variable is one line naming it and the value it
+ * refused; all of them are listed at once, so one start names everything to fix.
+ */
 export function loadConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
-  const parsed = schema.safeParse(env);
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(given);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const variable = issue.path.join('.') || '(environment)';
-  throw configError(variable, issue.message, env[variable]);
+  const lines = new Map<string, string>();
+  for (const issue of parsed.error.issues) {
+    const variable = issue.path.join('.') || '(environment)';
+    if (!lines.has(variable)) lines.set(variable, configError(variable, issue.message, given[variable]).message);
+  }
+  return throwConfigError([...lines.values()].join('\n'));
 }
 
-/** Names of variables whose values are secrets: an error names them but never shows their value. */
-const SECRET_VARIABLE = /SECRET|PASSWORD|PRIVATE|CREDENTIALS|TOKEN|_KEY$/;
+function throwConfigError(message: string): never {
+  throw new ConfigError(message);
+}
 
 /**
  * `Invalid configuration: NAME: reason (got "value")`: the value shown as refused, a URL without its
@@ -24,14 +37,14 @@ const SECRET_VARIABLE = /SECRET|PASSWORD|PRIVATE|CREDENTIALS|TOKEN|_KEY$/;
 export function configError(variable: string, reason: string, value?: string): ConfigError {
   let shown = '';
   if (value !== undefined) {
-    if (SECRET_VARIABLE.test(variable)) shown = ' (value not shown: a secret)';
+    if (isSecretVariable(variable)) shown = ' (value not shown: a secret)';
     else shown = ` (got ${JSON.stringify(withoutPassword(value).slice(0, 200))})`;
   }
   return new ConfigError(`Invalid configuration: ${variable}: ${reason}${shown}`);
 }
 
 /** The value with the password of any `scheme://user:password@` in it replaced, parseable or not. */
-function withoutPassword(value: string): string {
+export function withoutPassword(value: string): string {
   return value.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
 }
 
@@ -44,6 +57,19 @@ export function isLocalUrl(value: string): boolean {
     return false;
   }
 }
+
+const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|mb)?$/i;
+
+/** `100kb`, `1mb`, `512b` or a plain byte count, in bytes. */
+export function parseBytes(value: string): number {
+  const match = SIZE.exec(value.trim());
+  if (!match) throw new ConfigError(`not a size: ${value}`);
+  const unit = (match[2] ?? 'b').toLowerCase();
+  return Math.floor(Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1));
+}
+
+/** What proxy-addr (and express's `trust proxy`) takes: none, all, a hop count, or addresses and subnets. */
+export type TrustProxy = boolean | number | string[];
 
 /** Helpers for the variable shapes every service repeats. */
 export const env = {
@@ -58,14 +84,82 @@ export const env = {
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   nodeEnv: () => z.enum(['development', 'test', 'production']).default('development'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Comma-separated values, trimmed, empty ones dropped; each must pass `item` when given. */
+  list: (fallback: string[] = [], item?: { test: (value: string) => boolean; expected: string }) =>
+    z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return fallback;
+        const values = v.split(',').map((s) => s.trim()).filter(Boolean);
+        if (item && !values.every(item.test)) ctx.addIssue({ code: 'custom', message: `expected ${item.expected}, comma-separated` });
+        return values;
+      }),
+  /** A size (`100kb`, `1mb`, `512b` or bytes), in bytes. */
+  bytes: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .refine((v) => SIZE.test(v.trim()), 'expected a size such as 100kb or 1mb')
+      .transform(parseBytes),
+  /** Which proxies' X-Forwarded-For to believe: `false` (none), `true` (all), a hop count, or addresses and subnets. */
+  trustProxy: () =>
+    z
+      .string()
+      .default('false')
+      .transform((v): TrustProxy => {
+        if (v === 'false') return false;
+        if (v === 'true') return true;
+        if (/^\d+$/.test(v)) return Number(v);
+        return v.split(',').map((s) => s.trim()).filter(Boolean);
+      }),
+  /**
+   * A secret given inline (`NAME`) or as a file (`NAME_FILE`, a mounted secret). Spread it into a
+   * schema and resolve it with `readSecrets`; setting both is an error.
+   */
+  secret: <N extends string>(name: N) =>
+    ({ [name]: z.string().optional(), [`${name}_FILE`]: z.string().optional() }) as Record<N | `${N}_FILE`, z.ZodOptional<z.ZodString>>,
 };
 
-/** `100kb`, `1mb`, `512b` or a plain byte count, in bytes. */
-export function parseBytes(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb)?$/i.exec(value.trim());
-  if (!match) throw new ConfigError(`not a size: ${value}`);
-  const unit = (match[2] ?? 'b').toLowerCase();
-  return Math.floor(Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1));
+/**
+ * The transform that resolves `env.secret` pairs: the config keeps `NAME` (inline or the file's
+ * content, undefined when neither is set) and drops `NAME_FILE`. Use as `schema.transform(readSecrets(...))`.
+ */
+export function readSecrets<N extends string>(...names: N[]) {
+  return <T extends Partial<Record<N | `${N}_FILE`, string>>>(config: T, ctx: z.RefinementCtx): Omit<T, `${N}_FILE`> & Partial<Record<N, string>> => {
+    const out: Record<string, unknown> = { ...config };
+    for (const name of names) {
+      const inline = config[name];
+      const file = config[`${name}_FILE`];
+      delete out[`${name}_FILE`];
+      if (inline !== undefined && file !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `set it or ${name}_FILE, not both` });
+        continue;
+      }
+      if (inline !== undefined) out[name] = inline;
+      else if (file !== undefined) {
+        try {
+          out[name] = fs.readFileSync(file, 'utf8');
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', path: [`${name}_FILE`], message: `cannot read ${file}: ${(err as Error).message}` });
+        }
+      }
+    }
+    return out as Omit<T, `${N}_FILE`> & Partial<Record<N, string>>;
+  };
+}
+
+/** A resolved secret that the caller cannot do without. */
+export function requireSecret(value: string | undefined, name: string): string {
+  if (value === undefined) throw configError(name, `set ${name} or ${name}_FILE`);
+  return value;
+}
+
+/** The zod object a service schema was built from, under any transforms: its keys are the variables it reads. */
+export function variablesOf(schema: z.ZodTypeAny): string[] {
+  let inner: z.ZodTypeAny = schema;
+  while (inner instanceof z.ZodEffects) inner = inner.innerType();
+  return inner instanceof z.ZodObject ? Object.keys(inner.shape) : [];
 }
 
 /**
@@ -99,7 +193,5 @@ export const configFragments = {
   }),
   outbox: () => ({ OUTBOX_POLL_MS: env.int(1000, 10) }),
   /** The largest JSON body, one value for the gateway (which answers 413 first) and the services behind it. */
-  body: () => ({
-    BODY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, 'expected a size such as 100kb or 1mb').default('100kb'),
-  }),
+  body: () => ({ BODY_LIMIT: env.bytes('100kb') }),
 };

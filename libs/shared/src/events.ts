@@ -57,16 +57,7 @@ export interface Publisher {
   publish(type: EventType, eventId: string, payload: Record<string, unknown>): Promise<void>;
 }
 
-/**
- * Payload fields that grant access (a one-time code, a link carrying a reset token) or that belong to
- * another service (a device's push token is the notifier's). The outbox keeps them only until the
- * broker confirms the event, and drops them from an event that can no longer be delivered.
- */
-export const secretEventFields: Partial<Record<EventType, readonly string[]>> = {
-  'admin.otp.requested': ['code'],
-  'account.password_reset.requested': ['resetUrl'],
-  'device.registered': ['pushToken'],
-};
+export { secretEventFields } from './secrets';
 
 export type EventPayload<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
 

@@ -2,6 +2,7 @@
 // broker client and no express; those are the subpaths `@acct/shared/http`, `/mongo`, `/redis`
 // and `/amqp`, loaded only by the services that use them.
 export * from './config';
+export * from './secrets';
 export * from './logger';
 export * from './errors';
 export * from './envelope';

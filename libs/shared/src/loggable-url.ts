@@ -1,7 +1,6 @@
 // A URL as it may be written anywhere outside the process (request log, trace attributes): its
 // query string kept, the values of keys that name a secret blanked.
-
-const SECRET_QUERY_KEYS = new Set(['token', 'code', 'password', 'newpassword', 'challenge_token', 'access_token']);
+import { secretQueryKeys } from './secrets';
 
 /** The path (or URL) with its query string, secret query values blanked so that no token leaves the process. */
 export function loggablePath(originalUrl: string): string {
@@ -25,5 +24,5 @@ function isSecretKey(raw: string): boolean {
   return key
     .toLowerCase()
     .split(/[[\]]+/)
-    .some((part) => SECRET_QUERY_KEYS.has(part.trim()));
+    .some((part) => secretQueryKeys.has(part.trim()));
 }

@@ -1,26 +1,13 @@
 // The pino logger factory: every service's records share the spec's shape (string level, `message`, ISO timestamp).
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { trace } from '@opentelemetry/api';
+import { secretLogKeys } from './secrets';
 import { tracingEnabled } from './tracing';
 
 export type { Logger } from 'pino';
 
-/** Keys whose values are secrets wherever they appear in a record, at any depth we redact. */
-const SECRET_KEYS = [
-  'password',
-  'newPassword',
-  'token',
-  'accessToken',
-  'refreshToken',
-  'challenge_token',
-  'code',
-  'cookie',
-  'authorization',
-  'pushToken',
-  'resetUrl',
-];
-
-const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
+/** Secret keys (the secrets table) at the top and the two levels below it. */
+const REDACT_PATHS = secretLogKeys.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 
 /**
  * `code` is both a one-time code (a secret) and an error's code (what an operator searches for): an

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { createMemoryLogger, type EventType, type RunningService } from '@acct/shared';
 import { AmqpClient } from '@acct/shared/amqp';
-import { notifierSchema, queueSpecs, startNotifier, type Mailer, type PushNotification, type PushResult, type PushSender } from '@acct/notifier';
+import { loadNotifierConfig, queueSpecs, startNotifier, type Mailer, type PushNotification, type PushResult, type PushSender } from '@acct/notifier';
 import { testUrls, type TestNames } from './isolation';
 
 export class RecordingPushSender implements PushSender {
@@ -41,7 +41,7 @@ export async function startTestNotifier(
   const urls = testUrls();
   const { logger, records } = createMemoryLogger('info');
   const push = options.push ?? new RecordingPushSender();
-  const config = notifierSchema.parse({
+  const config = loadNotifierConfig({
     HEALTH_PORT: '0',
     MONGO_URL: urls.mongo,
     MONGO_DB: `${names.mongoDb}_notifier`,

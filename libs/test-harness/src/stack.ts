@@ -5,9 +5,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import amqp from 'amqplib';
 import Redis from 'ioredis';
 import { createMemoryLogger, type RunningService } from '@acct/shared';
-import { authSchema, startAuth } from '@acct/auth';
-import { desktopSchema, startDesktop } from '@acct/desktop';
-import { gatewaySchema, startGateway } from '@acct/gateway';
+import { loadAuthConfig, startAuth } from '@acct/auth';
+import { loadDesktopConfig, startDesktop } from '@acct/desktop';
+import { loadGatewayConfig, startGateway } from '@acct/gateway';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,7 +67,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   const events = await EventTap.open(urls.amqp, names.exchange);
 
   const auth = await startAuth(
-    authSchema.parse({
+    loadAuthConfig({
       ...AUTH_TEST_ENV,
       PORT: '0',
       HEALTH_PORT: '0',
@@ -84,7 +84,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     { audit: audit.logger },
   );
   const desktop = await startDesktop(
-    desktopSchema.parse({
+    loadDesktopConfig({
       PORT: '0',
       HEALTH_PORT: '0',
       MONGO_URL: urls.mongo,
@@ -98,7 +98,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     service.logger,
   );
   const gateway = await startGateway(
-    gatewaySchema.parse({
+    loadGatewayConfig({
       HOST: '127.0.0.1',
       PORT: '0',
       HEALTH_PORT: '0',

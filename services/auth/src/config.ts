@@ -1,6 +1,6 @@
 // Auth configuration: stores, token keys and lifetimes, password cost, 2FA, reset links and rate limits.
 import { z } from 'zod';
-import { accessTokenVerifyEnv, configError, configFragments, env, isLocalUrl, loadConfig } from '@acct/shared';
+import { accessTokenVerifyEnv, configFragments, env, isLocalUrl, loadConfig, readSecrets } from '@acct/shared';
 
 const DAY = 86_400;
 
@@ -12,8 +12,7 @@ export const authSchema = z.object({
   ...configFragments.events(),
   ...configFragments.outbox(),
   ...configFragments.body(),
-  JWT_PRIVATE_KEY: z.string().optional(),
-  JWT_PRIVATE_KEY_FILE: z.string().optional(),
+  ...env.secret('JWT_PRIVATE_KEY'),
   JWT_ISSUER: accessTokenVerifyEnv.JWT_ISSUER,
   JWT_AUDIENCE: accessTokenVerifyEnv.JWT_AUDIENCE,
   ACCESS_TOKEN_TTL_SECONDS: env.int(900, 30),
@@ -28,12 +27,14 @@ export const authSchema = z.object({
   /** Whether new admins get a second factor: `auto` means on in production, off elsewhere. */
   ADMIN_2FA_DEFAULT: z.enum(['auto', 'true', 'false']).default('auto'),
   ADMIN_REGISTRATION_OPEN: env.bool(false),
-  OTP_SECRET: z.string().min(16).default('development-only-otp-secret'),
+  /** Required in production; elsewhere a built-in development secret stands in. */
+  OTP_SECRET: z.string().min(16).optional(),
   OTP_TTL_SECONDS: env.int(300, 1),
   OTP_MAX_ATTEMPTS: env.int(5, 1),
   RESET_TOKEN_TTL_SECONDS: env.int(1800, 60),
-  RESET_URL_BASE_ADMIN: env.url('http://localhost:3000/admin/reset-password'),
-  RESET_URL_BASE_USER: env.url('http://localhost:3000/reset-password'),
+  /** Required in production; elsewhere a page on localhost:3000. */
+  RESET_URL_BASE_ADMIN: z.string().url().optional(),
+  RESET_URL_BASE_USER: z.string().url().optional(),
   RATE_LOGIN_IP_PER_MINUTE: env.int(30, 1),
   /** Failed logins for one account from one address in the window, before that address backs off. */
   RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: env.int(5, 1),
@@ -52,26 +53,63 @@ export const authSchema = z.object({
   RESET_REQUEST_POLL_MS: env.int(1000, 10),
 });
 
-export type AuthConfig = z.infer<typeof authSchema>;
+type AuthVariables = z.infer<typeof authSchema>;
 
-/**
- * Parses auth's config. Production refuses what is only fit for a laptop: no OTP secret of its own
- * (an empty one counts as none), and reset links that point at localhost.
- */
-export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
-  // An empty variable is an unset one (compose's `${OTP_SECRET:-}` when the shell has none).
-  const given = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
-  const config = loadConfig(authSchema, given);
-  const production = config.NODE_ENV === 'production';
-  if (production) {
-    if (!given.OTP_SECRET) throw configError('OTP_SECRET', 'required in production (a random secret of 32 bytes or more, the same on every replica)');
-    for (const name of ['RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER'] as const) {
-      if (!given[name]) throw configError(name, 'required in production: the public page that takes a reset link');
-      if (isLocalUrl(config[name])) throw configError(name, 'points at this machine; in production it must be the public reset page', config[name]);
-    }
+/** Production refuses what is only fit for a laptop: the built-in OTP secret, and reset links that point at localhost. */
+function refuseLaptopValues(config: AuthVariables, ctx: z.RefinementCtx): void {
+  if (config.NODE_ENV !== 'production') return;
+  if (!config.OTP_SECRET) ctx.addIssue({ code: 'custom', path: ['OTP_SECRET'], message: 'required in production (a random secret of 32 bytes or more, the same on every replica)' });
+  for (const name of ['RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER'] as const) {
+    const url = config[name];
+    if (!url) ctx.addIssue({ code: 'custom', path: [name], message: 'required in production: the public page that takes a reset link' });
+    else if (isLocalUrl(url)) ctx.addIssue({ code: 'custom', path: [name], message: 'points at this machine; in production it must be the public reset page' });
   }
-  return config;
 }
 
-export const twoFactorByDefault = (config: AuthConfig) =>
-  config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true';
+/** The flat variables grouped by concern; the composition root hands each section to its store whole. */
+function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string }) {
+  return {
+    ...config,
+    sessions: {
+      idleTtlMs: config.REFRESH_IDLE_TTL_SECONDS * 1000,
+      graceMs: config.REFRESH_GRACE_SECONDS * 1000,
+      maxAgeMs: { user: config.SESSION_MAX_AGE_USER_SECONDS * 1000, admin: config.SESSION_MAX_AGE_ADMIN_SECONDS * 1000 },
+    },
+    rateLimits: {
+      loginIpPerMinute: config.RATE_LOGIN_IP_PER_MINUTE,
+      registerIpPerHour: config.RATE_REGISTER_IP_PER_HOUR,
+      forgotIpPerHour: config.RATE_FORGOT_IP_PER_HOUR,
+      forgotEmailIpPerHour: config.RATE_FORGOT_EMAIL_IP_PER_HOUR,
+      forgotEmailPerHour: config.RATE_FORGOT_EMAIL_PER_HOUR,
+      resetIpPerHour: config.RATE_RESET_IP_PER_HOUR,
+      otpIpPerMinute: config.RATE_OTP_IP_PER_MINUTE,
+    },
+    loginAttempts: {
+      perAccountAndIp: config.RATE_LOGIN_FAILURES_PER_ACCOUNT_IP,
+      perAccount: config.RATE_LOGIN_FAILURES_PER_ACCOUNT,
+      windowMs: config.RATE_LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+    },
+    otp: { secret: config.OTP_SECRET ?? 'development-only-otp-secret', ttlMs: config.OTP_TTL_SECONDS * 1000, maxAttempts: config.OTP_MAX_ATTEMPTS },
+    passwords: { cost: config.BCRYPT_COST, concurrency: config.BCRYPT_CONCURRENCY || undefined },
+    policy: {
+      accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+      otpTtlSeconds: config.OTP_TTL_SECONDS,
+      resetTokenTtlSeconds: config.RESET_TOKEN_TTL_SECONDS,
+      resetUrlBase: {
+        admin: config.RESET_URL_BASE_ADMIN ?? 'http://localhost:3000/admin/reset-password',
+        user: config.RESET_URL_BASE_USER ?? 'http://localhost:3000/reset-password',
+      },
+      adminRegistrationOpen: config.ADMIN_REGISTRATION_OPEN,
+      adminTwoFactor: config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true',
+    },
+  };
+}
+
+const authConfig = authSchema.superRefine(refuseLaptopValues).transform(readSecrets('JWT_PRIVATE_KEY')).transform(sections);
+
+export type AuthConfig = z.infer<typeof authConfig>;
+
+/** Parses auth's config, every production refusal listed at once. */
+export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
+  return loadConfig(authConfig, source);
+}

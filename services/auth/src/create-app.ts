@@ -9,7 +9,8 @@ import { profileRouter } from './entry-points/http/profile-router';
 
 export interface HttpSettings {
   verifier: AccessTokenVerifier;
-  bodyLimit: string;
+  /** The largest JSON body, in bytes. */
+  bodyLimit: number;
   /** How long the gateway keeps a refresh cookie: the session's idle lifetime. */
   refreshCookieMaxAgeSeconds: number;
   http: HttpMetrics;

@@ -5,7 +5,7 @@ import { createLogger, composeService, createRegistry, httpMetrics, outboxMetric
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectRedis, isRedisReady } from '@acct/shared/redis';
 import { connectPublisher } from '@acct/shared/amqp';
-import { twoFactorByDefault, type AuthConfig } from './config';
+import type { AuthConfig } from './config';
 import { createApp } from './create-app';
 import { AccountRepository } from './data-access/account-repository';
 import { AvatarStore } from './data-access/avatar-store';
@@ -18,7 +18,7 @@ import { MongoResetRequestQueue } from './data-access/reset-request-queue';
 import { ResetTokenRepository } from './data-access/reset-token-repository';
 import { PasswordHasher } from './domain/passwords';
 import { answerResetRequest } from './domain/password-reset';
-import type { AuthPolicy, AuthPorts } from './domain/ports';
+import type { AuthPorts } from './domain/ports';
 import { ResetMailWorker } from './domain/reset-mail-worker';
 import { authMetrics, bcryptMetrics } from './metrics';
 import { loadTokenIssuer } from './security/access-token-issuer';
@@ -26,17 +26,6 @@ import { loadTokenIssuer } from './security/access-token-issuer';
 export interface AuthOverrides {
   /** Where the security records (failed logins, refresh reuse) go; stdout by default. */
   audit?: Logger;
-}
-
-function authPolicy(config: AuthConfig): AuthPolicy {
-  return {
-    accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
-    otpTtlSeconds: config.OTP_TTL_SECONDS,
-    resetTokenTtlSeconds: config.RESET_TOKEN_TTL_SECONDS,
-    resetUrlBase: { admin: config.RESET_URL_BASE_ADMIN, user: config.RESET_URL_BASE_USER },
-    adminRegistrationOpen: config.ADMIN_REGISTRATION_OPEN,
-    adminTwoFactor: twoFactorByDefault(config),
-  };
 }
 
 export async function startAuth(config: AuthConfig, logger: Logger, overrides: AuthOverrides = {}): Promise<RunningService> {
@@ -52,38 +41,22 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     await Promise.all([accounts.admin.init(), accounts.user.init(), resets.init(), resetRequests.init(), outbox.init()]);
     const registry = createRegistry('auth');
-    const hasher = new PasswordHasher(config.BCRYPT_COST, config.BCRYPT_CONCURRENCY || undefined);
+    const hasher = new PasswordHasher(config.passwords.cost, config.passwords.concurrency);
     bcryptMetrics(registry, hasher);
     outboxMetrics(registry, () => outbox.pendingStats());
 
     const ports: AuthPorts = {
-      policy: authPolicy(config),
+      policy: config.policy,
       logger,
       audit: overrides.audit ?? createLogger({ level: config.LOG_LEVEL }),
       accounts,
       resets,
       resetRequests,
       outbox,
-      loginAttempts: new LoginAttemptStore(redis, {
-        perAccountAndIp: config.RATE_LOGIN_FAILURES_PER_ACCOUNT_IP,
-        perAccount: config.RATE_LOGIN_FAILURES_PER_ACCOUNT,
-        windowMs: config.RATE_LOGIN_FAILURE_WINDOW_SECONDS * 1000,
-      }),
-      sessions: new RefreshSessionStore(redis, {
-        idleTtlMs: config.REFRESH_IDLE_TTL_SECONDS * 1000,
-        graceMs: config.REFRESH_GRACE_SECONDS * 1000,
-        maxAgeMs: { user: config.SESSION_MAX_AGE_USER_SECONDS * 1000, admin: config.SESSION_MAX_AGE_ADMIN_SECONDS * 1000 },
-      }),
-      otp: new OtpChallengeStore(redis, { secret: config.OTP_SECRET, ttlMs: config.OTP_TTL_SECONDS * 1000, maxAttempts: config.OTP_MAX_ATTEMPTS }),
-      rateLimits: new RateLimits(redis, {
-        loginIpPerMinute: config.RATE_LOGIN_IP_PER_MINUTE,
-        registerIpPerHour: config.RATE_REGISTER_IP_PER_HOUR,
-        forgotIpPerHour: config.RATE_FORGOT_IP_PER_HOUR,
-        forgotEmailIpPerHour: config.RATE_FORGOT_EMAIL_IP_PER_HOUR,
-        forgotEmailPerHour: config.RATE_FORGOT_EMAIL_PER_HOUR,
-        resetIpPerHour: config.RATE_RESET_IP_PER_HOUR,
-        otpIpPerMinute: config.RATE_OTP_IP_PER_MINUTE,
-      }),
+      loginAttempts: new LoginAttemptStore(redis, config.loginAttempts),
+      sessions: new RefreshSessionStore(redis, config.sessions),
+      otp: new OtpChallengeStore(redis, config.otp),
+      rateLimits: new RateLimits(redis, config.rateLimits),
       hasher,
       tokens,
       avatars: new AvatarStore(mongo),

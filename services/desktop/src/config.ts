@@ -1,6 +1,6 @@
 // Desktop configuration: its own MongoDB database, token verification, the events exchange, sync limits.
 import { z } from 'zod';
-import { accessTokenVerifyEnv, configFragments, env, loadConfig } from '@acct/shared';
+import { accessTokenVerifyEnv, configFragments, env, loadConfig, readSecrets } from '@acct/shared';
 
 export const desktopSchema = z.object({
   ...configFragments.service({ host: '127.0.0.1', healthPort: 9082 }),
@@ -18,6 +18,8 @@ export const desktopSchema = z.object({
   ...accessTokenVerifyEnv,
 });
 
-export type DesktopConfig = z.infer<typeof desktopSchema>;
+const desktopConfig = desktopSchema.transform(readSecrets('JWT_PUBLIC_KEY'));
 
-export const loadDesktopConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(desktopSchema, source);
+export type DesktopConfig = z.infer<typeof desktopConfig>;
+
+export const loadDesktopConfig = (source: NodeJS.ProcessEnv = process.env): DesktopConfig => loadConfig(desktopConfig, source);

@@ -6,7 +6,8 @@ import { desktopRouter, type DesktopRouterDeps } from './entry-points/http/deskt
 
 export interface DesktopDeps extends DesktopRouterDeps {
   logger: Logger;
-  bodyLimit: string;
+  /** The largest JSON body, in bytes. */
+  bodyLimit: number;
   http: HttpMetrics;
 }
 

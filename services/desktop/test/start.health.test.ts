@@ -1,12 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createMemoryLogger } from '@acct/shared';
-import { desktopSchema, startDesktop } from '@acct/desktop';
+import { loadDesktopConfig, startDesktop } from '@acct/desktop';
 import { health } from '@acct/test-harness/health';
 import { isolatedServiceEnv } from '@acct/test-harness/isolation';
 
 describe('desktop service start', () => {
   it('connects to its real MongoDB and RabbitMQ, reports ready, and stops cleanly', async () => {
-    const config = desktopSchema.parse({
+    const config = loadDesktopConfig({
       ...isolatedServiceEnv('desktopstart'),
       PORT: '0',
       JWT_PUBLIC_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),

@@ -1,12 +1,12 @@
 // Gateway configuration: the public port, where the services are, and how much to trust proxies.
 import { z } from 'zod';
-import { accessTokenVerifyEnv, configFragments, env, loadConfig } from '@acct/shared';
+import { accessTokenVerifyEnv, configFragments, env, loadConfig, readSecrets } from '@acct/shared';
 
 export const gatewaySchema = z.object({
   ...configFragments.service({ host: '0.0.0.0', healthPort: 9080 }),
   PORT: env.port(8080),
   /** Which proxies' X-Forwarded-For to believe, as express's `trust proxy` setting reads it: false (default: ignored), a hop count, or a list of addresses. */
-  TRUST_PROXY: z.string().default('false'),
+  TRUST_PROXY: env.trustProxy(),
   AUTH_URL: env.url('http://127.0.0.1:3001'),
   DESKTOP_URL: env.url('http://127.0.0.1:3002'),
   UPSTREAM_TIMEOUT_MS: env.int(10_000, 100),
@@ -17,23 +17,14 @@ export const gatewaySchema = z.object({
    * Browser origins allowed to call the API with credentials, comma-separated, each exactly
    * scheme://host[:port] (no path, no wildcard). Empty: no CORS answer at all.
    */
-  CORS_ORIGINS: z
-    .string()
-    .default('')
-    .refine((v) => v.split(',').map((o) => o.trim()).filter(Boolean).every((o) => /^https?:\/\/[^/\s*]+$/.test(o)), 'expected origins such as https://admin.example.com, comma-separated'),
+  CORS_ORIGINS: env.list([], { test: (o) => /^https?:\/\/[^/\s*]+$/.test(o), expected: 'origins such as https://admin.example.com' }),
   /** Largest avatar upload body (the file itself is capped at 2 MiB by auth). */
   UPLOAD_LIMIT_BYTES: env.int(3 * 1024 * 1024, 1024),
   ...accessTokenVerifyEnv,
 });
 
-export type GatewayConfig = z.infer<typeof gatewaySchema>;
+const gatewayConfig = gatewaySchema.transform(readSecrets('JWT_PUBLIC_KEY'));
 
-export const loadGatewayConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(gatewaySchema, source);
+export type GatewayConfig = z.infer<typeof gatewayConfig>;
 
-/** Turns TRUST_PROXY into a proxy-addr trust setting (the values express's `trust proxy` takes). */
-export function trustProxySetting(value: string): boolean | number | string {
-  if (value === 'false' || value === '') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
-}
+export const loadGatewayConfig = (source: NodeJS.ProcessEnv = process.env): GatewayConfig => loadConfig(gatewayConfig, source);

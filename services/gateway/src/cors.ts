@@ -64,11 +64,3 @@ export class Cors {
     ];
   }
 }
-
-/** CORS_ORIGINS: a comma-separated list of exact origins (scheme://host[:port]); empty means none. */
-export function parseOrigins(value: string): string[] {
-  return value
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean);
-}

@@ -4,9 +4,9 @@
 import type http from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
-import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, parseBytes, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger } from '@acct/shared';
-import { trustProxySetting, type GatewayConfig } from './config';
-import { Cors, parseOrigins } from './cors';
+import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
+import type { GatewayConfig } from './config';
+import { Cors } from './cors';
 import { clearedRefreshCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import { RouteMatcher } from './route-matcher';
@@ -35,14 +35,14 @@ const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
 export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const { config } = deps;
   const matcher = new RouteMatcher(ROUTES);
-  const cors = new Cors(parseOrigins(config.CORS_ORIGINS), matcher);
+  const cors = new Cors(config.CORS_ORIGINS, matcher);
   // Headers go out in one writeHead with a flat list: per-call setHeader validation was a
   // visible share of a 404's cost.
   const security = helmetHeaders().flat();
   const notFoundHeaders = [...security, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(NOT_FOUND.length)];
   const trust = compileTrust(config.TRUST_PROXY);
   const production = config.NODE_ENV === 'production';
-  const jsonLimit = parseBytes(config.BODY_LIMIT);
+  const jsonLimit = config.BODY_LIMIT;
 
   return (req, res) => {
     const started = process.hrtime.bigint();
@@ -250,10 +250,9 @@ function byteCap(limit: number): CappedStream {
 }
 
 /** express's `trust proxy` semantics: false, true, a hop count, or a list of addresses/subnets. */
-function compileTrust(setting: string): Parameters<typeof proxyaddr>[1] {
-  const value = trustProxySetting(setting);
+function compileTrust(value: TrustProxy): Parameters<typeof proxyaddr>[1] {
   if (value === true) return () => true;
   if (value === false) return () => false;
   if (typeof value === 'number') return (_addr: string, i: number) => i < value;
-  return proxyaddr.compile(value.split(',').map((v) => v.trim()));
+  return proxyaddr.compile(value);
 }

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AccessTokenVerifier, closeServer, createMemoryLogger, listen, publicKeyFrom } from '@acct/shared';
-import { createGatewayHandler, gatewaySchema, UpstreamClient } from '@acct/gateway';
+import { createGatewayHandler, loadGatewayConfig, UpstreamClient } from '@acct/gateway';
 
 export interface GatewayUnderTest {
   base: string;
@@ -13,7 +13,7 @@ export interface GatewayUnderTest {
 }
 
 export async function startGatewayUnderTest(env: Record<string, string> = {}): Promise<GatewayUnderTest> {
-  const config = gatewaySchema.parse({ AUTH_URL: 'http://127.0.0.1:1', DESKTOP_URL: 'http://127.0.0.1:1', ...env });
+  const config = loadGatewayConfig({ AUTH_URL: 'http://127.0.0.1:1', DESKTOP_URL: 'http://127.0.0.1:1', ...env });
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const verifier = new AccessTokenVerifier(publicKeyFrom(publicKey.export({ type: 'spki', format: 'pem' }).toString()), config.JWT_ISSUER, config.JWT_AUDIENCE);
   const upstreams = {

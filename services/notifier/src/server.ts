@@ -1,7 +1,6 @@
 // The notifier's composition root: the push and mail transports, MongoDB and Redis, then the
 // consumers on RabbitMQ. No public port: health only.
-import fs from 'node:fs';
-import { ConfigError, Counter, Histogram, LATENCY_BUCKETS, composeService, createRegistry, type Logger, type Registry, type RunningService } from '@acct/shared';
+import { configError, Counter, Histogram, LATENCY_BUCKETS, composeService, createRegistry, type Logger, type Registry, type RunningService } from '@acct/shared';
 import { connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectRedis, isRedisReady } from '@acct/shared/redis';
 import { AmqpClient } from '@acct/shared/amqp';
@@ -71,7 +70,7 @@ function chooseMailer(config: NotifierConfig, logger: Logger): Mailer {
 }
 
 async function choosePushSender(config: NotifierConfig, logger: Logger): Promise<PushSender> {
-  const raw = config.FIREBASE_CREDENTIALS ?? (config.FIREBASE_CREDENTIALS_FILE ? readCredentials(config.FIREBASE_CREDENTIALS_FILE) : undefined);
+  const raw = config.FIREBASE_CREDENTIALS;
   if (!raw) {
     logger.warn('No Firebase credentials (FIREBASE_CREDENTIALS): push notifications are logged, not sent');
     return new LoggingPushSender(logger);
@@ -80,19 +79,11 @@ async function choosePushSender(config: NotifierConfig, logger: Logger): Promise
   try {
     credentials = JSON.parse(raw);
   } catch {
-    throw new ConfigError('Invalid configuration: FIREBASE_CREDENTIALS: not a JSON service-account key');
+    throw configError('FIREBASE_CREDENTIALS', 'not a JSON service-account key');
   }
   const { initializeApp, cert } = await import('firebase-admin/app');
   const { getMessaging } = await import('firebase-admin/messaging');
   const app = initializeApp({ credential: cert(credentials) }, `notifier-${process.pid}-${Date.now()}`);
   logger.info({ project: credentials.project_id }, 'Push notifications go through Firebase Cloud Messaging');
   return new FcmPushSender(getMessaging(app));
-}
-
-function readCredentials(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`Invalid configuration: FIREBASE_CREDENTIALS_FILE: cannot read ${file}: ${(err as Error).message}`);
-  }
 }

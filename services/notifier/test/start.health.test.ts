@@ -1,11 +1,11 @@
 import { createMemoryLogger } from '@acct/shared';
-import { notifierSchema, startNotifier } from '@acct/notifier';
+import { loadNotifierConfig, startNotifier } from '@acct/notifier';
 import { health } from '@acct/test-harness/health';
 import { isolatedServiceEnv } from '@acct/test-harness/isolation';
 
 describe('notifier service start', () => {
   it('connects to its real RabbitMQ, Redis and MongoDB, reports ready, and stops cleanly', async () => {
-    const config = notifierSchema.parse(isolatedServiceEnv('notifierstart'));
+    const config = loadNotifierConfig(isolatedServiceEnv('notifierstart'));
     const running = await startNotifier(config, createMemoryLogger().logger);
     try {
       const ready = await health(running.healthPort, 'ready');

@@ -1,13 +1,13 @@
 // Signs access tokens (ES256) with a key object built once at start, from the PEM configured.
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, ConfigError, publicKeyFrom, readPem, type AccessClaims } from '@acct/shared';
+import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, configError, pemText, publicKeyFrom, requireSecret, type AccessClaims } from '@acct/shared';
 import type { AuthConfig } from '../config';
 import type { TokenSigner } from '../domain/ports';
 
 /** Reads and checks the signing key; done before any connection so a bad key fails fast. */
 export function loadTokenIssuer(config: AuthConfig): AccessTokenIssuer {
-  const privateKey = readPem(config.JWT_PRIVATE_KEY, config.JWT_PRIVATE_KEY_FILE, 'JWT_PRIVATE_KEY');
+  const privateKey = requireSecret(config.JWT_PRIVATE_KEY, 'JWT_PRIVATE_KEY');
   return new AccessTokenIssuer(privateKey, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
 }
 
@@ -20,9 +20,9 @@ export class AccessTokenIssuer implements TokenSigner {
     private readonly options: { issuer: string; audience: string; ttlSeconds: number },
   ) {
     try {
-      this.privateKey = createPrivateKey(privateKeyPem);
+      this.privateKey = createPrivateKey(pemText(privateKeyPem));
     } catch (err) {
-      throw new ConfigError(`Invalid configuration: JWT_PRIVATE_KEY: ${(err as Error).message}`);
+      throw configError('JWT_PRIVATE_KEY', (err as Error).message);
     }
     this.verifier = new AccessTokenVerifier(publicKeyFrom(privateKeyPem, 'JWT_PRIVATE_KEY'), options.issuer, options.audience);
   }

@@ -1,0 +1,53 @@
+// The one table of secrets: every field that grants access, with the media it may appear in. The
+// logger's redaction, the logged path's query keys, the outbox's secret event fields and the
+// config's secret-variable pattern all derive from it, so a new secret is one row here.
+import type { EventType } from './events';
+
+interface SecretField {
+  /** Redacted wherever it appears as a key of a log record (at the depths the logger redacts). */
+  log?: boolean;
+  /** Blanked when it is a query-string key of a logged or traced URL (matched in lower case). */
+  query?: boolean;
+  /**
+   * Events that carry it: the outbox keeps it only until the broker confirms the event, and drops it
+   * from an event that can no longer be delivered.
+   */
+  events?: readonly EventType[];
+}
+
+const SECRET_FIELDS: Record<string, SecretField> = {
+  password: { log: true, query: true },
+  newPassword: { log: true, query: true },
+  token: { log: true, query: true },
+  accessToken: { log: true, query: true },
+  access_token: { query: true },
+  refreshToken: { log: true, query: true },
+  challenge_token: { log: true, query: true },
+  // Also an error's code in records; the logger keeps snake_case error codes readable.
+  code: { log: true, query: true, events: ['admin.otp.requested'] },
+  cookie: { log: true },
+  authorization: { log: true },
+  // A device's push token belongs to the notifier: desktop hands it over and forgets it.
+  pushToken: { log: true, events: ['device.registered'] },
+  // The link carries the reset token.
+  resetUrl: { log: true, events: ['account.password_reset.requested'] },
+};
+
+/** Words that make a configuration variable a secret: an error names it but never shows its value. */
+const SECRET_VARIABLE = /SECRET|PASSWORD|PRIVATE|CREDENTIALS|TOKEN|_KEY$/;
+
+const fields = Object.entries(SECRET_FIELDS);
+
+/** Record keys the logger redacts. */
+export const secretLogKeys: readonly string[] = fields.filter(([, f]) => f.log).map(([name]) => name);
+
+/** Query-string keys (lower case) whose values never leave the process. */
+export const secretQueryKeys: ReadonlySet<string> = new Set(fields.filter(([, f]) => f.query).map(([name]) => name.toLowerCase()));
+
+/** Payload fields of each event that the outbox drops once the broker has it. */
+export const secretEventFields: Partial<Record<EventType, readonly string[]>> = fields.reduce<Partial<Record<EventType, string[]>>>((byEvent, [name, f]) => {
+  for (const type of f.events ?? []) (byEvent[type] ??= []).push(name);
+  return byEvent;
+}, {});
+
+export const isSecretVariable = (name: string): boolean => SECRET_VARIABLE.test(name);
