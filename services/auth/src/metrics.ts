@@ -1,7 +1,7 @@
 // Auth's Prometheus metrics: the domain's counters (AuthMetrics) and the bcrypt queue.
 import { Counter, Gauge, Histogram, LATENCY_BUCKETS, type Registry } from '@acct/shared';
 import type { AuthMetrics } from './domain/ports';
-import type { PasswordHasher } from './domain/passwords';
+import type { BcryptPasswordHasher } from './security/password-hasher';
 
 export function authMetrics(registry: Registry): AuthMetrics {
   const registers = [registry];
@@ -18,7 +18,7 @@ export function authMetrics(registry: Registry): AuthMetrics {
 }
 
 /** The hasher's queue: how many hashes wait for a slot, and how long they waited. */
-export function bcryptMetrics(registry: Registry, hasher: PasswordHasher): void {
+export function bcryptMetrics(registry: Registry, hasher: BcryptPasswordHasher): void {
   new Gauge({
     name: 'auth_bcrypt_queue_length',
     help: 'bcrypt hashes and compares waiting for a slot',

@@ -1,5 +1,5 @@
 // Auth's composition root: config becomes policy, connections become stores, stores become the
-// ports the use cases need; then the outbox relay, the reset-mail worker, the internal HTTP port
+// deps the use cases need; then the outbox relay, the reset-mail worker, the internal HTTP port
 // and the health port. The one place auth is wired.
 import { createLogger, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
@@ -7,19 +7,19 @@ import { connectRedis, isRedisReady } from '@acct/shared/redis';
 import { connectPublisher } from '@acct/shared/amqp';
 import type { AuthConfig } from './config';
 import { createApp } from './create-app';
-import { AccountRepository } from './data-access/account-repository';
-import { AvatarStore } from './data-access/avatar-store';
+import { MongoAccounts } from './data-access/mongo-accounts';
+import { GridFsAvatars } from './data-access/gridfs-avatars';
 import { MongoFirstAdminClaim } from './data-access/first-admin-claim';
-import { LoginAttemptStore } from './data-access/login-attempt-store';
-import { OtpChallengeStore } from './data-access/otp-challenge-store';
-import { RateLimits } from './data-access/rate-limits';
-import { RefreshSessionStore } from './data-access/refresh-session-store';
+import { RedisLoginAttempts } from './data-access/redis-login-attempts';
+import { RedisOtpChallenges } from './data-access/redis-otp-challenges';
+import { RedisRateLimits } from './data-access/redis-rate-limits';
+import { RedisSessions } from './data-access/redis-sessions';
 import { MongoResetRequestQueue } from './data-access/reset-request-queue';
-import { ResetTokenRepository } from './data-access/reset-token-repository';
-import { PasswordHasher } from './domain/passwords';
+import { MongoResetTokens } from './data-access/mongo-reset-tokens';
+import { BcryptPasswordHasher } from './security/password-hasher';
 import { answerResetRequest } from './domain/password-reset';
-import type { AuthPorts } from './domain/ports';
-import { ResetMailWorker } from './domain/reset-mail-worker';
+import type { AuthDeps } from './domain/ports';
+import { ResetMailJob } from './entry-points/jobs/reset-mail';
 import { authMetrics, bcryptMetrics } from './metrics';
 import { loadTokenIssuer } from './security/access-token-issuer';
 
@@ -35,17 +35,17 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit());
     const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'auth' }, logger), (p) => p.amqp.close());
 
-    const accounts = { admin: new AccountRepository(mongo, 'admin'), user: new AccountRepository(mongo, 'user') };
-    const resets = new ResetTokenRepository(mongo);
+    const accounts = { admin: new MongoAccounts(mongo, 'admin'), user: new MongoAccounts(mongo, 'user') };
+    const resets = new MongoResetTokens(mongo);
     const resetRequests = new MongoResetRequestQueue(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     await Promise.all([accounts.admin.init(), accounts.user.init(), resets.init(), resetRequests.init(), outbox.init()]);
     const registry = createRegistry('auth');
-    const hasher = new PasswordHasher(config.passwords.cost, config.passwords.concurrency);
+    const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency);
     bcryptMetrics(registry, hasher);
     outboxMetrics(registry, () => outbox.pendingStats());
 
-    const ports: AuthPorts = {
+    const deps: AuthDeps = {
       policy: config.policy,
       logger,
       audit: overrides.audit ?? createLogger({ level: config.LOG_LEVEL }),
@@ -53,20 +53,20 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       resets,
       resetRequests,
       outbox,
-      loginAttempts: new LoginAttemptStore(redis, config.loginAttempts),
-      sessions: new RefreshSessionStore(redis, config.sessions),
-      otp: new OtpChallengeStore(redis, config.otp),
-      rateLimits: new RateLimits(redis, config.rateLimits),
+      loginAttempts: new RedisLoginAttempts(redis, config.loginAttempts),
+      sessions: new RedisSessions(redis, config.sessions),
+      otp: new RedisOtpChallenges(redis, config.otp),
+      rateLimits: new RedisRateLimits(redis, config.rateLimits),
       hasher,
       tokens,
-      avatars: new AvatarStore(mongo),
+      avatars: new GridFsAvatars(mongo),
       firstAdmin: new MongoFirstAdminClaim(mongo),
       metrics: authMetrics(registry),
     };
 
     outbox.start(publisher);
     await open('outbox', outbox, (o) => o.stop());
-    const resetMail = new ResetMailWorker(resetRequests, (request) => answerResetRequest(ports, request), logger, { pollMs: config.RESET_REQUEST_POLL_MS });
+    const resetMail = new ResetMailJob(resetRequests, (request) => answerResetRequest(deps, request), logger, { pollMs: config.RESET_REQUEST_POLL_MS });
     resetMail.start();
     await open('reset-mail', resetMail, (w) => w.stop());
 
@@ -74,7 +74,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createApp(ports, { verifier: tokens.verifier, bodyLimit: config.BODY_LIMIT, refreshCookieMaxAgeSeconds: config.REFRESH_IDLE_TTL_SECONDS, http: httpMetrics(registry) }),
+      app: createApp(deps, { verifier: tokens.verifier, bodyLimit: config.BODY_LIMIT, refreshCookieMaxAgeSeconds: config.REFRESH_IDLE_TTL_SECONDS, http: httpMetrics(registry) }),
       metrics: registry,
       // Not the broker: while it is away the outbox keeps events, and logins go on.
       checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis) },

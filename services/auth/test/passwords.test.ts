@@ -1,4 +1,5 @@
-import { PasswordHasher, Semaphore, assertPasswordPolicy } from '../src/domain/passwords';
+import { assertPasswordPolicy } from '../src/domain/passwords';
+import { BcryptPasswordHasher, Semaphore } from '../src/security/password-hasher';
 
 describe('Semaphore', () => {
   it('runs at most its limit at once, and every task in the end', async () => {
@@ -24,8 +25,8 @@ describe('Semaphore', () => {
   });
 });
 
-describe('PasswordHasher', () => {
-  const hasher = new PasswordHasher(4, 1);
+describe('BcryptPasswordHasher', () => {
+  const hasher = new BcryptPasswordHasher(4, 1);
 
   it('verifies what it hashed, and nothing else', async () => {
     const hash = await hasher.hash('correct horse battery');
@@ -40,8 +41,8 @@ describe('PasswordHasher', () => {
   });
 
   it('asks for an upgrade of a hash cheaper than its cost', async () => {
-    expect(hasher.needsUpgrade(await new PasswordHasher(4).hash('whatever1'))).toBe(false);
-    expect(new PasswordHasher(5).needsUpgrade(await hasher.hash('whatever1'))).toBe(true);
+    expect(hasher.needsUpgrade(await new BcryptPasswordHasher(4).hash('whatever1'))).toBe(false);
+    expect(new BcryptPasswordHasher(5).needsUpgrade(await hasher.hash('whatever1'))).toBe(true);
   });
 
   it('enforces 8 to 128 characters', () => {

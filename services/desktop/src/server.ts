@@ -1,10 +1,11 @@
 // The desktop service's composition root: MongoDB and RabbitMQ (for device.registered through its
 // outbox), the stores, then its internal HTTP port and health port.
-import { AccessTokenVerifier, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
+import { AccessTokenVerifier, composeService, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectPublisher } from '@acct/shared/amqp';
 import type { DesktopConfig } from './config';
 import { createApp } from './create-app';
+import { desktopMetrics } from './metrics';
 import { LatestReleaseCache, ReleaseRepository } from './data-access/release-repository';
 import { SyncRepository } from './data-access/sync-repository';
 
@@ -17,8 +18,7 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
     const syncs = new SyncRepository(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     await Promise.all([releases.init(), syncs.init(), outbox.init()]);
-    const registry = createRegistry('desktop');
-    outboxMetrics(registry, () => outbox.pendingStats());
+    const registry = desktopMetrics(outbox);
     outbox.start(publisher);
     await open('outbox', outbox, (o) => o.stop());
     return {

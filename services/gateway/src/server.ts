@@ -1,16 +1,16 @@
 // The gateway's composition root: the token verifier, a connection pool per service, the request
 // listener; its public HTTP port and its health port (ready when the services are).
-import { AccessTokenVerifier, composeService, hotPathCounter, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
+import { AccessTokenVerifier, composeService, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
+import { upstreamMetrics } from './metrics';
 import { UpstreamClient } from './upstream';
 
 export async function startGateway(config: GatewayConfig, logger: Logger, requestLogger?: Logger): Promise<RunningService> {
   const verifier = AccessTokenVerifier.fromConfig(config);
   return composeService('gateway', logger, async (open) => {
     const registry = createRegistry('gateway');
-    const calls = hotPathCounter(registry, 'gateway_upstream_requests_total', 'Calls to the services by upstream and outcome (answered, timeout, unavailable)');
-    const observe = (upstream: string) => (outcome: string) => calls.inc(`${upstream} ${outcome}`, { upstream, outcome });
+    const observe = upstreamMetrics(registry);
     const upstreams = await open(
       'upstreams',
       {

@@ -1,10 +1,11 @@
 // The notifier's composition root: the push and mail transports, MongoDB and Redis, then the
 // consumers on RabbitMQ. No public port: health only.
-import { configError, Counter, Histogram, LATENCY_BUCKETS, composeService, createRegistry, type Logger, type Registry, type RunningService } from '@acct/shared';
+import { configError, composeService, createRegistry, type Logger, type RunningService } from '@acct/shared';
 import { connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectRedis, isRedisReady } from '@acct/shared/redis';
 import { AmqpClient } from '@acct/shared/amqp';
 import type { NotifierConfig } from './config';
+import { eventMetrics } from './metrics';
 import { DeviceTokenRepository } from './data-access/device-token-repository';
 import { IdempotencyStore } from './data-access/idempotency-store';
 import type { Mailer, PushSender } from './domain/ports';
@@ -47,16 +48,6 @@ export async function startNotifier(config: NotifierConfig, logger: Logger, over
       metrics: registry,
     };
   });
-}
-
-/** Events handled, by type and outcome (sent, no_devices, stored, duplicate, deferred, retry, dead_lettered), and how long each took. */
-function eventMetrics(registry: Registry) {
-  const events = new Counter({ name: 'notifier_events_total', help: 'Events handled by type and outcome', labelNames: ['type', 'outcome'], registers: [registry] });
-  const duration = new Histogram({ name: 'notifier_event_duration_seconds', help: 'Time to handle an event, by type and outcome', labelNames: ['type', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] });
-  return (type: string, outcome: string, seconds: number) => {
-    events.inc({ type, outcome });
-    duration.observe({ type, outcome }, seconds);
-  };
 }
 
 function chooseMailer(config: NotifierConfig, logger: Logger): Mailer {

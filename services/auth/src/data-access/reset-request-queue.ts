@@ -3,7 +3,7 @@
 // worker takes them later on its own schedule, so neither the answer nor the requests after it say
 // whether the address exists, and a request outlives a crash or a dependency outage.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
-import type { ClaimedResetRequest, ResetRequest, ResetRequestQueue } from '../domain/ports';
+import type { ClaimedResetRequest, ResetRequest, ResetRequests } from '../domain/ports';
 
 interface ResetRequestDoc extends ResetRequest {
   _id: Types.ObjectId;
@@ -27,7 +27,7 @@ const resetRequestSchema = new mongoose.Schema<ResetRequestDoc>(
 );
 resetRequestSchema.index({ leaseUntil: 1 });
 
-export class MongoResetRequestQueue implements ResetRequestQueue {
+export class MongoResetRequestQueue implements ResetRequests {
   private readonly model: Model<ResetRequestDoc>;
 
   constructor(

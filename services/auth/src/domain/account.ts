@@ -56,3 +56,6 @@ export function toAccountRecord(kind: AccountKind, account: Account): AccountRec
 
 /** An account id as the stores make them: 24 hexadecimal digits. */
 export const isAccountId = (id: string) => /^[0-9a-fA-F]{24}$/.test(id);
+
+/** A session id as the session store makes them: 128 random bits, base64url. */
+export const isSessionId = (id: string) => /^[A-Za-z0-9_-]{22}$/.test(id);

@@ -1,29 +1,12 @@
 // Admin management of user accounts: update fields or set a password, and the avatar.
 import type { Readable } from 'node:stream';
-import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { isAccountId, toAccountRecord, type AccountChanges, type AccountRecord } from './account';
 import { assertPasswordPolicy } from './passwords';
 import type { Needs } from './ports';
-import { asBody, requireEmail } from './validation';
+import { asBody, requireEmail, requireName } from './validation';
 
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
-
-function requireAdmin(claims: AccessClaims | undefined): AccessClaims {
-  if (!claims) throw AuthErrors.authRequired();
-  if (claims.kind !== 'admin') throw AuthErrors.adminOnly();
-  return claims;
-}
-
-/**
- * An admin whose session is still alive: logout, a reset, a disable or reuse detection end admin
- * powers at once, not when the access token expires.
- */
-export async function requireAdminSession(deps: Needs<'sessions'>, claims: AccessClaims | undefined): Promise<AccessClaims> {
-  const admin = requireAdmin(claims);
-  if (!(await deps.sessions.isActive('admin', admin.sid, admin.sub))) throw AuthErrors.sessionRevoked();
-  return admin;
-}
 
 export function assertUserId(id: string): void {
   if (!isAccountId(id)) throw AuthErrors.badUserId();
@@ -35,8 +18,7 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'sessions'>
   if (name === undefined && email === undefined && disabled === undefined && password === undefined) throw AuthErrors.nothingToUpdate();
   const changes: AccountChanges = {};
   if (name !== undefined) {
-    if (typeof name !== 'string' || name.trim().length < 2 || name.trim().length > 20) throw AuthErrors.nameLength();
-    changes.name = name.trim();
+    changes.name = requireName(name);
   }
   if (email !== undefined) {
     changes.email = requireEmail(email);

@@ -9,34 +9,34 @@ import type { ClaimedResetRequest, Needs, RequestContext } from './ports';
 import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
 
 /** Validates, rate-limits and queues a forgot-password request. */
-export async function requestPasswordReset(domain: Needs<'rateLimits' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
+export async function requestPasswordReset(deps: Needs<'rateLimits' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
   const { email } = kind === 'admin' ? validateAdminForgot(body) : validateUserForgot(body);
-  await enforceLimit(domain, 'forgotIp', ctx.ip);
+  await enforceLimit(deps, 'forgotIp', ctx.ip);
   // Not an address: nothing can match it, so there is nothing to queue.
   if (email === undefined) return;
   // Per address and client: a stranger spends their own budget, never the owner's.
-  await enforceLimit(domain, 'forgotEmailIp', `${kind}:${email}:${ctx.ip}`);
+  await enforceLimit(deps, 'forgotEmailIp', `${kind}:${email}:${ctx.ip}`);
   // Per address, whoever asks: bounds the mail an address gets, without a 429 that would tell the owner "no".
-  const mail = await withinLimit(domain, 'forgotEmail', `${kind}:${email}`);
-  await domain.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
+  const mail = await withinLimit(deps, 'forgotEmail', `${kind}:${email}`);
+  await deps.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
 }
 
 /** Answers one queued request: a link for an enabled account within its mail budget, else nothing. */
-export async function answerResetRequest(domain: Needs<'accounts' | 'resets' | 'outbox' | 'logger' | 'policy'>, request: ClaimedResetRequest): Promise<void> {
+export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'outbox' | 'logger' | 'policy'>, request: ClaimedResetRequest): Promise<void> {
   const { kind, email } = request;
-  const account = await domain.accounts[kind].findByEmail(email);
+  const account = await deps.accounts[kind].findByEmail(email);
   if (!account || account.disabled) return;
   const accountId = account.id;
   if (!request.mail) {
-    domain.logger.warn({ kind, account_id: accountId, request_id: request.requestId }, 'Reset mail budget of this address is spent; no link sent');
+    deps.logger.warn({ kind, account_id: accountId, request_id: request.requestId }, 'Reset mail budget of this address is spent; no link sent');
     return;
   }
   const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + domain.policy.resetTokenTtlSeconds * 1000);
-  await domain.resets.store(token, kind, accountId, expiresAt);
-  const resetUrl = new URL(domain.policy.resetUrlBase[kind]);
+  const expiresAt = new Date(Date.now() + deps.policy.resetTokenTtlSeconds * 1000);
+  await deps.resets.store(token, kind, accountId, expiresAt);
+  const resetUrl = new URL(deps.policy.resetUrlBase[kind]);
   resetUrl.searchParams.set('token', token);
-  await domain.outbox.add('account.password_reset.requested', {
+  await deps.outbox.add('account.password_reset.requested', {
     kind,
     accountId,
     email: account.email,
@@ -48,25 +48,25 @@ export async function answerResetRequest(domain: Needs<'accounts' | 'resets' | '
 }
 
 export async function resetPassword(
-  domain: Needs<'rateLimits' | 'resets' | 'hasher' | 'accounts' | 'sessions' | 'outbox' | 'logger' | 'metrics'>,
+  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'accounts' | 'sessions' | 'outbox' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
 ): Promise<void> {
   const { token, newPassword } = validateReset(body);
-  await enforceLimit(domain, 'resetIp', ctx.ip);
+  await enforceLimit(deps, 'resetIp', ctx.ip);
   // A cheap read first: a bogus token costs no bcrypt hash.
-  if (!(await domain.resets.find(token, kind))) throw AuthErrors.resetInvalid();
-  const passwordHash = await domain.hasher.hash(newPassword);
+  if (!(await deps.resets.find(token, kind))) throw AuthErrors.resetInvalid();
+  const passwordHash = await deps.hasher.hash(newPassword);
   // Used up atomically: of two resets with one token, one wins.
-  const accountId = await domain.resets.consume(token, kind);
+  const accountId = await deps.resets.consume(token, kind);
   if (!accountId) throw AuthErrors.resetInvalid();
-  const account = await domain.accounts[kind].update(accountId, { passwordHash });
+  const account = await deps.accounts[kind].update(accountId, { passwordHash });
   // A password change cannot take an address; anything but an account means it is gone.
   if (!account || account === 'email_taken') throw AuthErrors.resetInvalid();
-  await domain.resets.retireAll(kind, accountId);
-  await domain.sessions.revokeAll(kind, accountId);
-  await domain.outbox
+  await deps.resets.retireAll(kind, accountId);
+  await deps.sessions.revokeAll(kind, accountId);
+  await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
-    .catch((err) => domain.logger.error({ reason: (err as Error).message, request_id: ctx.requestId }, 'Could not record the password-changed event'));
+    .catch((err) => deps.logger.error({ reason: (err as Error).message, request_id: ctx.requestId }, 'Could not record the password-changed event'));
 }

@@ -1,10 +1,9 @@
 // What the use cases work with, as interfaces: the stores in data-access/ and the signer in
-// security/ implement them, the composition root (composition-root.ts) wires them once. Each use
+// security/ implement them, the composition root (server.ts) wires them once. Each use
 // case's signature names the few it uses (`Needs<'accounts' | 'hasher'>`), nothing else.
 import type { Readable } from 'node:stream';
 import type { AccessClaims, AccountKind, EventOutbox, Logger } from '@acct/shared';
 import type { Account, AccountChanges, NewAccount } from './account';
-import type { PasswordHasher } from './passwords';
 
 export interface RequestContext {
   ip: string;
@@ -13,7 +12,7 @@ export interface RequestContext {
   actor?: AccessClaims;
 }
 
-export interface AccountStore {
+export interface Accounts {
   findByEmail(email: string): Promise<Account | null>;
   findById(id: string): Promise<Account | null>;
   /** The new account, or `email_taken` when the kind already has the address. */
@@ -46,7 +45,7 @@ export interface SessionInfo {
   expiresAt: Date;
 }
 
-export interface SessionStore {
+export interface Sessions {
   create(owner: SessionOwner): Promise<{ token: string; sessionId: string }>;
   /** The account's live sessions, newest first. */
   list(kind: AccountKind, accountId: string): Promise<SessionInfo[]>;
@@ -62,13 +61,13 @@ export interface SessionStore {
 
 export type OtpVerifyResult = { outcome: 'verified'; adminId: string } | { outcome: 'invalid_challenge' | 'wrong_code' };
 
-export interface OtpStore {
+export interface OtpChallenges {
   create(adminId: string, ip: string): Promise<{ challengeToken: string; code: string; expiresAt: Date }>;
   verify(challengeToken: string, code: string): Promise<OtpVerifyResult>;
   cancel(challengeToken: string): Promise<void>;
 }
 
-export interface ResetTokenStore {
+export interface ResetTokens {
   store(token: string, kind: AccountKind, accountId: string, expiresAt: Date): Promise<void>;
   find(token: string, kind: AccountKind): Promise<string | undefined>;
   consume(token: string, kind: AccountKind): Promise<string | undefined>;
@@ -87,7 +86,7 @@ export interface ResetRequest {
 
 export type ClaimedResetRequest = ResetRequest & { id: string; attempts: number };
 
-export interface ResetRequestQueue {
+export interface ResetRequests {
   enqueue(request: ResetRequest): Promise<void>;
   claim(): Promise<ClaimedResetRequest | undefined>;
   remove(id: string): Promise<void>;
@@ -104,16 +103,25 @@ export interface LoginAttempts {
 export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp';
 export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
 
-export interface RateLimiter {
+export interface RateLimits {
   /** Spends one point of the limit for `key`; answers whether there was one. */
   consume(name: LimiterName, key: string): Promise<LimitAnswer>;
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, hash: string): Promise<boolean>;
+  /** Whether a hash was made at a lower cost than today's and should be remade at the next login. */
+  needsUpgrade(hash: string): boolean;
+  /** Spends one compare's time, so that an unknown email costs what a known one does. */
+  burn(password: string): Promise<void>;
 }
 
 export interface TokenSigner {
   sign(claims: AccessClaims): string;
 }
 
-export interface AvatarFiles {
+export interface Avatars {
   save(userId: string, content: Buffer, contentType: string): Promise<string>;
   open(fileId: string): Readable;
   remove(fileId: string): Promise<void>;
@@ -148,25 +156,25 @@ export interface AuthPolicy {
   adminTwoFactor: boolean;
 }
 
-export interface AuthPorts {
+export interface AuthDeps {
   policy: AuthPolicy;
   logger: Logger;
   /** Security records in the spec's exact shape (no service field). */
   audit: Logger;
-  accounts: Record<AccountKind, AccountStore>;
-  sessions: SessionStore;
-  otp: OtpStore;
-  resets: ResetTokenStore;
-  resetRequests: ResetRequestQueue;
+  accounts: Record<AccountKind, Accounts>;
+  sessions: Sessions;
+  otp: OtpChallenges;
+  resets: ResetTokens;
+  resetRequests: ResetRequests;
   loginAttempts: LoginAttempts;
-  rateLimits: RateLimiter;
+  rateLimits: RateLimits;
   outbox: EventOutbox;
   hasher: PasswordHasher;
   tokens: TokenSigner;
-  avatars: AvatarFiles;
+  avatars: Avatars;
   firstAdmin: FirstAdminClaim;
   metrics: AuthMetrics;
 }
 
 /** The part of the ports a use case works with: its signature says which. */
-export type Needs<K extends keyof AuthPorts> = Pick<AuthPorts, K>;
+export type Needs<K extends keyof AuthDeps> = Pick<AuthDeps, K>;

@@ -2,18 +2,9 @@
 // A user session only, and one still alive (a logged-out user's access token reads nothing).
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../errors';
-import { toAccountRecord, type AccountRecord } from './account';
+import { isSessionId, toAccountRecord, type AccountRecord } from './account';
 import { readAvatar, type AvatarContent } from './admin-users';
 import type { Needs } from './ports';
-
-const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
-
-export async function requireUserSession(deps: Needs<'sessions'>, claims: AccessClaims | undefined): Promise<AccessClaims> {
-  if (!claims) throw AuthErrors.authRequired();
-  if (claims.kind !== 'user') throw AuthErrors.userOnly();
-  if (!(await deps.sessions.isActive('user', claims.sid, claims.sub))) throw AuthErrors.sessionRevoked();
-  return claims;
-}
 
 export async function ownProfile(deps: Needs<'accounts'>, user: AccessClaims): Promise<AccountRecord> {
   const account = await deps.accounts.user.findById(user.sub);
@@ -47,7 +38,7 @@ export async function ownSessions(deps: Needs<'sessions'>, user: AccessClaims): 
 
 /** Signs one of the user's own sessions out (the current one too: the client then logs in again). */
 export async function signOutSession(deps: Needs<'sessions'>, user: AccessClaims, sessionId: string): Promise<void> {
-  if (!SESSION_ID.test(sessionId) || !(await deps.sessions.revokeSession('user', user.sub, sessionId))) throw AuthErrors.sessionNotFound();
+  if (!isSessionId(sessionId) || !(await deps.sessions.revokeSession('user', user.sub, sessionId))) throw AuthErrors.sessionNotFound();
 }
 
 /** Signs out every session of the user but the one asking; answers how many. */

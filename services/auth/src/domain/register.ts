@@ -2,6 +2,7 @@
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { toAccountRecord, type AccountRecord } from './account';
+import { isLiveAdmin } from './access';
 import { enforceLimit } from './limits';
 import type { Needs, RequestContext } from './ports';
 import { validateRegister } from './validation';
@@ -16,7 +17,7 @@ export async function register(
   await enforceLimit(deps, 'registerIp', ctx.ip);
   let release: (() => Promise<void>) | undefined;
   if (kind === 'admin') {
-    const allowed = (await byLiveAdmin(deps, ctx)) || deps.policy.adminRegistrationOpen || (release = await deps.firstAdmin.claim());
+    const allowed = (await isLiveAdmin(deps, ctx)) || deps.policy.adminRegistrationOpen || (release = await deps.firstAdmin.claim());
     if (!allowed) throw AuthErrors.adminRegistrationClosed();
   }
   const passwordHash = await deps.hasher.hash(input.password);
@@ -38,10 +39,4 @@ export async function register(
     throw AuthErrors.emailTaken();
   }
   return toAccountRecord(kind, account);
-}
-
-/** Whether an admin asks, with a session that is still alive (a logged-out admin's token is not enough). */
-async function byLiveAdmin(deps: Needs<'sessions'>, ctx: RequestContext): Promise<boolean> {
-  const actor = ctx.actor;
-  return actor?.kind === 'admin' && (await deps.sessions.isActive('admin', actor.sid, actor.sub));
 }

@@ -29,14 +29,20 @@ export interface RegisterInput {
   password: string;
 }
 
+/** A display name: 2 to 20 characters once trimmed; answers it trimmed. */
+export function requireName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim().length < 2 || name.trim().length > 20) throw AuthErrors.nameLength();
+  return name.trim();
+}
+
 export function validateRegister(raw: unknown): RegisterInput {
   const { name, email, password } = asBody(raw);
   if (!present(name) || !present(email) || !present(password)) throw AuthErrors.registerMissing();
-  if (typeof name !== 'string' || name.trim().length < 2 || name.trim().length > 20) throw AuthErrors.nameLength();
+  const trimmed = requireName(name);
   const address = requireEmail(email);
   if (typeof password !== 'string') throw AuthErrors.passwordPolicy();
   assertPasswordPolicy(password);
-  return { name: name.trim(), email: address, password };
+  return { name: trimmed, email: address, password };
 }
 
 export interface LoginInput {

@@ -2,20 +2,9 @@
 import mongoose, { type Connection, type Model } from 'mongoose';
 import semver from 'semver';
 import type { Platform } from '../domain/platforms';
+import type { LatestReleases, Release } from '../domain/ports';
 
-
-export interface ReleaseDoc {
-  platform: Platform;
-  version: string;
-  url: string;
-  sha256: string;
-  notes: string;
-  mandatory: boolean;
-  publishedAt: Date;
-  withdrawnAt: Date | null;
-}
-
-export type ReleaseRecord = Omit<ReleaseDoc, 'publishedAt' | 'withdrawnAt'> & { publishedAt: string };
+type ReleaseDoc = Release;
 
 const releaseSchema = new mongoose.Schema<ReleaseDoc>(
   {
@@ -32,21 +21,11 @@ const releaseSchema = new mongoose.Schema<ReleaseDoc>(
 );
 releaseSchema.index({ platform: 1, version: 1 }, { unique: true });
 
-export const toReleaseRecord = (r: ReleaseDoc): ReleaseRecord => ({
-  platform: r.platform,
-  version: r.version,
-  url: r.url,
-  sha256: r.sha256,
-  notes: r.notes,
-  mandatory: r.mandatory,
-  publishedAt: r.publishedAt.toISOString(),
-});
-
 /**
  * The latest release per platform, kept for a short time: every desktop client polls this, and the
  * answer changes only when a release is published. Replicas may disagree for at most `ttlMs`.
  */
-export class LatestReleaseCache {
+export class LatestReleaseCache implements LatestReleases {
   private readonly entries = new Map<Platform, { at: number; release: Promise<ReleaseDoc | undefined> }>();
 
   constructor(

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
 import { isDuplicateKey } from '@acct/shared/mongo';
-import type { DeviceReport, SyncChange, SyncItem, SyncStore } from '../domain/sync';
+import type { DeviceReport, SyncChange, SyncItem, SyncStore } from '../domain/ports';
 
 interface SyncItemDoc {
   userId: string;

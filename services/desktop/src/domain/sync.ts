@@ -3,43 +3,7 @@
 import type { AccessClaims, EventOutbox } from '@acct/shared';
 import { DesktopErrors } from '../errors';
 import { isPlatform } from './platforms';
-
-export interface SyncItem {
-  key: string;
-  value: unknown;
-  updatedAt: string;
-}
-
-export interface SyncChange {
-  key: string;
-  valueJson: string;
-  updatedAt: Date;
-}
-
-export interface DeviceReport {
-  id: string;
-  platform: string;
-  appVersion: string;
-  pushToken?: string;
-}
-
-/** The per-user sync state, as sync-repository.ts keeps it. */
-export interface SyncStore {
-  /** Records the device; answers whether it brought a push token other than the one it last reported. */
-  touchDevice(userId: string, device: DeviceReport): Promise<boolean>;
-  /** Applies a change if it wins (last writer by updatedAt); answers whether it did. */
-  merge(userId: string, deviceId: string, change: SyncChange): Promise<boolean>;
-  changesSince(userId: string, cursor: number, limit: number, exclude: Set<string>): Promise<{ items: SyncItem[]; next: number; hasMore: boolean }>;
-  itemsByKeys(userId: string, keys: string[]): Promise<SyncItem[]>;
-  /** The cursor of the user's newest change (0 before any). */
-  currentCursor(userId: string): Promise<number>;
-}
-
-export interface SyncLimits {
-  maxChanges: number;
-  maxValueBytes: number;
-  pageSize: number;
-}
+import type { DeviceReport, SyncChange, SyncItem, SyncLimits, SyncStore } from './ports';
 
 interface SyncInput {
   device: DeviceReport;
@@ -86,7 +50,11 @@ function validateSync(raw: unknown, limits: SyncLimits): SyncInput {
   };
 }
 
-export function requireUser(claims: AccessClaims | undefined): AccessClaims {
+/**
+ * A user's access token, checked by signature and expiry only: desktop holds no session store, so a
+ * token of an ended session works here until it expires (the README's known limits).
+ */
+export function requireUserToken(claims: AccessClaims | undefined): AccessClaims {
   if (!claims) throw DesktopErrors.authRequired();
   if (claims.kind !== 'user') throw DesktopErrors.userOnly();
   return claims;

@@ -1,5 +1,7 @@
 // What the notifier's rules work with: the transports in transports/ and the store in data-access/
 // implement these.
+import type { Logger } from '@acct/shared';
+import type { Templates } from './templates';
 
 export interface Mail {
   to: string;
@@ -43,3 +45,16 @@ export interface DeviceTokens {
   tokensOf(userId: string): Promise<string[]>;
   remove(tokens: string[]): Promise<number>;
 }
+
+/** What the event handlers work with, wired once in server.ts. */
+export interface NotifierDeps {
+  devices: DeviceTokens;
+  push: PushSender;
+  mailer: Mailer;
+  templates: Templates;
+  productName: string;
+  logger: Logger;
+}
+
+/** The part of the deps a handler works with: its signature says which. */
+export type Needs<K extends keyof NotifierDeps> = Pick<NotifierDeps, K>;

@@ -2,12 +2,12 @@
 // to and from the gateway in internal headers; the gateway alone speaks cookies.
 import { Router, type Request, type Response } from 'express';
 import { InternalHeaders, ok, type AccountKind } from '@acct/shared';
-import type { HttpSettings } from '../../create-app';
+import type { HttpSettings } from './http-settings';
 import { login, verifyOtp } from '../../domain/login';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset';
 import { register } from '../../domain/register';
 import { closeSession, refreshSession } from '../../domain/sessions';
-import type { AuthPorts } from '../../domain/ports';
+import type { AuthDeps } from '../../domain/ports';
 import { requestContext, requestContextWithActor } from './request-context';
 
 const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
@@ -15,13 +15,13 @@ const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has b
 const KINDS: AccountKind[] = ['admin', 'user'];
 const label = (kind: AccountKind) => (kind === 'admin' ? 'Admin' : 'User');
 
-export function accountRouter(domain: AuthPorts, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>): Router {
+export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>): Router {
   const router = Router();
   const ctx = requestContext;
   const presentedRefresh = (req: Request) => req.get(InternalHeaders.refreshToken) || undefined;
   const cookieMaxAge = String(settings.refreshCookieMaxAgeSeconds);
   // Seconds the access token is valid, next to the spec's keys: a client refreshes before it runs out.
-  const expiresIn = domain.policy.accessTokenTtlSeconds;
+  const expiresIn = deps.policy.accessTokenTtlSeconds;
   // Every answer that carries a token: no cache, shared or private, may keep it. The gateway puts
   // the refresh token in the kind's cookie, for as long as the session's policy keeps it.
   const sendRefresh = (res: Response, token: string) =>
@@ -32,12 +32,12 @@ export function accountRouter(domain: AuthPorts, settings: Pick<HttpSettings, 'v
 
     router.post(`${base}/register`, async (req, res) => {
       // Only admin registration depends on who asks (an admin may add admins once registration is closed).
-      const account = await register(domain, kind, req.body, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : ctx(req));
+      const account = await register(deps, kind, req.body, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : ctx(req));
       res.status(201).json(ok(`${label(kind)} registered successfully`, { [kind]: account }));
     });
 
     router.post(`${base}/login`, async (req, res) => {
-      const result = await login(domain, kind, req.body, ctx(req));
+      const result = await login(deps, kind, req.body, ctx(req));
       if (result.kind === 'otp_required') {
         res.setHeader('Cache-Control', 'no-store');
         res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds }));
@@ -48,30 +48,30 @@ export function accountRouter(domain: AuthPorts, settings: Pick<HttpSettings, 'v
     });
 
     router.post(`${base}/refresh`, async (req, res) => {
-      const session = await refreshSession(domain, kind, presentedRefresh(req), ctx(req));
+      const session = await refreshSession(deps, kind, presentedRefresh(req), ctx(req));
       sendRefresh(res, session.refreshToken);
       res.json(ok('Token refreshed', { accessToken: session.accessToken, expiresIn }));
     });
 
     router.post(`${base}/logout`, async (req, res) => {
-      await closeSession(domain, kind, presentedRefresh(req));
+      await closeSession(deps, kind, presentedRefresh(req));
       res.setHeader(InternalHeaders.clearRefreshToken, '1');
       res.json(ok('Logged out successfully'));
     });
 
     router.post(`${base}/forgot-password`, async (req, res) => {
-      await requestPasswordReset(domain, kind, req.body, ctx(req));
+      await requestPasswordReset(deps, kind, req.body, ctx(req));
       res.json(ok(FORGOT_PASSWORD_MESSAGE));
     });
 
     router.post(`${base}/reset-password`, async (req, res) => {
-      await resetPassword(domain, kind, req.body, ctx(req));
+      await resetPassword(deps, kind, req.body, ctx(req));
       res.json(ok('Password reset successfully'));
     });
   }
 
   router.post('/api/auth/verify-otp', async (req, res) => {
-    const result = await verifyOtp(domain, req.body, ctx(req));
+    const result = await verifyOtp(deps, req.body, ctx(req));
     sendRefresh(res, result.refreshToken);
     res.json(ok('Login successful', { token: result.accessToken, expiresIn, user: result.account }));
   });

@@ -2,15 +2,16 @@
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { ok, type AccessTokenVerifier } from '@acct/shared';
-import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, requireAdminSession, updateUser } from '../../domain/admin-users';
-import type { AuthPorts } from '../../domain/ports';
+import { requireSession } from '../../domain/access';
+import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
+import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
 import { sendAvatar } from './send-avatar';
 
-export function adminUsersRouter(domain: AuthPorts, verifier: AccessTokenVerifier): Router {
+export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier): Router {
   const router = Router();
   const adminOnly: RequestHandler = async (req, _res, next) => {
-    await requireAdminSession(domain, verifier.verifyHeader(req.get('authorization')));
+    await requireSession(deps, verifier.verifyHeader(req.get('authorization')), 'admin');
     next();
   };
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: AVATAR_MAX_BYTES, files: 1, fields: 5 } }).single('avatar');
@@ -26,19 +27,19 @@ export function adminUsersRouter(domain: AuthPorts, verifier: AccessTokenVerifie
   };
 
   router.get('/api/admin/users', adminOnly, async (req, res) => {
-    const page = await listUsers(domain, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit });
+    const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit });
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Users', page));
   });
 
   router.get('/api/admin/users/:userId', adminOnly, async (req, res) => {
-    const user = await getUser(domain, String(req.params.userId));
+    const user = await getUser(deps, String(req.params.userId));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('User', { user }));
   });
 
   router.put('/api/admin/users/:userId', adminOnly, async (req, res) => {
-    const user = await updateUser(domain, String(req.params.userId), req.body);
+    const user = await updateUser(deps, String(req.params.userId), req.body);
     res.json(ok('User updated successfully', { user }));
   });
 
@@ -48,12 +49,12 @@ export function adminUsersRouter(domain: AuthPorts, verifier: AccessTokenVerifie
   };
 
   router.put('/api/admin/users/:userId/avatar', adminOnly, validId, receiveAvatar, async (req, res) => {
-    const user = await replaceAvatar(domain, String(req.params.userId), req.file);
+    const user = await replaceAvatar(deps, String(req.params.userId), req.file);
     res.json(ok('Avatar updated successfully', { user }));
   });
 
   router.get('/api/admin/users/:userId/avatar', adminOnly, async (req, res) => {
-    await sendAvatar(res, await readAvatar(domain, String(req.params.userId)));
+    await sendAvatar(res, await readAvatar(deps, String(req.params.userId)));
   });
 
   return router;

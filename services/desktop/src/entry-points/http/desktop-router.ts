@@ -2,13 +2,12 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { InternalHeaders, ok, type AccessTokenVerifier, type EventOutbox } from '@acct/shared';
-import { toReleaseRecord, type LatestReleaseCache } from '../../data-access/release-repository';
-import { isPlatform } from '../../domain/platforms';
-import { requireUser, sync, type SyncLimits, type SyncStore } from '../../domain/sync';
-import { DesktopErrors } from '../../errors';
+import type { LatestReleases, Release, SyncLimits, SyncStore } from '../../domain/ports';
+import { latestRelease, toReleaseRecord } from '../../domain/releases';
+import { requireUserToken, sync } from '../../domain/sync';
 
 export interface DesktopRouterDeps {
-  latestReleases: LatestReleaseCache;
+  latestReleases: LatestReleases;
   syncs: SyncStore;
   outbox: EventOutbox;
   verifier: AccessTokenVerifier;
@@ -18,11 +17,9 @@ export interface DesktopRouterDeps {
 
 export function desktopRouter(deps: DesktopRouterDeps): Router {
   const router = Router();
-  const { latestReleases } = deps;
-
   // The answer for one release, serialised once: the cache hands back the same release object.
   const answers = new WeakMap<object, { etag: string; body: Buffer }>();
-  const answerFor = (release: Parameters<typeof toReleaseRecord>[0]) => {
+  const answerFor = (release: Release) => {
     let answer = answers.get(release);
     if (!answer) {
       const body = Buffer.from(JSON.stringify(ok('Latest version', toReleaseRecord(release))));
@@ -33,12 +30,7 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
   };
 
   router.get('/api/desktop/latest-version', async (req, res) => {
-    const platform = req.query.platform;
-    if (platform === undefined || platform === '') throw DesktopErrors.platformMissing();
-    if (!isPlatform(platform)) throw DesktopErrors.platformUnknown();
-    const latest = await latestReleases.latest(platform);
-    if (!latest) throw DesktopErrors.noRelease();
-    const { etag, body } = answerFor(latest);
+    const { etag, body } = answerFor(await latestRelease(deps, req.query.platform));
     res.setHeader('Cache-Control', `public, max-age=${deps.latestVersionMaxAgeSeconds}`);
     res.setHeader('ETag', etag);
     if (req.get('if-none-match') === etag) {
@@ -49,7 +41,7 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
   });
 
   router.post('/api/desktop/sync', async (req, res) => {
-    const user = requireUser(deps.verifier.verifyHeader(req.get('authorization')));
+    const user = requireUserToken(deps.verifier.verifyHeader(req.get('authorization')));
     const answer = await sync({ repo: deps.syncs, outbox: deps.outbox, limits: deps.limits }, user, req.body, req.get(InternalHeaders.requestId));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Sync complete', answer));

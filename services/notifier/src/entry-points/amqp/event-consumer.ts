@@ -7,7 +7,8 @@ import { isEventType, parseEvent, type EventType, type Logger } from '@acct/shar
 import { type AmqpClient } from '@acct/shared/amqp';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
 import { isPermanent } from '../../domain/delivery-errors';
-import { handleEvent, type NotifierDomain } from '../../domain/notifications';
+import { handleEvent } from '../../domain/notifications';
+import type { NotifierDeps } from '../../domain/ports';
 import { declareTopology, type QueueSpec } from './topology';
 
 const ATTEMPT_HEADER = 'x-attempt';
@@ -28,7 +29,7 @@ export class EventConsumer {
   private stopping = false;
 
   constructor(
-    private readonly domain: NotifierDomain,
+    private readonly deps: NotifierDeps,
     private readonly idempotency: IdempotencyStore,
     private readonly options: ConsumerOptions,
     private readonly logger: Logger,
@@ -132,7 +133,7 @@ export class EventConsumer {
       // A span of its own, inside the consume span (and so the trace of the request that caused the event).
       outcome = await trace.getTracer('notifier').startActiveSpan(`notifier handle ${type}`, { attributes: { 'messaging.message.id': payload.eventId, 'event.type': type } }, async (span) => {
         try {
-          const result = await handleEvent(this.domain, type as EventType, payload as never);
+          const result = await handleEvent(this.deps, type as EventType, payload as never);
           span.setAttribute('event.outcome', result);
           return result;
         } catch (err) {

@@ -41,7 +41,7 @@ type ScriptClient = Redis & {
   loginAttemptRelease(k1: string, k2: string): Promise<number>;
 };
 
-export class LoginAttemptStore implements LoginAttempts {
+export class RedisLoginAttempts implements LoginAttempts {
   private readonly redis: ScriptClient;
 
   constructor(

@@ -3,8 +3,8 @@
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import { normalizeEmail, type AccountKind } from '@acct/shared';
 import { isDuplicateKey } from '@acct/shared/mongo';
-import type { Account, AccountChanges, NewAccount } from '../domain/account';
-import type { AccountStore } from '../domain/ports';
+import { isAccountId, type Account, type AccountChanges, type NewAccount } from '../domain/account';
+import type { Accounts } from '../domain/ports';
 
 interface AccountDoc {
   _id: Types.ObjectId;
@@ -35,7 +35,7 @@ const accountSchema = new mongoose.Schema<AccountDoc>(
   { timestamps: true, versionKey: false },
 );
 
-export class AccountRepository implements AccountStore {
+export class MongoAccounts implements Accounts {
   private readonly model: Model<AccountDoc>;
 
   constructor(
@@ -56,7 +56,7 @@ export class AccountRepository implements AccountStore {
   }
 
   async findById(id: string): Promise<Account | null> {
-    if (!Types.ObjectId.isValid(id)) return null;
+    if (!isAccountId(id)) return null;
     return toAccount(await this.model.findById(id).lean<AccountDoc>().exec());
   }
 
@@ -71,7 +71,7 @@ export class AccountRepository implements AccountStore {
   }
 
   async update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'> {
-    if (!Types.ObjectId.isValid(id)) return null;
+    if (!isAccountId(id)) return null;
     const { avatar, ...rest } = changes;
     const set: Record<string, unknown> = { ...rest };
     if (rest.email) set.email = normalizeEmail(rest.email);

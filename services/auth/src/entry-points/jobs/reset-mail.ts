@@ -3,13 +3,13 @@
 // then lands on the event loop at no time an asker can tie to their request. Any replica may take
 // a request; one whose worker died is taken again when its lease runs out.
 import { PollLoop, type Logger } from '@acct/shared';
-import type { ClaimedResetRequest, ResetRequestQueue } from './ports';
+import type { ClaimedResetRequest, ResetRequests } from '../../domain/ports';
 
-export class ResetMailWorker {
+export class ResetMailJob {
   private readonly loop: PollLoop;
 
   constructor(
-    private readonly queue: Pick<ResetRequestQueue, 'claim' | 'remove'>,
+    private readonly queue: Pick<ResetRequests, 'claim' | 'remove'>,
     private readonly answer: (request: ClaimedResetRequest) => Promise<void>,
     private readonly logger: Logger,
     private readonly options: { pollMs: number; maxAttempts?: number },

@@ -1,18 +1,18 @@
 // The refresh session store against real Redis, with a controllable clock for lifetimes.
 import Redis from 'ioredis';
-import { RefreshSessionStore } from '../src/data-access/refresh-session-store';
+import { RedisSessions } from '../src/data-access/redis-sessions';
 import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 const names = isolatedNames('rstore');
 let redis: Redis;
 let raw: Redis;
 let now = Date.now();
-let store: RefreshSessionStore;
+let store: RedisSessions;
 
 beforeAll(() => {
   redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
   raw = new Redis(testUrls().redis);
-  store = new RefreshSessionStore(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 } }, () => now);
+  store = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 } }, () => now);
 });
 afterAll(async () => {
   await deleteRedisPrefix(raw, names.redisPrefix);
@@ -20,7 +20,7 @@ afterAll(async () => {
   await raw.quit();
 });
 
-describe('RefreshSessionStore', () => {
+describe('RedisSessions', () => {
   it('stores only hashes: neither the token nor its secret is in Redis', async () => {
     const { token, sessionId } = await store.create({ kind: 'user', accountId: 'a1', role: 'user' });
     const stored = await raw.hgetall(`${names.redisPrefix}rs:{${sessionId}}`);

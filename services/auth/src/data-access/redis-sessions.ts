@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccountKind } from '@acct/shared';
-import type { RotateResult, SessionInfo, SessionOwner, SessionStore } from '../domain/ports';
+import type { RotateResult, SessionInfo, SessionOwner, Sessions } from '../domain/ports';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
 
@@ -50,7 +50,7 @@ type ScriptClient = Redis & {
   refreshRevoke(key: string, ...args: string[]): Promise<number>;
 };
 
-export class RefreshSessionStore implements SessionStore {
+export class RedisSessions implements Sessions {
   private readonly redis: ScriptClient;
 
   constructor(

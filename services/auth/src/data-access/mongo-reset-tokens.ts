@@ -2,7 +2,7 @@
 // An account has at most one live link: a new one retires the older, a reset retires them all.
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
-import type { ResetTokenStore } from '../domain/ports';
+import type { ResetTokens } from '../domain/ports';
 import { sha256 } from './opaque-token';
 
 interface ResetTokenDoc {
@@ -24,7 +24,7 @@ const resetTokenSchema = new mongoose.Schema<ResetTokenDoc>(
   { versionKey: false, timestamps: { createdAt: true, updatedAt: false } },
 );
 
-export class ResetTokenRepository implements ResetTokenStore {
+export class MongoResetTokens implements ResetTokens {
   private readonly model: Model<ResetTokenDoc>;
 
   constructor(connection: Connection) {

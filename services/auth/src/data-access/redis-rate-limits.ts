@@ -4,7 +4,7 @@
 // reserved before the password compare.
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { LimitAnswer, LimiterName, RateLimiter } from '../domain/ports';
+import type { LimitAnswer, LimiterName, RateLimits } from '../domain/ports';
 
 export interface RateLimitSettings {
   loginIpPerMinute: number;
@@ -16,7 +16,7 @@ export interface RateLimitSettings {
   otpIpPerMinute: number;
 }
 
-export class RateLimits implements RateLimiter {
+export class RedisRateLimits implements RateLimits {
   private readonly limiters: Record<LimiterName, RateLimiterRedis>;
 
   constructor(redis: Redis, settings: RateLimitSettings) {

@@ -7,7 +7,7 @@ import { createHmac, randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { mintToken, parseToken, sameSecret, sha256 } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
-import type { OtpStore, OtpVerifyResult } from '../domain/ports';
+import type { OtpChallenges, OtpVerifyResult } from '../domain/ports';
 
 const ATTEMPT = `
 local s = redis.call('HMGET', KEYS[1], 'tokenHash', 'adminId', 'codeMac')
@@ -23,7 +23,7 @@ return {'ok', s[2], s[3], tostring(n)}
 
 type ScriptClient = Redis & { otpAttempt(key: string, ...args: string[]): Promise<string[]> };
 
-export class OtpChallengeStore implements OtpStore {
+export class RedisOtpChallenges implements OtpChallenges {
   private readonly redis: ScriptClient;
 
   constructor(

@@ -1,9 +1,9 @@
 // Avatars in MongoDB GridFS (bucket `avatars`): stored whole, read back as a stream.
 import { Readable } from 'node:stream';
 import mongoose, { type Connection } from 'mongoose';
-import type { AvatarFiles } from '../domain/ports';
+import type { Avatars } from '../domain/ports';
 
-export class AvatarStore implements AvatarFiles {
+export class GridFsAvatars implements Avatars {
   private readonly bucket: InstanceType<typeof mongoose.mongo.GridFSBucket>;
 
   constructor(connection: Connection) {

@@ -1,0 +1,11 @@
+// What the HTTP entry points take besides the use cases' deps: token verification, body limit, cookie lifetime, metrics.
+import type { AccessTokenVerifier, HttpMetrics } from '@acct/shared';
+
+export interface HttpSettings {
+  verifier: AccessTokenVerifier;
+  /** The largest JSON body, in bytes. */
+  bodyLimit: number;
+  /** How long the gateway keeps a refresh cookie: the session's idle lifetime. */
+  refreshCookieMaxAgeSeconds: number;
+  http: HttpMetrics;
+}

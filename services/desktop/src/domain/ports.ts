@@ -1,0 +1,57 @@
+// What desktop's use cases work with, as interfaces: the repositories in data-access/ implement
+// them, the composition root (server.ts) wires them once.
+import type { Platform } from './platforms';
+
+/** A published desktop release. */
+export interface Release {
+  platform: Platform;
+  version: string;
+  url: string;
+  sha256: string;
+  notes: string;
+  mandatory: boolean;
+  publishedAt: Date;
+  withdrawnAt: Date | null;
+}
+
+/** The newest release per platform (cached for a short time, release-repository.ts). */
+export interface LatestReleases {
+  latest(platform: Platform): Promise<Release | undefined>;
+}
+
+export interface SyncItem {
+  key: string;
+  value: unknown;
+  updatedAt: string;
+}
+
+export interface SyncChange {
+  key: string;
+  valueJson: string;
+  updatedAt: Date;
+}
+
+export interface DeviceReport {
+  id: string;
+  platform: string;
+  appVersion: string;
+  pushToken?: string;
+}
+
+/** The per-user sync state, as sync-repository.ts keeps it. */
+export interface SyncStore {
+  /** Records the device; answers whether it brought a push token other than the one it last reported. */
+  touchDevice(userId: string, device: DeviceReport): Promise<boolean>;
+  /** Applies a change if it wins (last writer by updatedAt); answers whether it did. */
+  merge(userId: string, deviceId: string, change: SyncChange): Promise<boolean>;
+  changesSince(userId: string, cursor: number, limit: number, exclude: Set<string>): Promise<{ items: SyncItem[]; next: number; hasMore: boolean }>;
+  itemsByKeys(userId: string, keys: string[]): Promise<SyncItem[]>;
+  /** The cursor of the user's newest change (0 before any). */
+  currentCursor(userId: string): Promise<number>;
+}
+
+export interface SyncLimits {
+  maxChanges: number;
+  maxValueBytes: number;
+  pageSize: number;
+}
