@@ -7,12 +7,12 @@ import proxyaddr from 'proxy-addr';
 import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { Cors } from './cors';
-import { clearedRefreshCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
+import { presentedRefreshToken, refreshCookieFromAnswer } from './refresh-cookie-bridge';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import { RouteMatcher } from './route-matcher';
 import { ROUTES, type RouteSpec, type Upstream } from './routes';
 import { helmetHeaders } from './security-headers';
-import type { UpstreamClient } from './upstream';
+import type { UpstreamAnswer, UpstreamClient } from './upstream';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -28,8 +28,6 @@ export interface GatewayDeps {
 
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization', 'user-agent', 'if-none-match', 'if-modified-since'];
 const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
-const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
-const MALFORMED_TOKEN = 'malformed';
 const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
 
 export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
@@ -101,6 +99,23 @@ interface ForwardContext {
 }
 
 async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.ServerResponse, ctx: ForwardContext, upstream: UpstreamClient): Promise<void> {
+  const headers = upstreamHeaders(req, route, ctx);
+  const body = await requestBody(req, route, ctx, headers);
+  let answer;
+  try {
+    answer = await upstream.request(req.method ?? 'GET', req.url ?? '/', headers, body);
+  } catch (err) {
+    // However the aborted upstream request failed, a body past the cap is the client's 413, and
+    // one that did not arrive in time its 408.
+    if (body && !Buffer.isBuffer(body) && body.exceeded) throw tooLarge();
+    if (body && !Buffer.isBuffer(body) && body.timedOut) throw bodyTimeout();
+    throw err;
+  }
+  writeAnswer(res, route, answer, ctx);
+}
+
+/** What the service is sent: the allow-listed client headers, the internal ones (always overwritten), and the refresh token from the kind's cookie. */
+function upstreamHeaders(req: http.IncomingMessage, route: RouteSpec, ctx: ForwardContext): http.OutgoingHttpHeaders {
   const outgoing: http.OutgoingHttpHeaders = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = req.headers[name];
@@ -109,53 +124,47 @@ async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.Se
   outgoing[InternalHeaders.clientIp] = ctx.ip;
   outgoing[InternalHeaders.requestId] = ctx.requestId;
   if (route.readsCookie && route.cookieKind) {
-    const token = readCookie(req.headers.cookie, refreshCookieName(route.cookieKind));
-    // A value no header may carry (CR, LF, NUL, non-ASCII once decoded) is still a presented token:
-    // the service refuses it as invalid and the cookie is cleared.
-    if (token) outgoing[InternalHeaders.refreshToken] = HEADER_SAFE_TOKEN.test(token) ? token : MALFORMED_TOKEN;
+    const token = presentedRefreshToken(req.headers.cookie, route.cookieKind);
+    if (token) outgoing[InternalHeaders.refreshToken] = token;
   }
-  let body: Buffer | CappedStream | undefined;
+  return outgoing;
+}
+
+/**
+ * The body to send on, adding its content headers to `outgoing`: a JSON body read whole (small by
+ * definition, BODY_LIMIT), an upload piped through a byte cap, or none (the request is drained).
+ */
+async function requestBody(req: http.IncomingMessage, route: RouteSpec, ctx: ForwardContext, outgoing: http.OutgoingHttpHeaders): Promise<Buffer | CappedStream | undefined> {
   const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
-  if (route.body !== 'none' && hasBody) {
-    if (Number(req.headers['content-length'] ?? 0) > ctx.limit) throw tooLarge();
-    if (req.headers['content-type']) outgoing['content-type'] = req.headers['content-type'];
-    if (route.body === 'json') {
-      // Small by definition (BODY_LIMIT): read whole and sent in one write with its length.
-      body = await readCapped(req, ctx.limit, ctx.bodyTimeoutMs);
-      outgoing['content-length'] = String(body.length);
-    } else {
-      if (req.headers['content-length']) outgoing['content-length'] = req.headers['content-length'];
-      else outgoing['transfer-encoding'] = 'chunked';
-      body = byteCap(ctx.limit);
-      const capped = body;
-      const deadline = setTimeout(() => {
-        capped.timedOut = true;
-        capped.destroy(bodyTimeout());
-      }, ctx.bodyTimeoutMs);
-      req.once('end', () => clearTimeout(deadline)).once('close', () => clearTimeout(deadline));
-      req.pipe(body);
-    }
-  } else {
+  if (route.body === 'none' || !hasBody) {
     req.resume();
+    return undefined;
   }
-  let answer;
-  try {
-    answer = await upstream.request(req.method ?? 'GET', req.url ?? '/', outgoing, body);
-  } catch (err) {
-    // However the aborted upstream request failed, a body past the cap is the client's 413, and
-    // one that did not arrive in time its 408.
-    if (body && !Buffer.isBuffer(body) && body.exceeded) throw tooLarge();
-    if (body && !Buffer.isBuffer(body) && body.timedOut) throw bodyTimeout();
-    throw err;
+  if (Number(req.headers['content-length'] ?? 0) > ctx.limit) throw tooLarge();
+  if (req.headers['content-type']) outgoing['content-type'] = req.headers['content-type'];
+  if (route.body === 'json') {
+    const body = await readCapped(req, ctx.limit, ctx.bodyTimeoutMs);
+    outgoing['content-length'] = String(body.length);
+    return body;
   }
+  if (req.headers['content-length']) outgoing['content-length'] = req.headers['content-length'];
+  else outgoing['transfer-encoding'] = 'chunked';
+  const capped = byteCap(ctx.limit);
+  const deadline = setTimeout(() => {
+    capped.timedOut = true;
+    capped.destroy(bodyTimeout());
+  }, ctx.bodyTimeoutMs);
+  req.once('end', () => clearTimeout(deadline)).once('close', () => clearTimeout(deadline));
+  req.pipe(capped);
+  return capped;
+}
+
+/** The service's answer to the client: security headers, the kind's cookie set or cleared, the allow-listed headers, the body piped. */
+function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: UpstreamAnswer, ctx: ForwardContext): void {
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
   if (route.cookieKind) {
-    const token = answer.headers[InternalHeaders.setRefreshToken];
-    if (typeof token === 'string' && token) {
-      const maxAge = Number(answer.headers[InternalHeaders.refreshTokenMaxAge]);
-      headers.push('Set-Cookie', refreshCookie(route.cookieKind, token, ctx.production, Number.isSafeInteger(maxAge) ? maxAge : undefined));
-    }
-    else if (answer.headers[InternalHeaders.clearRefreshToken]) headers.push('Set-Cookie', clearedRefreshCookie(route.cookieKind, ctx.production));
+    const cookie = refreshCookieFromAnswer(answer.headers, route.cookieKind, ctx.production);
+    if (cookie) headers.push('Set-Cookie', cookie);
   }
   for (const name of RETURNED_RESPONSE_HEADERS) {
     const value = answer.headers[name];
@@ -177,23 +186,6 @@ function sendError(res: http.ServerResponse, err: unknown, ctx: ForwardContext, 
   for (const [name, value] of Object.entries(answer.headers)) headers.push(name, value);
   res.writeHead(answer.status, headers);
   res.end(body);
-}
-
-/** One cookie's value from a Cookie header (the gateway reads only the kind's refresh cookie). */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      const raw = part.slice(eq + 1).trim();
-      try {
-        return decodeURIComponent(raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw) || undefined;
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
 }
 
 const tooLarge = () => errors.tooLarge();

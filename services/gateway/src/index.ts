@@ -1,4 +1,5 @@
-export { createGatewayHandler, readCookie } from './gateway-handler';
+export { createGatewayHandler } from './gateway-handler';
+export { readCookie } from './refresh-cookie-bridge';
 export { gatewaySchema, loadGatewayConfig } from './config';
 export { gatewayErrorCatalogue } from './errors';
 export { startGateway } from './server';

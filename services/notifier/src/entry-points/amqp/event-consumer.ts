@@ -3,11 +3,12 @@
 // and dead-lettered when permanent, invalid, or out of attempts. One log record per handled message.
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import { isEventType, parseEvent, type EventType, type Logger } from '@acct/shared';
+import { InternalHeaders, isEventType, parseEvent, type EventPayload, type EventType, type Logger } from '@acct/shared';
 import { type AmqpClient } from '@acct/shared/amqp';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
 import { isPermanent } from '../../domain/delivery-errors';
 import { handleEvent } from '../../domain/notifications';
+import { nextStep } from '../../domain/retry-policy';
 import type { NotifierDeps } from '../../domain/ports';
 import { declareTopology, type QueueSpec } from './topology';
 
@@ -70,95 +71,87 @@ export class EventConsumer {
     void settled.finally(() => this.inFlight.delete(settled));
   }
 
+  /** One message: decode, claim, handle in a span, settle; one record of what became of it. */
   private async onMessage(channel: ConfirmChannel, queue: QueueSpec, msg: ConsumeMessage): Promise<void> {
     const started = process.hrtime.bigint();
-    const type = String(msg.properties.type ?? msg.fields.routingKey);
-    const attempt = Number(msg.properties.headers?.[ATTEMPT_HEADER] ?? 1);
-    // The request that caused the event: from its payload once it is read, else the publisher's header.
-    let requestId = typeof msg.properties.headers?.['x-request-id'] === 'string' ? (msg.properties.headers['x-request-id'] as string) : undefined;
-    const record = (outcome: string, extra: Record<string, unknown> = {}) => {
-      this.options.observe?.(isEventType(type) ? type : 'unknown', outcome, Number(process.hrtime.bigint() - started) / 1e9);
-      this.logger[outcome === 'dead_lettered' || outcome === 'retry' ? 'warn' : 'info'](
-        {
-          event_id: msg.properties.messageId,
-          event_type: type,
-          request_id: requestId,
-          queue: queue.name,
-          outcome,
-          attempt,
-          redelivered: msg.fields.redelivered,
-          duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
-          ...extra,
-        },
-        `event ${type} ${outcome}`,
-      );
-    };
-
-    let payload: { eventId: string; requestId?: string } & Record<string, unknown>;
-    try {
-      if (!isEventType(type)) throw new Error(`unknown event type ${type}`);
-      payload = parseEvent(type, JSON.parse(msg.content.toString('utf8')));
-      requestId = payload.requestId ?? requestId;
-    } catch (err) {
-      await this.deadLetter(channel, queue, msg, `invalid: ${(err as Error).message}`);
-      record('dead_lettered', { reason: 'invalid payload' });
-      return;
+    const delivery = decode(msg);
+    const record = (outcome: string, extra: Record<string, unknown> = {}) => this.record(queue, msg, delivery, started, outcome, extra);
+    if ('invalid' in delivery) {
+      await this.deadLetter(channel, queue, msg, delivery.attempt, `invalid: ${delivery.invalid}`);
+      return record('dead_lettered', { reason: 'invalid payload' });
     }
 
-    let claim;
-    try {
-      claim = await this.idempotency.claim(payload.eventId);
-    } catch (err) {
+    const claim = await this.idempotency.claim(delivery.payload.eventId).catch((err: unknown) => err as Error);
+    if (claim instanceof Error) {
       // Redis is down: leave the message to the broker and try again shortly.
-      this.logger.warn({ reason: (err as Error).message }, 'Idempotency store unavailable');
+      this.logger.warn({ reason: claim.message }, 'Idempotency store unavailable');
       await new Promise((r) => setTimeout(r, 500));
-      channel.nack(msg, false, true);
-      return;
+      return channel.nack(msg, false, true);
+    }
+    if (claim.status === 'done') {
+      channel.ack(msg);
+      return record('duplicate');
     }
     if (claim.status !== 'claimed') {
-      if (claim.status === 'done') {
-        channel.ack(msg);
-        record('duplicate');
-        return;
-      }
       // Another replica holds it (or crashed holding it): look again after the first delay.
-      await this.republish(channel, queue.retries[0].name, msg, attempt);
-      record('deferred');
-      return;
+      await this.republish(channel, queue.retries[0].name, msg, delivery.attempt);
+      return record('deferred');
     }
-    const token = claim.token;
 
-    let outcome;
+    let outcome: string;
     try {
-      // A span of its own, inside the consume span (and so the trace of the request that caused the event).
-      outcome = await trace.getTracer('notifier').startActiveSpan(`notifier handle ${type}`, { attributes: { 'messaging.message.id': payload.eventId, 'event.type': type } }, async (span) => {
-        try {
-          const result = await handleEvent(this.deps, type as EventType, payload as never);
-          span.setAttribute('event.outcome', result);
-          return result;
-        } catch (err) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).name });
-          throw err;
-        } finally {
-          span.end();
-        }
-      });
+      outcome = await this.handleInSpan(delivery.type, delivery.payload);
     } catch (err) {
-      await this.idempotency.release(payload.eventId, token).catch(() => undefined);
+      await this.idempotency.release(delivery.payload.eventId, claim.token).catch(() => undefined);
       const reason = (err as Error).message;
-      if (isPermanent(err) || attempt > queue.retries.length) {
-        await this.deadLetter(channel, queue, msg, isPermanent(err) ? `permanent: ${reason}` : `attempts exhausted: ${reason}`);
-        record('dead_lettered', { reason });
-      } else {
-        await this.republish(channel, queue.retries[attempt - 1].name, msg, attempt + 1);
-        record('retry', { reason, retry_in_ms: queue.retries[attempt - 1].delayMs });
+      const step = nextStep({ permanent: isPermanent(err), reason }, delivery.attempt, queue.retries);
+      if (step.action === 'dead_letter') {
+        await this.deadLetter(channel, queue, msg, delivery.attempt, step.reason);
+        return record('dead_lettered', { reason });
       }
-      return;
+      await this.republish(channel, step.queue, msg, step.attempt);
+      return record('retry', { reason, retry_in_ms: step.delayMs });
     }
     // Done before the ack: a crash between the two costs a dropped duplicate, never a second send.
-    await this.idempotency.markDone(payload.eventId);
+    await this.idempotency.markDone(delivery.payload.eventId);
     channel.ack(msg);
     record(outcome);
+  }
+
+  /** The handler, in a span of its own inside the consume span (and so the trace of the request that caused the event). */
+  private handleInSpan(type: EventType, payload: EventPayload<EventType>): Promise<string> {
+    const attributes = { 'messaging.message.id': payload.eventId, 'event.type': type };
+    return trace.getTracer('notifier').startActiveSpan(`notifier handle ${type}`, { attributes }, async (span) => {
+      try {
+        const result = await handleEvent(this.deps, type, payload);
+        span.setAttribute('event.outcome', result);
+        return result;
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).name });
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private record(queue: QueueSpec, msg: ConsumeMessage, delivery: Delivery, started: bigint, outcome: string, extra: Record<string, unknown>): void {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.options.observe?.(isEventType(delivery.type) ? delivery.type : 'unknown', outcome, seconds);
+    this.logger[outcome === 'dead_lettered' || outcome === 'retry' ? 'warn' : 'info'](
+      {
+        event_id: msg.properties.messageId,
+        event_type: delivery.type,
+        request_id: delivery.requestId,
+        queue: queue.name,
+        outcome,
+        attempt: delivery.attempt,
+        redelivered: msg.fields.redelivered,
+        duration_ms: Math.round(seconds * 1e5) / 100,
+        ...extra,
+      },
+      `event ${delivery.type} ${outcome}`,
+    );
   }
 
   /** Copies the message to a queue (confirmed), then acks the original. */
@@ -174,8 +167,32 @@ export class EventConsumer {
     channel.ack(msg);
   }
 
-  private deadLetter(channel: ConfirmChannel, queue: QueueSpec, msg: ConsumeMessage, reason: string): Promise<void> {
-    const attempt = Number(msg.properties.headers?.[ATTEMPT_HEADER] ?? 1);
+  private deadLetter(channel: ConfirmChannel, queue: QueueSpec, msg: ConsumeMessage, attempt: number, reason: string): Promise<void> {
     return this.republish(channel, queue.dead, msg, attempt, { [REASON_HEADER]: reason.slice(0, 500) });
+  }
+}
+
+interface DeliveryHead {
+  /** The event type as the message names it (routing key when the type property is missing). */
+  type: string;
+  /** 1 for the first delivery; the retry queues carry it in a header. */
+  attempt: number;
+  /** The request that caused the event: from its payload once read, else the publisher's header. */
+  requestId?: string;
+}
+type Delivery = (DeliveryHead & { type: EventType; payload: EventPayload<EventType> }) | (DeliveryHead & { invalid: string });
+
+/** Reads a message: its type, attempt and request id, and its payload validated against the event's schema. */
+function decode(msg: ConsumeMessage): Delivery {
+  const type = String(msg.properties.type ?? msg.fields.routingKey);
+  const attempt = Number(msg.properties.headers?.[ATTEMPT_HEADER] ?? 1);
+  const header = msg.properties.headers?.[InternalHeaders.requestId];
+  const head = { type, attempt, requestId: typeof header === 'string' ? header : undefined };
+  try {
+    if (!isEventType(type)) throw new Error(`unknown event type ${type}`);
+    const payload = parseEvent(type, JSON.parse(msg.content.toString('utf8')));
+    return { ...head, type, payload, requestId: payload.requestId ?? head.requestId };
+  } catch (err) {
+    return { ...head, invalid: (err as Error).message };
   }
 }

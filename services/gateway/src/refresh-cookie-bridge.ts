@@ -1,0 +1,49 @@
+// The refresh-token contract between the gateway and auth, in one place. Inbound: the token in the
+// kind's cookie goes to auth in an internal header. Outbound: auth answers a new token and its
+// lifetime in internal headers (the gateway sets the kind's cookie), or asks for the cookie to be
+// cleared (every refresh-token error carries that header). The gateway alone speaks cookies.
+import type http from 'node:http';
+import { InternalHeaders, type AccountKind } from '@acct/shared';
+import { clearedRefreshCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
+
+const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
+/**
+ * Sent for a cookie value no header may carry (CR, LF, NUL, non-ASCII once decoded): it is still a
+ * presented token, so auth refuses it as invalid and the cookie is cleared.
+ */
+const MALFORMED_REFRESH_TOKEN = 'malformed';
+
+/** The refresh token of the kind's cookie, as auth is to receive it; undefined without one. */
+export function presentedRefreshToken(cookieHeader: string | undefined, kind: AccountKind): string | undefined {
+  const token = readCookie(cookieHeader, refreshCookieName(kind));
+  if (!token) return undefined;
+  return HEADER_SAFE_TOKEN.test(token) ? token : MALFORMED_REFRESH_TOKEN;
+}
+
+/** The Set-Cookie value that auth's answer asks for: a new token with its lifetime, a cleared cookie, or none. */
+export function refreshCookieFromAnswer(headers: http.IncomingHttpHeaders, kind: AccountKind, production: boolean): string | undefined {
+  const token = headers[InternalHeaders.setRefreshToken];
+  if (typeof token === 'string' && token) {
+    const maxAge = Number(headers[InternalHeaders.refreshTokenMaxAge]);
+    return refreshCookie(kind, token, production, Number.isSafeInteger(maxAge) ? maxAge : undefined);
+  }
+  if (headers[InternalHeaders.clearRefreshToken]) return clearedRefreshCookie(kind, production);
+  return undefined;
+}
+
+/** One cookie's value from a Cookie header (the gateway reads only the kind's refresh cookie). */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const raw = part.slice(eq + 1).trim();
+      try {
+        return decodeURIComponent(raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw) || undefined;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
