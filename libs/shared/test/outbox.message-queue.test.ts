@@ -51,13 +51,13 @@ describe('Outbox relay', () => {
     const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => outbox.add('user.login.succeeded', { userId: `u${i}`, ip: '127.0.0.1' })));
     await new Promise((r) => setTimeout(r, 200));
     expect(publisher.published).toHaveLength(0);
-    expect(await outbox.pendingCount()).toBe(5);
+    expect((await outbox.pendingStats()).pending).toBe(5);
     publisher.up = true;
     // Failed entries back off (1 s, 2 s, …) before they are claimed again.
     await until(() => publisher.published.length === 5, 10_000);
     await outbox.stop();
     expect(publisher.published.map((p) => p.eventId).sort()).toEqual([...ids].sort());
-    expect(await outbox.pendingCount()).toBe(0);
+    expect((await outbox.pendingStats()).pending).toBe(0);
   });
 
   it('shares the work between three relays without publishing an event twice', async () => {

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import semver from 'semver';
 import { createLogger } from '@acct/shared';
-import { connectMongo } from '@acct/shared/mongo';
+import { connectMongo, isDuplicateKey } from '@acct/shared/mongo';
 import { loadDesktopConfig } from './config';
 import { ReleaseRepository } from './data-access/release-repository';
 import { PLATFORMS, isPlatform } from './domain/platforms';
@@ -91,7 +91,7 @@ async function main(): Promise<number> {
     try {
       await releases.publish({ platform: command.platform!, version: command.version!, url: command.url!, sha256: command.sha256!, notes: command.notes, mandatory: command.mandatory });
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) {
+      if (isDuplicateKey(err)) {
         process.stderr.write(`release: ${command.platform} ${command.version} is already published\n`);
         return 1;
       }

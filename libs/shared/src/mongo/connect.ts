@@ -1,5 +1,5 @@
 // MongoDB connection helper (mongoose): no command buffering, so a store outage answers fast instead of hanging.
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from 'pino';
 import { redactUrl, retryUntil } from '../retry';
 
@@ -42,3 +42,8 @@ export const isMongoReady = (connection: Connection) => connection.readyState ==
 
 /** Whether a write failed on a unique index (MongoDB error 11000). */
 export const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;
+
+/** The connection's model `name` over `collection`, made once per connection (a second repository on it reuses the first's). */
+export function modelOn<D>(connection: Connection, name: string, schema: mongoose.Schema<D>, collection: string): Model<D> {
+  return (connection.models[name] as Model<D> | undefined) ?? connection.model<D>(name, schema, collection);
+}

@@ -1,3 +1,4 @@
-// @acct/shared/mongo: the MongoDB connection (mongoose) and the event outbox stored in it.
+// @acct/shared/mongo: the MongoDB connection (mongoose), the leased queue and the event outbox stored in it.
 export * from './connect';
+export * from './leased-queue';
 export * from './outbox';

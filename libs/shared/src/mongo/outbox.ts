@@ -11,6 +11,8 @@ import mongoose, { type Connection, type Model } from 'mongoose';
 import { ROOT_CONTEXT, context, propagation } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { PollLoop } from '../poll-loop';
+import { modelOn } from './connect';
+import { LeasedQueue } from './leased-queue';
 import { parseEvent, secretEventFields, type EventInput, type EventOutbox, type EventType, type Publisher } from '../events';
 
 interface OutboxDoc {
@@ -51,6 +53,7 @@ outboxSchema.index({ closedAt: 1 }, { expireAfterSeconds: 7 * 86_400 });
 
 export class Outbox implements EventOutbox {
   private readonly model: Model<OutboxDoc>;
+  private readonly queue: LeasedQueue<OutboxDoc>;
   private relay?: PollLoop;
   private publisher?: Publisher;
   private readonly inFlight = new Set<Promise<void>>();
@@ -60,7 +63,8 @@ export class Outbox implements EventOutbox {
     private readonly logger: Logger,
     private readonly options: { pollMs: number; leaseMs?: number; stopGraceMs?: number } = { pollMs: 1000 },
   ) {
-    this.model = connection.models.OutboxEvent ?? connection.model<OutboxDoc>('OutboxEvent', outboxSchema, 'outbox');
+    this.model = modelOn<OutboxDoc>(connection, 'OutboxEvent', outboxSchema, 'outbox');
+    this.queue = new LeasedQueue(this.model, { leaseMs: options.leaseMs ?? 30_000, due: { status: 'pending' } });
   }
 
   async init(): Promise<void> {
@@ -78,7 +82,7 @@ export class Outbox implements EventOutbox {
     const publisher = this.relay?.active ? this.publisher : undefined;
     // Leased to this replica when it publishes at once, so no relay claims it meanwhile; claimable
     // at once otherwise.
-    const leaseUntil = publisher ? this.leaseEnd(occurredAt) : occurredAt;
+    const leaseUntil = publisher ? this.queue.leaseEnd(occurredAt) : occurredAt;
     const trace: Record<string, string> = {};
     propagation.inject(context.active(), trace);
     const traced = Object.keys(trace).length ? { trace } : {};
@@ -111,14 +115,7 @@ export class Outbox implements EventOutbox {
     for (;;) {
       if (this.relay && !this.relay.active) return published;
       const now = new Date();
-      const entry = await this.model
-        .findOneAndUpdate(
-          { status: 'pending', leaseUntil: { $lte: now } },
-          { $set: { leaseUntil: this.leaseEnd(now) }, $inc: { attempts: 1 } },
-          { sort: { leaseUntil: 1 }, new: true },
-        )
-        .lean<OutboxDoc>()
-        .exec();
+      const entry = await this.queue.claim(now);
       if (!entry) return published;
       if (secretExpired(entry, now)) {
         await this.close(entry, 'expired', now);
@@ -138,11 +135,9 @@ export class Outbox implements EventOutbox {
       await context.with(origin, () => publisher.publish(entry.type, entry._id, entry.payload));
     } catch (err) {
       // Back off this entry; the lease keeps other relays from hammering the broker with it.
-      const retryAt = new Date(Date.now() + Math.min(60_000, 1000 * 2 ** Math.min(entry.attempts, 6)));
       this.logger.warn({ eventId: entry._id, type: entry.type, attempts: entry.attempts, reason: (err as Error).message }, 'Event publish failed; will retry');
-      await this.model
-        .updateOne({ _id: entry._id }, { $set: { leaseUntil: retryAt, lastError: (err as Error).message } })
-        .exec()
+      await this.queue
+        .backOff(entry._id, entry.attempts, { lastError: (err as Error).message })
         // The store is down too: the lease runs out and a relay takes the entry again.
         .catch(() => undefined);
       return false;
@@ -160,10 +155,6 @@ export class Outbox implements EventOutbox {
     const unset = Object.fromEntries((secretEventFields[entry.type] ?? []).map((field) => [`payload.${field}`, '']));
     const set = status === 'published' ? { status, publishedAt: at, closedAt: at } : { status, closedAt: at };
     await this.model.updateOne({ _id: entry._id }, Object.keys(unset).length ? { $set: set, $unset: unset } : { $set: set }).exec();
-  }
-
-  private leaseEnd(from: Date): Date {
-    return new Date(from.getTime() + (this.options.leaseMs ?? 30_000));
   }
 
   /**
@@ -186,10 +177,6 @@ export class Outbox implements EventOutbox {
       this.model.findOne({ status: 'pending' }, { occurredAt: 1 }).sort({ occurredAt: 1 }).lean<Pick<OutboxDoc, 'occurredAt'>>().exec(),
     ]);
     return { pending, oldestAt: oldest?.occurredAt };
-  }
-
-  async pendingCount(): Promise<number> {
-    return this.model.countDocuments({ status: 'pending' }).exec();
   }
 }
 

@@ -2,7 +2,7 @@
 // accounts (string ids) and domain outcomes: a duplicate email is `email_taken`, not a driver error.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import { normalizeEmail, type AccountKind } from '@acct/shared';
-import { isDuplicateKey } from '@acct/shared/mongo';
+import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
 import { isAccountId, type Account, type AccountChanges, type NewAccount } from '../domain/account';
 import type { Accounts } from '../domain/ports';
 
@@ -43,7 +43,7 @@ export class MongoAccounts implements Accounts {
     readonly kind: AccountKind,
   ) {
     const name = kind === 'admin' ? 'Admin' : 'User';
-    this.model = connection.models[name] ?? connection.model<AccountDoc>(name, accountSchema, kind === 'admin' ? 'admins' : 'users');
+    this.model = modelOn<AccountDoc>(connection, name, accountSchema, kind === 'admin' ? 'admins' : 'users');
   }
 
   /** Builds the unique email index; safe to run at every start. */

@@ -4,6 +4,7 @@ import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
 import type { ResetTokens } from '../domain/ports';
 import { sha256 } from './opaque-token';
+import { modelOn } from '@acct/shared/mongo';
 
 interface ResetTokenDoc {
   tokenHash: string;
@@ -28,7 +29,7 @@ export class MongoResetTokens implements ResetTokens {
   private readonly model: Model<ResetTokenDoc>;
 
   constructor(connection: Connection) {
-    this.model = connection.models.ResetToken ?? connection.model<ResetTokenDoc>('ResetToken', resetTokenSchema, 'password_resets');
+    this.model = modelOn<ResetTokenDoc>(connection, 'ResetToken', resetTokenSchema, 'password_resets');
   }
 
   async init(): Promise<void> {

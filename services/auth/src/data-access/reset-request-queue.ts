@@ -4,6 +4,7 @@
 // whether the address exists, and a request outlives a crash or a dependency outage.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import type { ClaimedResetRequest, ResetRequest, ResetRequests } from '../domain/ports';
+import { LeasedQueue, modelOn } from '@acct/shared/mongo';
 
 interface ResetRequestDoc extends ResetRequest {
   _id: Types.ObjectId;
@@ -29,12 +30,11 @@ resetRequestSchema.index({ leaseUntil: 1 });
 
 export class MongoResetRequestQueue implements ResetRequests {
   private readonly model: Model<ResetRequestDoc>;
+  private readonly queue: LeasedQueue<ResetRequestDoc>;
 
-  constructor(
-    connection: Connection,
-    private readonly leaseMs = 30_000,
-  ) {
-    this.model = connection.models.ResetRequest ?? connection.model<ResetRequestDoc>('ResetRequest', resetRequestSchema, 'password_reset_requests');
+  constructor(connection: Connection, leaseMs = 30_000) {
+    this.model = modelOn<ResetRequestDoc>(connection, 'ResetRequest', resetRequestSchema, 'password_reset_requests');
+    this.queue = new LeasedQueue(this.model, { leaseMs });
   }
 
   async init(): Promise<void> {
@@ -48,15 +48,12 @@ export class MongoResetRequestQueue implements ResetRequests {
 
   /** Leases the oldest waiting request to this worker (a crashed worker's lease runs out). */
   async claim(now = new Date()): Promise<ClaimedResetRequest | undefined> {
-    const doc = await this.model
-      .findOneAndUpdate({ leaseUntil: { $lte: now } }, { $set: { leaseUntil: new Date(now.getTime() + this.leaseMs) }, $inc: { attempts: 1 } }, { sort: { leaseUntil: 1 }, new: true })
-      .lean<ResetRequestDoc>()
-      .exec();
+    const doc = await this.queue.claim(now);
     if (!doc) return undefined;
     return { id: doc._id.toString(), kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts };
   }
 
   async remove(id: string): Promise<void> {
-    await this.model.deleteOne({ _id: new Types.ObjectId(id) }).exec();
+    if (Types.ObjectId.isValid(id)) await this.queue.remove(new Types.ObjectId(id));
   }
 }

@@ -3,6 +3,7 @@ import mongoose, { type Connection, type Model } from 'mongoose';
 import semver from 'semver';
 import type { Platform } from '../domain/platforms';
 import type { LatestReleases, Release } from '../domain/ports';
+import { modelOn } from '@acct/shared/mongo';
 
 type ReleaseDoc = Release;
 
@@ -49,7 +50,7 @@ export class ReleaseRepository {
   private readonly model: Model<ReleaseDoc>;
 
   constructor(connection: Connection) {
-    this.model = connection.models.Release ?? connection.model<ReleaseDoc>('Release', releaseSchema, 'releases');
+    this.model = modelOn<ReleaseDoc>(connection, 'Release', releaseSchema, 'releases');
   }
 
   async init(): Promise<void> {

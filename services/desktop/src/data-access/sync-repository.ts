@@ -2,7 +2,7 @@
 // id), a per-user sequence that orders changes for cursors, and the user's devices.
 import { createHash } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
-import { isDuplicateKey } from '@acct/shared/mongo';
+import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
 import type { DeviceReport, SyncChange, SyncItem, SyncStore } from '../domain/ports';
 
 interface SyncItemDoc {
@@ -67,9 +67,9 @@ export class SyncRepository implements SyncStore {
   private readonly devices: Model<DeviceDoc>;
 
   constructor(connection: Connection) {
-    this.items = connection.models.SyncItem ?? connection.model<SyncItemDoc>('SyncItem', itemSchema, 'sync_items');
-    this.counters = connection.models.SyncCounter ?? connection.model<CounterDoc>('SyncCounter', counterSchema, 'sync_counters');
-    this.devices = connection.models.Device ?? connection.model<DeviceDoc>('Device', deviceSchema, 'devices');
+    this.items = modelOn<SyncItemDoc>(connection, 'SyncItem', itemSchema, 'sync_items');
+    this.counters = modelOn<CounterDoc>(connection, 'SyncCounter', counterSchema, 'sync_counters');
+    this.devices = modelOn<DeviceDoc>(connection, 'Device', deviceSchema, 'devices');
   }
 
   async init(): Promise<void> {

@@ -1,6 +1,7 @@
 // Device push tokens, per user and device, in the notifier's own MongoDB collection.
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { DeviceTokens } from '../domain/ports';
+import { modelOn } from '@acct/shared/mongo';
 
 interface DeviceTokenDoc {
   userId: string;
@@ -34,7 +35,7 @@ export class DeviceTokenRepository implements DeviceTokens {
   private looking = false;
 
   constructor(connection: Connection) {
-    this.model = connection.models.DeviceToken ?? connection.model<DeviceTokenDoc>('DeviceToken', deviceTokenSchema, 'device_tokens');
+    this.model = modelOn<DeviceTokenDoc>(connection, 'DeviceToken', deviceTokenSchema, 'device_tokens');
   }
 
   async init(): Promise<void> {
