@@ -16,5 +16,6 @@ export * from './email-address';
 export * from './loggable-url';
 export * from './dependency-errors';
 export * from './internal-headers';
+export * from './request-context';
 export * from './poll-loop';
 export * from './metrics';

@@ -1,6 +1,7 @@
 // The pino logger factory: every service's records share the spec's shape (string level, `message`, ISO timestamp).
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { trace } from '@opentelemetry/api';
+import { currentRequestId } from './request-context';
 import { secretLogKeys } from './secrets';
 import { tracingEnabled } from './tracing';
 
@@ -18,9 +19,17 @@ function censor(value: unknown, path: string[]): unknown {
   return path[path.length - 1] === 'code' && typeof value === 'string' && ERROR_CODE.test(value) ? value : '[redacted]';
 }
 
-function traceIdOfActiveSpan(): Record<string, string> {
-  const span = trace.getActiveSpan();
-  return span ? { trace_id: span.spanContext().traceId } : {};
+/** What every record written inside a request (and, with tracing on, a span) names: its request and trace ids. */
+function context(withRequestId: boolean, withTrace: boolean): (() => Record<string, string>) | undefined {
+  if (!withRequestId && !withTrace) return undefined;
+  return () => {
+    const fields: Record<string, string> = {};
+    const requestId = withRequestId ? currentRequestId() : undefined;
+    if (requestId) fields.request_id = requestId;
+    const span = withTrace ? trace.getActiveSpan() : undefined;
+    if (span) fields.trace_id = span.spanContext().traceId;
+    return fields;
+  };
 }
 
 export interface LoggerOptions {
@@ -33,6 +42,11 @@ export interface LoggerOptions {
    * fields (the request log) turns it off: wildcard redaction is a large share of its cost.
    */
   redact?: boolean;
+  /**
+   * Add the `request_id` of the work under way to every record (default; `trace_id` is added with
+   * tracing on either way). The gateway's request log names its request itself and turns it off.
+   */
+  requestId?: boolean;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -44,8 +58,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
       formatters: { level: (label) => ({ level: label }) },
       redact: options.redact === false ? undefined : { paths: REDACT_PATHS, censor },
-      // With tracing on, every record written inside a span names its trace.
-      mixin: tracingEnabled() ? traceIdOfActiveSpan : undefined,
+      mixin: context(options.requestId !== false, tracingEnabled()),
     },
     // Synchronous writes to stdout: a record is out before the next line of code runs, so a crash
     // loses none, and a slow reader holds the process back instead of growing a buffer without

@@ -1,4 +1,4 @@
-import { createMemoryLogger } from '@acct/shared';
+import { createLogger, createMemoryLogger, withRequestId } from '@acct/shared';
 
 describe('createLogger', () => {
   it('writes the spec record shape: string level, message key, ISO timestamp with ms, no pid or hostname', () => {
@@ -26,5 +26,34 @@ describe('createLogger', () => {
     logger.error({ code: 'service_unavailable', err: { code: 'ECONNREFUSED' }, payload: { code: '654321' } }, 'failed');
     expect(records[0].code).toBe('service_unavailable');
     expect(JSON.stringify(records[0])).not.toContain('654321');
+  });
+});
+
+describe('request context', () => {
+  it('when a record is written inside withRequestId, also after an await, then it names the request; outside, it does not', async () => {
+    const { logger, records } = createMemoryLogger('info');
+
+    await withRequestId('req-123', async () => {
+      logger.info('before');
+      await new Promise((r) => setTimeout(r, 1));
+      logger.info({ user_id: 'u1' }, 'after');
+    });
+    logger.info('outside');
+
+    expect(records.map((r) => [r.message, r.request_id])).toEqual([
+      ['before', 'req-123'],
+      ['after', 'req-123'],
+      ['outside', undefined],
+    ]);
+  });
+
+  it('when a record names its own request_id, then that one is kept, once', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ destination: { write: (line: string) => void lines.push(line) } });
+
+    withRequestId('from-context', () => logger.info({ request_id: 'explicit' }, 'record'));
+
+    expect(lines[0].match(/"request_id"/g)).toHaveLength(1);
+    expect(JSON.parse(lines[0]).request_id).toBe('explicit');
   });
 });

@@ -1,6 +1,6 @@
 // The auth service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
-import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler } from '@acct/shared/http';
+import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
 import type { AuthDeps } from './domain/ports';
 import { accountRouter } from './entry-points/http/account-router';
 import type { HttpSettings } from './entry-points/http/http-settings';
@@ -11,6 +11,7 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(requestScope);
   app.use(httpMetricsMiddleware(settings.http));
   app.use(jsonBody(settings.bodyLimit));
   app.use(accountRouter(deps, settings));

@@ -1,7 +1,7 @@
 // The desktop service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
 import { type HttpMetrics, type Logger } from '@acct/shared';
-import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler } from '@acct/shared/http';
+import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
 import { desktopRouter, type DesktopRouterDeps } from './entry-points/http/desktop-router';
 
 export interface DesktopDeps extends DesktopRouterDeps {
@@ -15,6 +15,7 @@ export function createApp(deps: DesktopDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(requestScope);
   app.use(httpMetricsMiddleware(deps.http));
   app.use(jsonBody(deps.bodyLimit));
   app.use(desktopRouter(deps));

@@ -23,7 +23,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false }), verifier, upstreams, http: httpMetrics(registry) }),
+      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, upstreams, http: httpMetrics(registry) }),
       checks: { auth: () => upstreams.auth.reachable(), desktop: () => upstreams.desktop.reachable() },
       metrics: registry,
     };

@@ -3,7 +3,9 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { NOT_FOUND_ENVELOPE, errors, toErrorAnswer } from '../errors';
+import { InternalHeaders } from '../internal-headers';
 import type { HttpMetrics } from '../metrics';
+import { withRequestId } from '../request-context';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -24,6 +26,9 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
   };
 }
 
+/** Runs the rest of the request inside its request id (the gateway's X-Request-Id), so every log record names it. */
+export const requestScope: RequestHandler = (req, _res, next) => withRequestId(req.get(InternalHeaders.requestId), next);
+
 export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).json(NOT_FOUND_ENVELOPE);
 };
@@ -35,7 +40,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const answer = toErrorAnswer(err, logger, { path: req.path, request_id: req.get('x-request-id') });
+    const answer = toErrorAnswer(err, logger, { path: req.path });
     res.set(answer.headers).status(answer.status).json(answer.body);
   };
 }

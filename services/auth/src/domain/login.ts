@@ -51,7 +51,7 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
   }
   if (failure) {
     // The spec's fields, plus the request's id (as the request record has it) to tie the two together.
-    deps.audit.warn({ email: input.email, ip: ctx.ip, reason: failure, request_id: ctx.requestId }, FAILURE_MESSAGES[kind][failure]);
+    deps.audit.warn({ email: input.email, ip: ctx.ip, reason: failure }, FAILURE_MESSAGES[kind][failure]);
     deps.metrics.login(kind, 'invalid_credentials');
     throw AuthErrors.invalidCredentials();
   }
@@ -136,5 +136,5 @@ function upgradeHashLater(deps: Needs<'hasher' | 'accounts' | 'logger'>, kind: A
 function notifyLogin(deps: Needs<'outbox' | 'logger'>, userId: string, ctx: RequestContext): void {
   void deps.outbox
     .add('user.login.succeeded', { userId, ip: ctx.ip, requestId: ctx.requestId })
-    .catch((err) => deps.logger.error({ reason: (err as Error).message, user_id: userId, request_id: ctx.requestId }, 'Could not record the login event'));
+    .catch((err) => deps.logger.error({ reason: (err as Error).message, user_id: userId }, 'Could not record the login event'));
 }

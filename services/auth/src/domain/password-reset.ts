@@ -28,7 +28,7 @@ export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'ou
   if (!account || account.disabled) return;
   const accountId = account.id;
   if (!request.mail) {
-    deps.logger.warn({ kind, account_id: accountId, request_id: request.requestId }, 'Reset mail budget of this address is spent; no link sent');
+    deps.logger.warn({ kind, account_id: accountId }, 'Reset mail budget of this address is spent; no link sent');
     return;
   }
   const token = randomBytes(32).toString('base64url');
@@ -68,5 +68,5 @@ export async function resetPassword(
   await deps.sessions.revokeAll(kind, accountId);
   await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
-    .catch((err) => deps.logger.error({ reason: (err as Error).message, request_id: ctx.requestId }, 'Could not record the password-changed event'));
+    .catch((err) => deps.logger.error({ reason: (err as Error).message }, 'Could not record the password-changed event'));
 }

@@ -29,7 +29,7 @@ export async function refreshSession(
   deps.metrics.refresh(kind, result.outcome === 'rotated' || result.outcome === 'grace' || result.outcome === 'reused' ? result.outcome : 'invalid');
   if (result.outcome === 'reused') {
     deps.audit.warn(
-      { event: 'refresh_token_reuse', kind, account_id: result.owner.accountId, session_id: result.sessionId, ip: ctx.ip, request_id: ctx.requestId },
+      { event: 'refresh_token_reuse', kind, account_id: result.owner.accountId, session_id: result.sessionId, ip: ctx.ip },
       'Refresh token reuse detected: session revoked',
     );
     throw AuthErrors.refreshInvalid();

@@ -66,7 +66,7 @@ async function pushLogin(deps: Needs<'devices' | 'push' | 'logger'>, payload: Ev
   const result = await deps.push.send(tokens, LOGIN_PUSH);
   if (result.deadTokens.length) {
     const removed = await deps.devices.remove(result.deadTokens);
-    deps.logger.info({ user_id: payload.userId, removed, request_id: payload.requestId }, 'Removed push tokens FCM reported invalid');
+    deps.logger.info({ user_id: payload.userId, removed }, 'Removed push tokens FCM reported invalid');
   }
   return 'sent';
 }

@@ -2,7 +2,7 @@
 // after the request that queued them: the work a known address costs (a token, a link, an event)
 // then lands on the event loop at no time an asker can tie to their request. Any replica may take
 // a request; one whose worker died is taken again when its lease runs out.
-import { PollLoop, type Logger } from '@acct/shared';
+import { PollLoop, withRequestId, type Logger } from '@acct/shared';
 import type { ClaimedResetRequest, ResetRequests } from '../../domain/ports';
 
 export class ResetMailJob {
@@ -31,21 +31,27 @@ export class ResetMailJob {
     for (;;) {
       const request = await this.queue.claim();
       if (!request) return handled;
-      try {
-        await this.answer(request);
-      } catch (err) {
-        const maxAttempts = this.options.maxAttempts ?? 5;
-        if (request.attempts < maxAttempts) {
-          // Left leased: taken again when the lease runs out.
-          this.logger.warn({ request_id: request.requestId, attempts: request.attempts, reason: (err as Error).message }, 'Reset request failed; will retry');
-          return handled;
-        }
-        this.logger.error({ request_id: request.requestId, attempts: request.attempts, reason: (err as Error).message }, 'Reset request failed for good; dropped');
-      }
+      // Its records name the forgot-password request that queued it.
+      if (!(await withRequestId(request.requestId, () => this.answerOnce(request)))) return handled;
       await this.queue.remove(request.id);
       handled++;
       if (!this.loop.active) return handled;
     }
+  }
+
+  /** Answers one request; false when it failed and is to be tried again (it stays leased until its lease runs out). */
+  private async answerOnce(request: ClaimedResetRequest): Promise<boolean> {
+    try {
+      await this.answer(request);
+    } catch (err) {
+      const maxAttempts = this.options.maxAttempts ?? 5;
+      if (request.attempts < maxAttempts) {
+        this.logger.warn({ attempts: request.attempts, reason: (err as Error).message }, 'Reset request failed; will retry');
+        return false;
+      }
+      this.logger.error({ attempts: request.attempts, reason: (err as Error).message }, 'Reset request failed for good; dropped');
+    }
+    return true;
   }
 
   stop(): Promise<void> {

@@ -3,7 +3,7 @@
 // and dead-lettered when permanent, invalid, or out of attempts. One log record per handled message.
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import { InternalHeaders, isEventType, parseEvent, type EventPayload, type EventType, type Logger } from '@acct/shared';
+import { InternalHeaders, isEventType, parseEvent, withRequestId, type EventPayload, type EventType, type Logger } from '@acct/shared';
 import { type AmqpClient } from '@acct/shared/amqp';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
 import { isPermanent } from '../../domain/delivery-errors';
@@ -72,9 +72,14 @@ export class EventConsumer {
   }
 
   /** One message: decode, claim, handle in a span, settle; one record of what became of it. */
-  private async onMessage(channel: ConfirmChannel, queue: QueueSpec, msg: ConsumeMessage): Promise<void> {
+  private onMessage(channel: ConfirmChannel, queue: QueueSpec, msg: ConsumeMessage): Promise<void> {
     const started = process.hrtime.bigint();
     const delivery = decode(msg);
+    // Every record written while handling it names the request that caused the event.
+    return withRequestId(delivery.requestId, () => this.process(channel, queue, msg, delivery, started));
+  }
+
+  private async process(channel: ConfirmChannel, queue: QueueSpec, msg: ConsumeMessage, delivery: Delivery, started: bigint): Promise<void> {
     const record = (outcome: string, extra: Record<string, unknown> = {}) => this.record(queue, msg, delivery, started, outcome, extra);
     if ('invalid' in delivery) {
       await this.deadLetter(channel, queue, msg, delivery.attempt, `invalid: ${delivery.invalid}`);
