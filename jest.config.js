@@ -9,10 +9,13 @@ module.exports = {
     '^@acct/(shared|mongo-standin)$': '<rootDir>/libs/$1/src',
     '^@acct/shared/(http|mongo|redis|amqp|tracing)$': '<rootDir>/libs/shared/src/$1',
     '^@acct/test-harness/(.+)$': '<rootDir>/libs/test-harness/src/$1',
+    '^@acct/test-stack/(.+)$': '<rootDir>/test/stack/src/$1',
     '^@acct/(gateway|auth|notifier|desktop)$': '<rootDir>/services/$1/src',
   },
-  globalSetup: '<rootDir>/libs/test-harness/src/global-setup.ts',
-  globalTeardown: '<rootDir>/libs/test-harness/src/global-teardown.ts',
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  // Every run in a new order (the seed is printed; --seed=N repeats one): no test may lean on another.
+  randomize: true,
   testTimeout: 30_000,
   maxWorkers: 2,
 };

@@ -2,16 +2,16 @@
 // serves until the drain delay and then takes no new connection, every request in flight completes,
 // and the exit code tells a clean stop (0) from one cut at the deadline (1).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { closeServer, listen } from '@acct/shared';
 import { buildWorkspaces } from '@acct/test-harness/build';
+import { testKeys } from '@acct/test-harness/keys';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../scripts/lib/dependencies.js');
 
 const root = path.resolve(__dirname, '..');
-const publicKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const { publicKey } = testKeys();
 
 // The test runs the built gateway, as production does.
 beforeAll(buildWorkspaces, 120_000);

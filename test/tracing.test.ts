@@ -4,7 +4,6 @@
 // in-memory collector in this test; the instrumentations patch modules as in production (jest's
 // module system would bypass them).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -12,8 +11,11 @@ import path from 'node:path';
 import { closeServer, listen } from '@acct/shared';
 import { buildWorkspaces } from '@acct/test-harness/build';
 import { call } from '@acct/test-harness/http-client';
-import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
-import { until } from '@acct/test-harness/notifier';
+import { isolatedNames, testUrls, type TestNames } from '@acct/test-harness/isolation';
+import { removeNotifierNames } from '@acct/test-stack/notifier';
+import { loadNotifierConfig } from '@acct/notifier';
+import { testKeys } from '@acct/test-harness/keys';
+import { until } from '@acct/test-harness/until';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../scripts/lib/dependencies.js');
 
@@ -61,13 +63,14 @@ async function startService(name: string, env: Record<string, string>): Promise<
 }
 
 let gatewayUrl: string;
+let names: TestNames;
 
 beforeAll(async () => {
   buildWorkspaces();
   const otlp = await startCollector();
-  const names = isolatedNames('tracing');
+  names = isolatedNames('tracing');
   const urls = testUrls();
-  const keys = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const keys = testKeys();
   const common = {
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
@@ -94,6 +97,8 @@ afterAll(async () => {
   await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : (child.once('exit', resolve), child.kill('SIGTERM'))))));
   if (collector) await closeServer(collector);
   fs.rmSync(mailDir, { recursive: true, force: true });
+  // The notifier process ran with the default retry delays.
+  if (names) await removeNotifierNames(names, loadNotifierConfig({}).RETRY_DELAYS_MS);
 });
 
 describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {

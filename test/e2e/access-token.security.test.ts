@@ -3,7 +3,7 @@
 // admin token whose session has ended carries no admin power.
 import jwt from 'jsonwebtoken';
 import { call } from '@acct/test-harness/http-client';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 let admin: Awaited<ReturnType<typeof registerAndLogin>>;

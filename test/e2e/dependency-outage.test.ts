@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { call } from '@acct/test-harness/http-client';
-import { buildAccount, startStack, type TestStack } from '@acct/test-harness/stack';
+import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 

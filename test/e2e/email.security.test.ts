@@ -4,7 +4,7 @@
 import mongoose from 'mongoose';
 import { call } from '@acct/test-harness/http-client';
 import { testUrls } from '@acct/test-harness/isolation';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 let adminToken: string;

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { ROUTES } from '@acct/gateway';
 import { call } from '@acct/test-harness/http-client';
-import { startStack, type TestStack } from '@acct/test-harness/stack';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Password guessing: attempts are reserved before the compare, counted per account and address with
 // an account-wide ceiling, keyed by the normalised email; a stranger cannot lock the owner out.
 import { call } from '@acct/test-harness/http-client';
-import { buildAccount, startStack, type TestStack } from '@acct/test-harness/stack';
+import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import bcrypt from 'bcrypt';
 import mongoose from 'mongoose';
 import { call, cookieValue } from '@acct/test-harness/http-client';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 import { testUrls } from '@acct/test-harness/isolation';
 
 let stack: TestStack;

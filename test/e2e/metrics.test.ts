@@ -2,8 +2,8 @@
 // a failed login and a login push move the counters a dashboard would watch, and no label carries
 // an email, an id or a token.
 import { call } from '@acct/test-harness/http-client';
-import { until } from '@acct/test-harness/notifier';
-import { registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { until } from '@acct/test-harness/until';
+import { registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { call } from '@acct/test-harness/http-client';
-import { until } from '@acct/test-harness/notifier';
+import { until } from '@acct/test-harness/until';
 import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

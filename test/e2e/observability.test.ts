@@ -1,5 +1,5 @@
 import { call } from '@acct/test-harness/http-client';
-import { registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

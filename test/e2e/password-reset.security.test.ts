@@ -6,7 +6,7 @@ import bcrypt from 'bcrypt';
 import mongoose from 'mongoose';
 import { call } from '@acct/test-harness/http-client';
 import { testUrls } from '@acct/test-harness/isolation';
-import { registerAndLogin, buildAccount, startStack, type TestStack } from '@acct/test-harness/stack';
+import { registerAndLogin, buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 
 const tokenOf = (url: string) => new URL(url).searchParams.get('token') as string;
 let seq = 0;

@@ -1,8 +1,8 @@
 import mongoose from 'mongoose';
 import { call } from '@acct/test-harness/http-client';
 import { testUrls } from '@acct/test-harness/isolation';
-import { until } from '@acct/test-harness/notifier';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { until } from '@acct/test-harness/until';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 // admin's list, search and single read of users. Same access rules as the admin routes: a session
 // of the right kind, still alive.
 import { call, cookieValue } from '@acct/test-harness/http-client';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 let admin: Awaited<ReturnType<typeof registerAndLogin>>;

@@ -1,7 +1,7 @@
 // Refresh cookies as an attacker sends them, and the caching of answers that carry tokens.
 import net from 'node:net';
 import { call, cookieValue } from '@acct/test-harness/http-client';
-import { registerAndLogin, startStack, type TestStack } from '@acct/test-harness/stack';
+import { registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -1,5 +1,7 @@
+import mongoose from 'mongoose';
 import { call } from '@acct/test-harness/http-client';
-import { buildAccount, startStack, type TestStack } from '@acct/test-harness/stack';
+import { testUrls } from '@acct/test-harness/isolation';
+import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -68,6 +70,14 @@ describe('POST /api/auth/user/register', () => {
 });
 
 describe('POST /api/auth/admin/register (registration policy)', () => {
+  // Each test starts with no admin, so the bootstrap is open to it whatever ran before.
+  beforeEach(async () => {
+    const auth = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_auth` }).asPromise();
+    await auth.collection('admins').deleteMany({});
+    await auth.collection('settings').deleteOne({ _id: 'first-admin' } as never);
+    await auth.close();
+  });
+
   it('lets the first admin bootstrap, then refuses anonymous callers with 403, and accepts an admin session', async () => {
     const first = buildAccount();
     const created = await call(stack.url, 'POST', '/api/auth/admin/register', { body: first });
@@ -88,7 +98,8 @@ describe('POST /api/auth/admin/register (registration policy)', () => {
     expect(second.status).toBe(201);
   });
 
-  it('refuses a user session the right to register admins', async () => {
+  it('refuses a user session the right to register admins once the first admin exists', async () => {
+    expect((await call(stack.url, 'POST', '/api/auth/admin/register', { body: buildAccount() })).status).toBe(201);
     const user = buildAccount();
     await call(stack.url, 'POST', '/api/auth/user/register', { body: user });
     const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.email, password: user.password } });

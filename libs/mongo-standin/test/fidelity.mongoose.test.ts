@@ -27,6 +27,12 @@ afterAll(async () => {
 });
 
 describe('mongoose on the resolved MongoDB', () => {
+  // Each test starts from an empty collection with its unique index, whatever ran before it.
+  beforeEach(async () => {
+    await Account.deleteMany({});
+    await Account.syncIndexes();
+  });
+
   it('syncs indexes, creates, finds by id and by unique email', async () => {
     await Account.syncIndexes();
     const created = await Account.create({ email: ' Ann@Example.COM ', name: 'Ann' });
@@ -48,6 +54,7 @@ describe('mongoose on the resolved MongoDB', () => {
   });
 
   it('updates, upserts with findOneAndUpdate, and deletes', async () => {
+    await Account.create({ email: 'm1@example.com', logins: 1 });
     await Account.updateOne({ email: 'm1@example.com' }, { $inc: { logins: 10 }, $push: { tags: 'vip' } });
     expect((await Account.findOne({ email: 'm1@example.com' }).lean())).toMatchObject({ logins: 11, tags: ['vip'] });
     const upserted = await Account.findOneAndUpdate({ email: 'new@example.com' }, { $set: { name: 'New' } }, { upsert: true, new: true }).lean();

@@ -4,6 +4,7 @@ import { createMemoryLogger, type EventType } from '@acct/shared';
 import { type Publisher } from '@acct/shared';
 import { Outbox } from '@acct/shared/mongo';
 import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
+import { until } from '@acct/test-harness/until';
 
 let connection: Connection;
 /** Every relay a test starts; stopped after each test, also when an assertion failed (jest would wait for a running one). */
@@ -34,13 +35,6 @@ class FlakyPublisher implements Publisher {
   }
 }
 
-const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 5_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describe('Outbox relay', () => {
   it('keeps events while the broker is down and publishes every one when it returns', async () => {

@@ -3,6 +3,7 @@ import mongoose, { type Connection } from 'mongoose';
 import { createMemoryLogger, type EventType, type Publisher } from '@acct/shared';
 import { Outbox } from '@acct/shared/mongo';
 import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
+import { until } from '@acct/test-harness/until';
 
 let connection: Connection;
 const started: Outbox[] = [];
@@ -36,13 +37,6 @@ function startOutbox(publisher: Publisher, options: { pollMs: number; leaseMs?: 
 
 const stored = (id: string) => connection.collection('outbox').findOne({ _id: id as never });
 
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const otp = (expiresAt: Date) => ({ adminId: 'a1', email: 'admin@example.com', name: 'Admin', code: '123456', expiresAt: expiresAt.toISOString() });
 

@@ -1,25 +1,47 @@
-// Per-test-file names so that files run in parallel and leave nothing behind: a database, a Redis
-// key prefix, an exchange and a queue prefix, all unique to one file.
+// Per-test-file names so that files run in parallel, in any order, and leave nothing behind: a
+// database, a Redis key prefix, an exchange and a queue prefix, all unique to one file and all
+// carrying the run's id (TEST_RUN_ID, set by the global setup), so the end-of-run check finds
+// whatever a file failed to remove, and nothing of another run or of a stack running beside it.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import amqp from 'amqplib';
+import Redis from 'ioredis';
+import mongoose from 'mongoose';
 
 export interface TestNames {
   id: string;
+  /** The database name; a stack's services add `_auth`, `_desktop`, `_notifier`. */
   mongoDb: string;
   redisPrefix: string;
   exchange: string;
   queuePrefix: string;
 }
 
+/** The id every name of this test run carries. */
+export function testRunId(): string {
+  return process.env.TEST_RUN_ID ?? 'solo';
+}
+
+/** The marker that begins every name this run makes: databases `t<run>_…`, keys `t<run>:…`, broker objects `t<run>.…`. */
+export const runMarker = (run = testRunId()) => ({ mongoDb: `t${run}_`, redis: `t${run}:`, amqp: `t${run}.` });
+
+/** Where this run records every set of names it hands out, for the end-of-run check. */
+export const issuedNamesFile = (run = testRunId()) => path.join(os.tmpdir(), `acct-test-run-${run}.jsonl`);
+
 export function isolatedNames(label: string): TestNames {
   const id = `${label.replace(/[^a-z0-9]/gi, '').slice(0, 20)}${randomBytes(4).toString('hex')}`;
-  return {
+  const marker = runMarker();
+  const names = {
     id,
-    mongoDb: `t_${id}`,
-    redisPrefix: `t:${id}:`,
-    exchange: `t.${id}.auth.events`,
-    queuePrefix: `t.${id}.`,
+    mongoDb: `${marker.mongoDb}${id}`,
+    redisPrefix: `${marker.redis}${id}:`,
+    exchange: `${marker.amqp}${id}.auth.events`,
+    queuePrefix: `${marker.amqp}${id}.`,
   };
+  fs.appendFileSync(issuedNamesFile(), `${JSON.stringify({ label, ...names })}\n`);
+  return names;
 }
 
 export const testUrls = () => ({
@@ -44,16 +66,54 @@ export async function deleteRedisPrefix(redis: Redis, prefix: string): Promise<v
   } while (cursor !== '0');
 }
 
-/** The environment of one service under test: free ports, this run's servers, its own database and key prefix. */
-export function isolatedServiceEnv(label: string): Record<string, string> {
+/**
+ * Removes what a test file made under its names: the databases (`mongoDb` and those named after it),
+ * the Redis keys under its prefix, the queues it names and its exchange.
+ */
+export async function removeIsolated(names: TestNames, options: { queues?: string[] } = {}): Promise<void> {
+  const urls = testUrls();
+  const redis = new Redis(urls.redis, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  try {
+    await redis.connect();
+    await deleteRedisPrefix(redis, names.redisPrefix);
+  } finally {
+    redis.disconnect();
+  }
+  const mongo = await mongoose.createConnection(urls.mongo).asPromise();
+  try {
+    const { databases } = await mongo.db!.admin().listDatabases();
+    for (const { name } of databases.filter((d: { name: string }) => d.name === names.mongoDb || d.name.startsWith(`${names.mongoDb}_`))) {
+      await mongo.useDb(name, { useCache: false }).dropDatabase();
+    }
+  } finally {
+    await mongo.close();
+  }
+  const connection = await amqp.connect(urls.amqp);
+  try {
+    const channel = await connection.createChannel();
+    for (const queue of options.queues ?? []) await channel.deleteQueue(queue);
+    await channel.deleteExchange(names.exchange);
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
+
+/** The environment of one service under test, its own database, key prefix, exchange and queue prefix, and how to remove them. */
+export function isolatedServiceEnv(label: string): { env: Record<string, string>; names: TestNames; cleanup: (options?: { queues?: string[] }) => Promise<void> } {
   const names = isolatedNames(label);
   const urls = testUrls();
   return {
-    HEALTH_PORT: '0',
-    MONGO_URL: urls.mongo,
-    MONGO_DB: names.mongoDb,
-    REDIS_URL: urls.redis,
-    REDIS_PREFIX: names.redisPrefix,
-    AMQP_URL: urls.amqp,
+    names,
+    env: {
+      HEALTH_PORT: '0',
+      MONGO_URL: urls.mongo,
+      MONGO_DB: names.mongoDb,
+      REDIS_URL: urls.redis,
+      REDIS_PREFIX: names.redisPrefix,
+      AMQP_URL: urls.amqp,
+      EVENTS_EXCHANGE: names.exchange,
+      QUEUE_PREFIX: names.queuePrefix,
+    },
+    cleanup: (options) => removeIsolated(names, options),
   };
 }

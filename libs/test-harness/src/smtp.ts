@@ -1,6 +1,7 @@
 // A real SMTP server in-process (smtp-server) that keeps every mail it receives.
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
+import { until } from './until';
 
 export interface ReceivedMail {
   from: string;
@@ -62,15 +63,7 @@ export async function startSmtp(): Promise<TestSmtp> {
     url: `smtp://127.0.0.1:${port}`,
     mails,
     failNext: (count, code) => (failures = { count, code }),
-    async waitFor(match, timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = mails.find(match);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no matching mail within ${timeoutMs} ms; received ${mails.length}: ${mails.map((m) => m.subject).join(' | ')}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
+    waitFor: (match, timeoutMs = 5_000) => until(() => mails.find(match), timeoutMs, () => `a matching mail (received ${mails.length}: ${mails.map((m) => m.subject).join(' | ')})`),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,16 +1,13 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { createMemoryLogger } from '@acct/shared';
 import { loadAuthConfig, startAuth } from '@acct/auth';
 import { health } from '@acct/test-harness/health';
 import { isolatedServiceEnv } from '@acct/test-harness/isolation';
+import { testKeys } from '@acct/test-harness/keys';
 
 describe('auth service start', () => {
   it('connects to its real MongoDB, Redis and RabbitMQ, reports ready, and stops cleanly', async () => {
-    const config = loadAuthConfig({
-      ...isolatedServiceEnv('authstart'),
-      PORT: '0',
-      JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    });
+    const isolated = isolatedServiceEnv('authstart');
+    const config = loadAuthConfig({ ...isolated.env, PORT: '0', JWT_PRIVATE_KEY: testKeys().privateKey });
     const running = await startAuth(config, createMemoryLogger().logger);
     try {
       expect((await health(running.healthPort, 'live')).status).toBe(200);
@@ -19,6 +16,7 @@ describe('auth service start', () => {
       expect(ready.body.checks).toEqual({ mongo: true, redis: true });
     } finally {
       expect(await running.stop()).toBe(true);
+      await isolated.cleanup();
     }
   });
 

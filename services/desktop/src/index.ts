@@ -2,4 +2,3 @@ export { desktopSchema, loadDesktopConfig, type DesktopConfig } from './config';
 export { desktopErrorCatalogue } from './errors';
 export { startDesktop } from './server';
 export { ReleaseRepository } from './data-access/release-repository';
-export { parseReleaseCommand } from './release-cli';

@@ -1,9 +1,9 @@
 // Builds the gateway app in-process with generated keys and chosen upstreams, listening on port 0.
 import http from 'node:http';
-import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AccessTokenVerifier, closeServer, createMemoryLogger, listen, publicKeyFrom } from '@acct/shared';
 import { createGatewayHandler, loadGatewayConfig, UpstreamClient } from '@acct/gateway';
+import { testKeys } from '@acct/test-harness/keys';
 
 export interface GatewayUnderTest {
   base: string;
@@ -14,8 +14,8 @@ export interface GatewayUnderTest {
 
 export async function startGatewayUnderTest(env: Record<string, string> = {}): Promise<GatewayUnderTest> {
   const config = loadGatewayConfig({ AUTH_URL: 'http://127.0.0.1:1', DESKTOP_URL: 'http://127.0.0.1:1', ...env });
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const verifier = new AccessTokenVerifier(publicKeyFrom(publicKey.export({ type: 'spki', format: 'pem' }).toString()), config.JWT_ISSUER, config.JWT_AUDIENCE);
+  const { privateKey, publicKey } = testKeys();
+  const verifier = new AccessTokenVerifier(publicKeyFrom(publicKey), config.JWT_ISSUER, config.JWT_AUDIENCE);
   const upstreams = {
     auth: new UpstreamClient(config.AUTH_URL, config.UPSTREAM_TIMEOUT_MS),
     desktop: new UpstreamClient(config.DESKTOP_URL, config.UPSTREAM_TIMEOUT_MS),

@@ -67,7 +67,7 @@ describe('gateway: a client that stalls its body', () => {
     expect(answer).toContain('"code":"request_timeout"');
     expect(closedAfterMs).toBeLessThan(3_000);
     await settle();
-    expect(gateway.records.find((r) => r.status === 408)).toMatchObject({ level: 'warn', path: '/api/auth/user/login' });
+    expect(gateway.records.find((r) => r.status === 408 && r.path === '/api/auth/user/login')).toMatchObject({ level: 'warn', method: 'POST' });
   });
 
   it('answers 408 when an upload stops coming', async () => {

@@ -5,7 +5,8 @@ const { Channel } = require('amqplib/lib/channel_model');
 import type { ConsumeMessage } from 'amqplib';
 import { IdempotencyStore } from '../src/data-access/idempotency-store';
 import { isolatedNames } from '@acct/test-harness/isolation';
-import { startTestNotifier, TestPublisher, until, type TestNotifier } from '@acct/test-harness/notifier';
+import { until } from '@acct/test-harness/until';
+import { startTestNotifier, TestPublisher, type TestNotifier, removeNotifierNames } from '@acct/test-stack/notifier';
 
 const names = isolatedNames('notifackorder');
 let publisher: TestPublisher;
@@ -29,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   jest.restoreAllMocks();
   await notifier?.stop();
-  await publisher?.deleteQueues(names.queuePrefix);
+  await removeNotifierNames(names);
   await publisher?.close();
 });
 

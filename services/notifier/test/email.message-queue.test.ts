@@ -1,5 +1,5 @@
 import { isolatedNames } from '@acct/test-harness/isolation';
-import { startTestNotifier, TestPublisher, type TestNotifier } from '@acct/test-harness/notifier';
+import { startTestNotifier, TestPublisher, type TestNotifier, removeNotifierNames } from '@acct/test-stack/notifier';
 import { startSmtp, type TestSmtp } from '@acct/test-harness/smtp';
 
 const names = isolatedNames('notifmail');
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await notifier.stop();
-  await publisher.deleteQueues(names.queuePrefix);
+  await removeNotifierNames(names);
   await publisher.close();
   await smtp.close();
 });

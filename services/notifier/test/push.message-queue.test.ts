@@ -1,5 +1,6 @@
 import { isolatedNames } from '@acct/test-harness/isolation';
-import { RecordingPushSender, startTestNotifier, TestPublisher, until, type TestNotifier } from '@acct/test-harness/notifier';
+import { until } from '@acct/test-harness/until';
+import { RecordingPushSender, startTestNotifier, TestPublisher, type TestNotifier, removeNotifierNames } from '@acct/test-stack/notifier';
 
 const names = isolatedNames('notifpush');
 let publisher: TestPublisher;
@@ -11,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await notifier.stop();
-  await publisher.deleteQueues(names.queuePrefix);
+  await removeNotifierNames(names);
   await publisher.close();
 });
 
@@ -85,7 +86,7 @@ describe('notifier: push on user login', () => {
       expect(String(dead[0].headers['x-dead-letter-reason'])).toMatch(/^attempts exhausted/);
     } finally {
       await n.stop();
-      await pub.deleteQueues(isolated.queuePrefix);
+      await removeNotifierNames(isolated);
       await pub.close();
     }
   });

@@ -1,6 +1,7 @@
 // Several replicas, crashes and shutdowns: every event is acted on once.
 import { isolatedNames } from '@acct/test-harness/isolation';
-import { RecordingPushSender, startTestNotifier, TestPublisher, until } from '@acct/test-harness/notifier';
+import { until } from '@acct/test-harness/until';
+import { RecordingPushSender, startTestNotifier, TestPublisher, removeNotifierNames } from '@acct/test-stack/notifier';
 
 describe('notifier replicas', () => {
   const names = isolatedNames('notifscale');
@@ -9,7 +10,7 @@ describe('notifier replicas', () => {
     publisher = await TestPublisher.open(names.exchange);
   });
   afterAll(async () => {
-    await publisher.deleteQueues(names.queuePrefix);
+    await removeNotifierNames(names);
     await publisher.close();
   });
 

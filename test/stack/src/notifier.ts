@@ -1,11 +1,15 @@
 // Starts a notifier in-process on isolated queues, with a recording push sender, and publishes
-// events the way auth does (topic exchange, persistent, messageId = event id, type = routing key).
+// events through auth's own publisher (topic exchange, persistent, messageId = event id, type =
+// routing key, the request id header).
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
-import { createMemoryLogger, type EventType, type RunningService } from '@acct/shared';
-import { AmqpClient } from '@acct/shared/amqp';
+import { createMemoryLogger, isEventType, type RunningService } from '@acct/shared';
+import { AmqpClient, EventPublisher } from '@acct/shared/amqp';
 import { loadNotifierConfig, queueSpecs, startNotifier, type Mailer, type PushNotification, type PushResult, type PushSender } from '@acct/notifier';
-import { testUrls, type TestNames } from './isolation';
+import { removeIsolated, testUrls, type TestNames } from '@acct/test-harness/isolation';
+
+/** The delays the test notifier retries after (short, so retry tests are quick). */
+const TEST_RETRY_DELAYS_MS = [50, 100, 150];
 
 export class RecordingPushSender implements PushSender {
   readonly name = 'recording';
@@ -50,7 +54,7 @@ export async function startTestNotifier(
     AMQP_URL: urls.amqp,
     EVENTS_EXCHANGE: names.exchange,
     QUEUE_PREFIX: names.queuePrefix,
-    RETRY_DELAYS_MS: '50,100,150',
+    RETRY_DELAYS_MS: TEST_RETRY_DELAYS_MS.join(','),
     CLAIM_TTL_MS: '500',
     SMTP_URL: options.smtpUrl ?? '',
     MAIL_DIR: options.mailDir ?? '/tmp/acct-test-mail',
@@ -61,25 +65,47 @@ export async function startTestNotifier(
   return { running, push, logs: records, crash: () => amqpClient.close(), stop: () => running.stop() };
 }
 
-/** Publishes to the test exchange like auth's relay does. */
+/** Every queue a test notifier with `prefix` declares. */
+export function notifierQueues(prefix: string, delaysMs: number[] = TEST_RETRY_DELAYS_MS): string[] {
+  return queueSpecs(prefix, delaysMs).flatMap((spec) => [spec.name, spec.dead, ...spec.retries.map((r) => r.name)]);
+}
+
+/** Removes what a test's notifiers made: their queues, the exchange, the idempotency keys and the device database. */
+export function removeNotifierNames(names: TestNames, delaysMs?: number[]): Promise<void> {
+  return removeIsolated(names, { queues: notifierQueues(names.queuePrefix, delaysMs) });
+}
+
+/**
+ * Publishes to the test exchange with auth's EventPublisher; a raw channel beside it sends what
+ * auth never would (poison messages, unknown types) and reads dead-letter queues.
+ */
 export class TestPublisher {
   private constructor(
+    private readonly client: AmqpClient,
+    private readonly publisher: EventPublisher,
     private readonly connection: Awaited<ReturnType<typeof amqp.connect>>,
     private readonly channel: amqp.ConfirmChannel,
     private readonly exchange: string,
   ) {}
 
   static async open(exchange: string): Promise<TestPublisher> {
+    const client = new AmqpClient(testUrls().amqp, createMemoryLogger().logger, { connectionName: 'test-publisher' });
+    const publisher = new EventPublisher(exchange);
+    await publisher.attach(client);
+    await client.start();
     const connection = await amqp.connect(testUrls().amqp);
     const channel = await connection.createConfirmChannel();
-    await channel.assertExchange(exchange, 'topic', { durable: true });
-    return new TestPublisher(connection, channel, exchange);
+    return new TestPublisher(client, publisher, connection, channel, exchange);
   }
 
   /** Publishes an event; answers its id. `raw` sends the body as-is (for poison messages). */
-  async publish(type: EventType | string, fields: Record<string, unknown>, raw?: string): Promise<string> {
+  async publish(type: string, fields: Record<string, unknown>, raw?: string): Promise<string> {
     const eventId = (fields.eventId as string) ?? randomUUID();
     const payload = { eventId, occurredAt: new Date().toISOString(), ...fields };
+    if (raw === undefined && isEventType(type)) {
+      await this.publisher.publish(type, eventId, payload);
+      return eventId;
+    }
     this.channel.publish(this.exchange, type, Buffer.from(raw ?? JSON.stringify(payload)), { persistent: true, messageId: eventId, type, contentType: 'application/json' });
     await this.channel.waitForConfirms();
     return eventId;
@@ -95,22 +121,8 @@ export class TestPublisher {
     }
   }
 
-  async deleteQueues(prefix: string): Promise<void> {
-    for (const spec of queueSpecs(prefix, [50, 100, 150])) {
-      for (const name of [spec.name, spec.dead, ...spec.retries.map((r) => r.name)]) await this.channel.deleteQueue(name).catch(() => undefined);
-    }
-    await this.channel.deleteExchange(this.exchange).catch(() => undefined);
-  }
-
   async close(): Promise<void> {
+    await this.client.close().catch(() => undefined);
     await this.connection.close().catch(() => undefined);
-  }
-}
-
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -1,8 +1,10 @@
 // Jest global setup: resolves MongoDB, Redis and RabbitMQ once per run, exactly as the stack does,
-// and hands their URLs to every test worker through the environment.
+// and hands their URLs and the run's id (in every name a test makes) to every test worker through
+// the environment.
+import { randomBytes } from 'node:crypto';
 import { startMongoStandin } from '@acct/mongo-standin';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const deps = require('../../../scripts/lib/dependencies.js');
+const deps = require('../../scripts/lib/dependencies.js');
 
 interface Resolved {
   url: string;
@@ -28,6 +30,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.AMQP_URL = amqp.url;
   process.env.MONGO_URL = mongo.url;
   process.env.TEST_MONGO_SOURCE = mongo.source;
+  process.env.TEST_RUN_ID = randomBytes(3).toString('hex');
   (globalThis as Record<string, unknown>).__ACCT_DEPS__ = [redis, amqp, mongo];
   process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}\n`);
 }

@@ -1,24 +1,27 @@
 // Starts the stack in-process for end-to-end tests: auth, desktop and the gateway on real ports,
 // against the real MongoDB, Redis and RabbitMQ the global setup resolved, with names isolated per
 // file and every log stream captured so tests can read the records back.
-import { generateKeyPairSync } from 'node:crypto';
-import amqp from 'amqplib';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import Redis from 'ioredis';
 import { createMemoryLogger, type RunningService } from '@acct/shared';
 import { loadAuthConfig, startAuth } from '@acct/auth';
 import { loadDesktopConfig, startDesktop } from '@acct/desktop';
 import { loadGatewayConfig, startGateway } from '@acct/gateway';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { isolatedNames, deleteRedisPrefix, testUrls, type TestNames } from './isolation';
-import { startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
-import { checkAnswersOf, stopCheckingAnswersOf } from './openapi';
+import { EventTap } from '@acct/test-harness/event-tap';
+import { isolatedNames, testUrls, type TestNames } from '@acct/test-harness/isolation';
+import { testKeys, type TestKeys } from '@acct/test-harness/keys';
+import { checkAnswersOf, stopCheckingAnswersOf } from '@acct/test-harness/openapi';
+import { removeNotifierNames, startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
+
+export { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+export type { TappedEvent } from '@acct/test-harness/event-tap';
 
 export interface TestStack {
   url: string;
   names: TestNames;
-  keys: { privateKey: string; publicKey: string };
+  keys: TestKeys;
   /** Captured records: the gateway's request log, auth's audit records, and every service's own log. */
   logs: { request: Record<string, any>[]; audit: Record<string, any>[]; service: Record<string, any>[] };
   redis: Redis;
@@ -56,11 +59,7 @@ const AUTH_TEST_ENV = {
 export async function startStack(label: string, options: StackOptions = {}): Promise<TestStack> {
   const names = isolatedNames(label);
   const urls = testUrls();
-  const keys = generateKeyPairSync('ec', {
-    namedCurve: 'P-256',
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-  });
+  const keys = testKeys();
   const service = createMemoryLogger('info');
   const audit = createMemoryLogger('info');
   const request = createMemoryLogger('info');
@@ -133,7 +132,6 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
       stopCheckingAnswersOf(url);
       if (notifier) {
         await notifier.stop();
-        await notifier.publisher.deleteQueues(names.queuePrefix);
         await notifier.publisher.close();
         fs.rmSync(notifier.mailDir, { recursive: true, force: true });
       }
@@ -141,88 +139,9 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
       await auth.stop();
       await desktop.stop();
       await events.close();
-      await deleteRedisPrefix(redis, names.redisPrefix);
       await redis.quit();
-      const mongoose = (await import('mongoose')).default;
-      for (const db of [`${names.mongoDb}_auth`, `${names.mongoDb}_desktop`, `${names.mongoDb}_notifier`]) {
-        const conn = await mongoose.createConnection(urls.mongo, { dbName: db }).asPromise();
-        await conn.dropDatabase();
-        await conn.close();
-      }
+      // The databases, keys, exchange and (with a notifier) queues of this stack.
+      await removeNotifierNames(names);
     },
-  };
-}
-
-export interface TappedEvent {
-  routingKey: string;
-  messageId?: string;
-  payload: Record<string, any>;
-}
-
-/** A temporary queue bound to every key of the test's exchange; collects what reaches RabbitMQ. */
-export class EventTap {
-  readonly received: TappedEvent[] = [];
-  private constructor(private readonly connection: Awaited<ReturnType<typeof amqp.connect>>) {}
-
-  static async open(url: string, exchange: string): Promise<EventTap> {
-    const connection = await amqp.connect(url);
-    const tap = new EventTap(connection);
-    const channel = await connection.createChannel();
-    await channel.assertExchange(exchange, 'topic', { durable: true });
-    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
-    await channel.bindQueue(queue, exchange, '#');
-    await channel.consume(queue, (msg) => {
-      if (!msg) return;
-      tap.received.push({ routingKey: msg.fields.routingKey, messageId: msg.properties.messageId, payload: JSON.parse(msg.content.toString()) });
-      channel.ack(msg);
-    });
-    return tap;
-  }
-
-  /** Waits for an event that matches; fails the test with what did arrive if none does in time. */
-  async waitFor(routingKey: string, match: (payload: Record<string, any>) => boolean = () => true, timeoutMs = 5_000): Promise<TappedEvent> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.received.find((e) => e.routingKey === routingKey && match(e.payload));
-      if (found) return found;
-      if (Date.now() > deadline) {
-        throw new Error(`no ${routingKey} event within ${timeoutMs} ms; received: ${this.received.map((e) => e.routingKey).join(', ') || 'nothing'}`);
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.connection.close().catch(() => undefined);
-  }
-}
-
-let counter = 0;
-/** Unique, valid registration input; override any field. */
-export function buildAccount(overrides: Partial<{ name: string; email: string; password: string }> = {}) {
-  counter++;
-  return {
-    name: `Tester ${counter}`,
-    email: `t${counter}.${Math.random().toString(36).slice(2, 8)}@example.com`,
-    password: 'correct horse battery',
-    ...overrides,
-  };
-}
-
-/** Registers a user and logs in; answers the account input, access token and refresh cookie value. */
-export async function registerAndLogin(stack: TestStack, kind: 'user' | 'admin' = 'user', headers: Record<string, string> = {}) {
-  const { call, cookieValue } = await import('./http-client');
-  const account = buildAccount();
-  const registered = await call(stack.url, 'POST', `/api/auth/${kind}/register`, { body: account, headers });
-  if (registered.status !== 201) throw new Error(`register answered ${registered.status}: ${registered.text}`);
-  const login = await call(stack.url, 'POST', `/api/auth/${kind}/login`, { body: { email: account.email, password: account.password } });
-  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${login.text}`);
-  const cookieName = kind === 'admin' ? 'adminRefreshToken' : 'userRefreshToken';
-  return {
-    account,
-    id: login.body.data?.[kind]?.id as string,
-    accessToken: login.body.data?.accessToken as string,
-    refresh: cookieValue(login.setCookies, cookieName) as string,
-    login,
   };
 }

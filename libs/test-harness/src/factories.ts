@@ -1,0 +1,31 @@
+// Test data: unique, valid accounts, and an account registered and signed in through a stack's gateway.
+import { call, cookieValue } from './http-client';
+
+let counter = 0;
+/** Unique, valid registration input; override any field. */
+export function buildAccount(overrides: Partial<{ name: string; email: string; password: string }> = {}) {
+  counter++;
+  return {
+    name: `Tester ${counter}`,
+    email: `t${counter}.${Math.random().toString(36).slice(2, 8)}@example.com`,
+    password: 'correct horse battery',
+    ...overrides,
+  };
+}
+
+/** Registers a user and logs in; answers the account input, access token and refresh cookie value. */
+export async function registerAndLogin(stack: { url: string }, kind: 'user' | 'admin' = 'user', headers: Record<string, string> = {}) {
+  const account = buildAccount();
+  const registered = await call(stack.url, 'POST', `/api/auth/${kind}/register`, { body: account, headers });
+  if (registered.status !== 201) throw new Error(`register answered ${registered.status}: ${registered.text}`);
+  const login = await call(stack.url, 'POST', `/api/auth/${kind}/login`, { body: { email: account.email, password: account.password } });
+  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${login.text}`);
+  const cookieName = kind === 'admin' ? 'adminRefreshToken' : 'userRefreshToken';
+  return {
+    account,
+    id: login.body.data?.[kind]?.id as string,
+    accessToken: login.body.data?.accessToken as string,
+    refresh: cookieValue(login.setCookies, cookieName) as string,
+    login,
+  };
+}

@@ -1,0 +1,83 @@
+// What a test run left behind: the databases, Redis keys, exchanges and notifier queues named with
+// this run's id that still exist when the run ends. Each test file must remove what it made; the
+// global teardown fails the run on any leftover and names the file's label.
+import fs from 'node:fs';
+import amqp from 'amqplib';
+import Redis from 'ioredis';
+import mongoose from 'mongoose';
+import { queueSpecs } from '@acct/notifier';
+import { issuedNamesFile, runMarker, type TestNames } from '@acct/test-harness/isolation';
+
+/** The retry delays a test notifier may run with: the tests' own and the default. */
+const DELAY_SETS = [
+  [50, 100, 150],
+  [1000, 10000, 60000],
+];
+
+export async function findLeftovers(urls: { redis: string; mongo: string; amqp: string }, run: string): Promise<string[]> {
+  const marker = runMarker(run);
+  const issued = readIssued(run);
+  const byPrefix = (name: string, prefix: (n: TestNames) => string) => issued.find((n) => name.startsWith(prefix(n)))?.label ?? 'unknown';
+  const found: string[] = [];
+
+  const redis = new Redis(urls.redis, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    const keys: string[] = [];
+    do {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', `${marker.redis}*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== '0');
+    const labels = new Map<string, number>();
+    for (const key of keys) labels.set(byPrefix(key, (n) => n.redisPrefix), (labels.get(byPrefix(key, (n) => n.redisPrefix)) ?? 0) + 1);
+    for (const [label, count] of labels) found.push(`${count} Redis key(s) of ${label}`);
+  } finally {
+    redis.disconnect();
+  }
+
+  const mongo = await mongoose.createConnection(urls.mongo).asPromise();
+  try {
+    const { databases } = await mongo.db!.admin().listDatabases();
+    for (const { name } of databases as Array<{ name: string }>) {
+      if (name.startsWith(marker.mongoDb)) found.push(`database ${name} of ${byPrefix(name, (n) => n.mongoDb)}`);
+    }
+  } finally {
+    await mongo.close();
+  }
+
+  const connection = await amqp.connect(urls.amqp);
+  try {
+    // A passive check of a missing exchange or queue closes its channel: one channel per check.
+    const exists = async (check: (channel: amqp.Channel) => Promise<unknown>) => {
+      const channel = await connection.createChannel();
+      channel.on('error', () => undefined);
+      try {
+        await check(channel);
+        await channel.close();
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const names of issued) {
+      if (await exists((c) => c.checkExchange(names.exchange))) found.push(`exchange ${names.exchange} of ${names.label}`);
+      const queues = new Set(DELAY_SETS.flatMap((delays) => queueSpecs(names.queuePrefix, delays).flatMap((s) => [s.name, s.dead, ...s.retries.map((r) => r.name)])));
+      for (const queue of queues) if (await exists((c) => c.checkQueue(queue))) found.push(`queue ${queue} of ${names.label}`);
+    }
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+  return found;
+}
+
+function readIssued(run: string): Array<TestNames & { label: string }> {
+  const file = issuedNamesFile(run);
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
