@@ -13,8 +13,6 @@ export interface ErrorEnvelope {
   errors?: Record<string, string>;
 }
 
-export type Envelope<D = unknown> = SuccessEnvelope<D> | ErrorEnvelope;
-
 export function ok<D>(message: string, data?: D): SuccessEnvelope<D> {
   return data === undefined ? { success: true, message } : { success: true, message, data };
 }

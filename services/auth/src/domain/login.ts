@@ -50,7 +50,7 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
     throw err;
   }
   if (failure) {
-    // The spec's fields, plus the request's id (as the request record has it) to tie the two together.
+    // The spec's fields; the request's scope adds its id (as the request record has it) to tie the two together.
     deps.audit.warn({ email: input.email, ip: ctx.ip, reason: failure }, FAILURE_MESSAGES[kind][failure]);
     deps.metrics.login(kind, 'invalid_credentials');
     throw AuthErrors.invalidCredentials();
