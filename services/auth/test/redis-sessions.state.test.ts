@@ -1,6 +1,7 @@
 // The refresh session store against real Redis, with a controllable clock for lifetimes.
 import Redis from 'ioredis';
 import { RedisSessions } from '../src/data-access/redis-sessions';
+import type { SessionOwner } from '../src/domain/ports';
 import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 const names = isolatedNames('rstore');
@@ -20,9 +21,16 @@ afterAll(async () => {
   await raw.quit();
 });
 
+/** Opens a session under epoch 0 (an account whose credentials never changed). */
+async function open(owner: SessionOwner, credentialEpoch = 0): Promise<{ token: string; sessionId: string }> {
+  const opened = await store.create({ ...owner, credentialEpoch });
+  if (opened === 'superseded') throw new Error('superseded');
+  return opened;
+}
+
 describe('RedisSessions', () => {
   it('stores only hashes: neither the token nor its secret is in Redis', async () => {
-    const { token, sessionId } = await store.create({ kind: 'user', accountId: 'a1', role: 'user' });
+    const { token, sessionId } = await open({ kind: 'user', accountId: 'a1', role: 'user' });
     const stored = await raw.hgetall(`${names.redisPrefix}rs:{${sessionId}}`);
     expect(JSON.stringify(stored)).not.toContain(token.split('.')[1]);
     expect(stored).toMatchObject({ kind: 'user', accountId: 'a1', role: 'user' });
@@ -30,7 +38,7 @@ describe('RedisSessions', () => {
 
   it('ends a session at its absolute lifetime even while it keeps rotating', async () => {
     now = Date.now();
-    let { token } = await store.create({ kind: 'admin', accountId: 'a2', role: 'admin' });
+    let { token } = await open({ kind: 'admin', accountId: 'a2', role: 'admin' });
     for (let i = 0; i < 5; i++) {
       now += 100_000;
       const result = await store.rotate('admin', token);
@@ -43,7 +51,7 @@ describe('RedisSessions', () => {
 
   it('gives the same successor within the grace window and revokes after it', async () => {
     now = Date.now();
-    const { token } = await store.create({ kind: 'user', accountId: 'a3', role: 'user' });
+    const { token } = await open({ kind: 'user', accountId: 'a3', role: 'user' });
     const first = await store.rotate('user', token);
     now += 9_000;
     const second = await store.rotate('user', token);
@@ -55,18 +63,44 @@ describe('RedisSessions', () => {
 
   it('keeps kinds apart and revokes every session of an account', async () => {
     now = Date.now();
-    const a = await store.create({ kind: 'user', accountId: 'a4', role: 'user' });
-    const b = await store.create({ kind: 'user', accountId: 'a4', role: 'user' });
+    const a = await open({ kind: 'user', accountId: 'a4', role: 'user' });
+    const b = await open({ kind: 'user', accountId: 'a4', role: 'user' });
     expect((await store.rotate('admin', a.token)).outcome).toBe('wrong_kind');
-    expect(await store.revokeAll('user', 'a4')).toBe(2);
+    expect(await store.revokeAll('user', 'a4', 1)).toBe(2);
     expect((await store.rotate('user', a.token)).outcome).toBe('missing');
     expect((await store.rotate('user', b.token)).outcome).toBe('missing');
   });
 
   it('refuses a token with the right session id but a forged secret, and revokes on it', async () => {
-    const { token } = await store.create({ kind: 'user', accountId: 'a5', role: 'user' });
+    const { token } = await open({ kind: 'user', accountId: 'a5', role: 'user' });
     const forged = `${token.split('.')[0]}.${'A'.repeat(43)}`;
     expect(await store.revoke('user', forged)).toBe(false);
     expect((await store.rotate('user', token)).outcome).toBe('rotated');
+  });
+
+  describe('the credential epoch', () => {
+    it('when the epoch moved on after the account was checked, then a new session is refused and none is left', async () => {
+      now = Date.now();
+      await store.revokeAll('user', 'e1', 1);
+      expect(await store.create({ kind: 'user', accountId: 'e1', role: 'user', credentialEpoch: 0 })).toBe('superseded');
+      expect(await store.list('user', 'e1')).toEqual([]);
+      expect(await store.create({ kind: 'user', accountId: 'e1', role: 'user', credentialEpoch: 1 })).toMatchObject({ sessionId: expect.any(String) });
+    });
+
+    it('when a session of an older epoch escaped revokeAll, then it neither refreshes nor counts as active, and is ended', async () => {
+      now = Date.now();
+      const { token, sessionId } = await open({ kind: 'user', accountId: 'e2', role: 'user' });
+      // As if the change's revokeAll had read the account's sessions before this one was added.
+      await raw.set(`${names.redisPrefix}rs-epoch:user:e2`, '1');
+      expect(await store.isActive('user', sessionId, 'e2')).toBe(false);
+      expect((await store.rotate('user', token)).outcome).toBe('superseded');
+      expect(await raw.exists(`${names.redisPrefix}rs:{${sessionId}}`)).toBe(0);
+    });
+
+    it('never moves back: an older change recorded late leaves the newer epoch', async () => {
+      await store.revokeAll('admin', 'e3', 5);
+      await store.revokeAll('admin', 'e3', 3);
+      expect(await raw.get(`${names.redisPrefix}rs-epoch:admin:e3`)).toBe('5');
+    });
   });
 });

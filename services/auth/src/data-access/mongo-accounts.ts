@@ -15,6 +15,7 @@ interface AccountDoc {
   disabled: boolean;
   twoFactorEnabled: boolean;
   avatar?: { fileId: Types.ObjectId; contentType: string; size: number; updatedAt: Date } | null;
+  credentialEpoch?: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -31,6 +32,7 @@ const accountSchema = new mongoose.Schema<AccountDoc>(
       type: new mongoose.Schema({ fileId: mongoose.Schema.Types.ObjectId, contentType: String, size: Number, updatedAt: Date }, { _id: false }),
       default: null,
     },
+    credentialEpoch: { type: Number, default: 0 },
   },
   { timestamps: true, versionKey: false },
 );
@@ -72,12 +74,13 @@ export class MongoAccounts implements Accounts {
 
   async update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'> {
     if (!isAccountId(id)) return null;
-    const { avatar, ...rest } = changes;
+    const { avatar, endSessions, ...rest } = changes;
     const set: Record<string, unknown> = { ...rest };
     if (rest.email) set.email = normalizeEmail(rest.email);
     if (avatar !== undefined) set.avatar = avatar && { ...avatar, fileId: new Types.ObjectId(avatar.fileId) };
     try {
-      return toAccount(await this.model.findByIdAndUpdate(id, { $set: set }, { new: true }).lean<AccountDoc>().exec());
+      const update = endSessions ? { $set: set, $inc: { credentialEpoch: 1 } } : { $set: set };
+      return toAccount(await this.model.findByIdAndUpdate(id, update, { new: true }).lean<AccountDoc>().exec());
     } catch (err) {
       if (isDuplicateKey(err)) return 'email_taken';
       throw err;
@@ -111,6 +114,7 @@ function toAccount(doc: AccountDoc | null): Account | null {
     disabled: doc.disabled,
     twoFactorEnabled: doc.twoFactorEnabled,
     avatar: doc.avatar ? { ...doc.avatar, fileId: doc.avatar.fileId.toString() } : null,
+    credentialEpoch: doc.credentialEpoch ?? 0,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };

@@ -6,12 +6,12 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccountKind } from '@acct/shared';
-import type { RotateResult, SessionInfo, SessionOwner, Sessions } from '../domain/ports';
+import type { NewSession, RotateResult, SessionInfo, Sessions } from '../domain/ports';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
 
 const ROTATE = `
-local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp')
+local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'epoch')
 if not s[1] then return {'missing'} end
 if s[1] ~= ARGV[7] then return {'wrong_kind'} end
 local now = tonumber(ARGV[4])
@@ -22,13 +22,20 @@ end
 if s[4] == ARGV[1] then
   redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5], 'usedAt', ARGV[4])
   redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[6]), tonumber(s[8]) - now))
-  return {'rotated', s[2], s[3]}
+  return {'rotated', s[2], s[3], '', s[9] or '0'}
 end
 if s[5] == ARGV[1] and now <= tonumber(s[7]) then
-  return {'grace', s[2], s[3], s[6]}
+  return {'grace', s[2], s[3], s[6], s[9] or '0'}
 end
 redis.call('DEL', KEYS[1])
 return {'reused', s[2], s[3]}
+`;
+
+// The account's credential epoch only ever moves on, whatever order two changes are recorded in.
+const RAISE_EPOCH = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
+return 1
 `;
 
 const REVOKE = `
@@ -48,6 +55,7 @@ export interface SessionPolicy {
 type ScriptClient = Redis & {
   refreshRotate(key: string, ...args: string[]): Promise<string[]>;
   refreshRevoke(key: string, ...args: string[]): Promise<number>;
+  raiseEpoch(key: string, epoch: string): Promise<number>;
 };
 
 export class RedisSessions implements Sessions {
@@ -60,11 +68,12 @@ export class RedisSessions implements Sessions {
   ) {
     redis.defineCommand('refreshRotate', { numberOfKeys: 1, lua: ROTATE });
     redis.defineCommand('refreshRevoke', { numberOfKeys: 1, lua: REVOKE });
+    redis.defineCommand('raiseEpoch', { numberOfKeys: 1, lua: RAISE_EPOCH });
     this.redis = redis as ScriptClient;
   }
 
   /** Starts a session and answers its first refresh token. */
-  async create(owner: SessionOwner): Promise<{ token: string; sessionId: string }> {
+  async create(owner: NewSession): Promise<{ token: string; sessionId: string } | 'superseded'> {
     const token = mintToken();
     const now = this.now();
     const absExp = now + this.policy.maxAgeMs[owner.kind];
@@ -73,11 +82,28 @@ export class RedisSessions implements Sessions {
     await execOrThrow(
       this.redis
         .multi()
-        .hset(key, { kind: owner.kind, accountId: owner.accountId, role: owner.role, cur: sha256(token.value), prev: '', prevEnc: '', prevUntil: '0', absExp: String(absExp), createdAt: String(now) })
+        .hset(key, {
+          kind: owner.kind,
+          accountId: owner.accountId,
+          role: owner.role,
+          epoch: String(owner.credentialEpoch),
+          cur: sha256(token.value),
+          prev: '',
+          prevEnc: '',
+          prevUntil: '0',
+          absExp: String(absExp),
+          createdAt: String(now),
+        })
         .pexpire(key, Math.min(this.policy.idleTtlMs, absExp - now)),
     );
     // Separate from the script's slot on purpose: only revokeAll reads it, key by key.
     await execOrThrow(this.redis.multi().sadd(accountKey, token.id).pexpire(accountKey, this.policy.maxAgeMs[owner.kind]));
+    // Checked after the session is findable: a change recorded before this read is seen here, and one
+    // recorded after it finds the session in the account's set and ends it.
+    if (await this.epochMovedOn(owner.kind, owner.accountId, owner.credentialEpoch)) {
+      await this.revokeSession(owner.kind, owner.accountId, token.id);
+      return 'superseded';
+    }
     return { token: token.value, sessionId: token.id };
   }
 
@@ -96,8 +122,14 @@ export class RedisSessions implements Sessions {
       String(this.policy.idleTtlMs),
       kind,
     );
-    const [outcome, accountId, role, sealed] = reply;
+    const [outcome, accountId, role, sealed, epoch] = reply;
     const owner = { kind, accountId, role };
+    // A credential change after the session opened ends it here too (the change's own revokeAll
+    // may not have reached it yet): its epoch is older than the account's.
+    if ((outcome === 'rotated' || outcome === 'grace') && (await this.epochMovedOn(kind, accountId, Number(epoch)))) {
+      await this.redis.del(sessionKey(token.id));
+      return { outcome: 'superseded' };
+    }
     switch (outcome) {
       case 'rotated':
         return { outcome, token: successor.value, sessionId: token.id, owner };
@@ -108,7 +140,7 @@ export class RedisSessions implements Sessions {
       case 'reused':
         return { outcome, sessionId: token.id, owner };
       default:
-        return { outcome: outcome as 'missing' | 'wrong_kind' | 'expired' };
+        return { outcome: outcome as 'missing' | 'wrong_kind' | 'expired' | 'superseded' };
     }
   }
 
@@ -117,8 +149,15 @@ export class RedisSessions implements Sessions {
    * a disable or reuse detection, nor past its absolute lifetime.
    */
   async isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean> {
-    const [owner, account, absExp] = await this.redis.hmget(sessionKey(sessionId), 'kind', 'accountId', 'absExp');
-    return owner === kind && account === accountId && Number(absExp) > this.now();
+    const replies = await this.redis.pipeline().hmget(sessionKey(sessionId), 'kind', 'accountId', 'absExp', 'epoch').get(epochKey(kind, accountId)).exec();
+    const [[sessionError, session], [epochError, current]] = replies as [[Error | null, (string | null)[]], [Error | null, string | null]];
+    if (sessionError || epochError) throw sessionError ?? epochError;
+    const [owner, account, absExp, epoch] = session;
+    return owner === kind && account === accountId && Number(absExp) > this.now() && Number(epoch ?? 0) >= Number(current ?? 0);
+  }
+
+  private async epochMovedOn(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<boolean> {
+    return Number((await this.redis.get(epochKey(kind, accountId))) ?? 0) > credentialEpoch;
   }
 
   /** Ends the session the token belongs to, if it is the session's current or previous token. */
@@ -164,8 +203,9 @@ export class RedisSessions implements Sessions {
     return removed;
   }
 
-  /** Ends every session of an account (password reset, admin-set password, disabling). */
-  async revokeAll(kind: AccountKind, accountId: string): Promise<number> {
+  /** Ends every session of an account (password reset, admin-set password, disabling), after raising its epoch. */
+  async revokeAll(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<number> {
+    await this.redis.raiseEpoch(epochKey(kind, accountId), String(credentialEpoch));
     const accountKey = accountSessionsKey(kind, accountId);
     const ids = await this.redis.smembers(accountKey);
     let removed = 0;
@@ -177,6 +217,8 @@ export class RedisSessions implements Sessions {
 
 const sessionKey = (id: string) => `rs:{${id}}`;
 const accountSessionsKey = (kind: AccountKind, accountId: string) => `rs-account:${kind}:${accountId}`;
+/** The account's credential epoch as sessions are checked against it (no expiry: it is one small key per changed account). */
+const epochKey = (kind: AccountKind, accountId: string) => `rs-epoch:${kind}:${accountId}`;
 
 /** The successor, encrypted under a key derived from the old token's secret (AES-256-GCM). */
 function sealSuccessor(old: OpaqueToken, successor: string): string {

@@ -10,6 +10,11 @@ export interface Account {
   disabled: boolean;
   twoFactorEnabled: boolean;
   avatar: { fileId: string; contentType: string; size: number; updatedAt: Date } | null;
+  /**
+   * Moves on with every change that must end the account's sessions (a password reset or set, a
+   * disable): a session opened under an older epoch is refused, however it raced the change.
+   */
+  credentialEpoch: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -22,7 +27,10 @@ export interface NewAccount {
   twoFactorEnabled?: boolean;
 }
 
-export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar'>>;
+export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar'>> & {
+  /** Move the credential epoch on, in the same write as the change. */
+  endSessions?: true;
+};
 
 /** What a client may see of an account. */
 export interface AccountRecord {

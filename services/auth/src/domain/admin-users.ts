@@ -5,6 +5,7 @@ import { isAccountId, toAccountRecord, type AccountChanges, type AccountRecord }
 import { assertPasswordPolicy } from './passwords';
 import type { Needs } from './ports';
 import { asBody, requireEmail, requireName } from './validation';
+import { endEverySession } from './sessions';
 
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
 
@@ -12,7 +13,7 @@ export function assertUserId(id: string): void {
   if (!isAccountId(id)) throw AuthErrors.badUserId();
 }
 
-export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'sessions'>, id: string, raw: unknown): Promise<AccountRecord> {
+export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'sessions' | 'otp'>, id: string, raw: unknown): Promise<AccountRecord> {
   assertUserId(id);
   const { name, email, disabled, password } = asBody(raw);
   if (name === undefined && email === undefined && disabled === undefined && password === undefined) throw AuthErrors.nothingToUpdate();
@@ -32,10 +33,12 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'sessions'>
     assertPasswordPolicy(password);
     changes.passwordHash = await deps.hasher.hash(password);
   }
+  // A disable or a new password ends every session, also of a login that raced this change.
+  if (changes.disabled === true || changes.passwordHash) changes.endSessions = true;
   const updated = await deps.accounts.user.update(id, changes);
   if (updated === 'email_taken') throw AuthErrors.emailTaken();
   if (!updated) throw AuthErrors.userNotFound();
-  if (changes.disabled === true || changes.passwordHash) await deps.sessions.revokeAll('user', id);
+  if (changes.endSessions) await endEverySession(deps, 'user', updated);
   return toAccountRecord('user', updated);
 }
 

@@ -74,7 +74,7 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
 /** Opens the admin's one challenge (ending any older one) and mails its code through the outbox. */
 async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'policy' | 'metrics'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
   const adminId = admin.id;
-  const challenge = await deps.otp.create(adminId, ctx.ip);
+  const challenge = await deps.otp.create(adminId, ctx.ip, admin.credentialEpoch);
   try {
     await deps.outbox.add('admin.otp.requested', {
       adminId,
@@ -105,7 +105,8 @@ export async function verifyOtp(
   deps.metrics.otp(result.outcome);
   if (result.outcome !== 'verified') throw result.outcome === 'wrong_code' ? AuthErrors.invalidCode() : AuthErrors.invalidChallenge();
   const admin = await deps.accounts.admin.findById(result.adminId);
-  if (!admin) throw AuthErrors.invalidChallenge();
+  // Opened with a password that a reset (or a disable) has since replaced: it ended with the change.
+  if (!admin || admin.credentialEpoch > result.credentialEpoch) throw AuthErrors.invalidChallenge();
   if (admin.disabled) throw AuthErrors.accountDisabled();
   const session = await openSession(deps, 'admin', admin);
   return { account: toAccountRecord('admin', admin), ...session };

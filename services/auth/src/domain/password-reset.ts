@@ -7,6 +7,7 @@ import { AuthErrors } from '../errors';
 import { enforceLimit, withinLimit } from './limits';
 import type { ClaimedResetRequest, Needs, RequestContext } from './ports';
 import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
+import { endEverySession } from './sessions';
 
 /** Validates, rate-limits and queues a forgot-password request. */
 export async function requestPasswordReset(deps: Needs<'rateLimits' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
@@ -48,7 +49,7 @@ export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'ou
 }
 
 export async function resetPassword(
-  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'accounts' | 'sessions' | 'outbox' | 'logger' | 'metrics'>,
+  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'accounts' | 'sessions' | 'otp' | 'outbox' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
@@ -61,11 +62,11 @@ export async function resetPassword(
   // Used up atomically: of two resets with one token, one wins.
   const accountId = await deps.resets.consume(token, kind);
   if (!accountId) throw AuthErrors.resetInvalid();
-  const account = await deps.accounts[kind].update(accountId, { passwordHash });
+  const account = await deps.accounts[kind].update(accountId, { passwordHash, endSessions: true });
   // A password change cannot take an address; anything but an account means it is gone.
   if (!account || account === 'email_taken') throw AuthErrors.resetInvalid();
   await deps.resets.retireAll(kind, accountId);
-  await deps.sessions.revokeAll(kind, accountId);
+  await endEverySession(deps, kind, account);
   await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message }, 'Could not record the password-changed event'));

@@ -31,9 +31,12 @@ export interface SessionOwner {
   role: string;
 }
 
+/** The owner of a session about to open, and the credential epoch of the account it was checked against. */
+export type NewSession = SessionOwner & { credentialEpoch: number };
+
 export type RotateResult =
   | { outcome: 'rotated' | 'grace'; token: string; sessionId: string; owner: SessionOwner }
-  | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' }
+  | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' | 'superseded' }
   | { outcome: 'reused'; sessionId: string; owner: SessionOwner };
 
 export interface SessionInfo {
@@ -46,7 +49,11 @@ export interface SessionInfo {
 }
 
 export interface Sessions {
-  create(owner: SessionOwner): Promise<{ token: string; sessionId: string }>;
+  /**
+   * Opens a session; `superseded` when the account's credentials changed after it was checked
+   * (the epoch moved on), and then no session is left behind.
+   */
+  create(owner: NewSession): Promise<{ token: string; sessionId: string } | 'superseded'>;
   /** The account's live sessions, newest first. */
   list(kind: AccountKind, accountId: string): Promise<SessionInfo[]>;
   /** Ends one session of the account; answers whether it was there. */
@@ -56,15 +63,23 @@ export interface Sessions {
   rotate(kind: AccountKind, presented: string): Promise<RotateResult>;
   isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean>;
   revoke(kind: AccountKind, presented: string): Promise<boolean>;
-  revokeAll(kind: AccountKind, accountId: string): Promise<number>;
+  /**
+   * Ends every session of the account, now and of any login that raced the change: the account's
+   * credential epoch (already moved on in the store of accounts) becomes `credentialEpoch`, and a
+   * session of an older epoch is refused wherever it is checked.
+   */
+  revokeAll(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<number>;
 }
 
-export type OtpVerifyResult = { outcome: 'verified'; adminId: string } | { outcome: 'invalid_challenge' | 'wrong_code' };
+export type OtpVerifyResult = { outcome: 'verified'; adminId: string; credentialEpoch: number } | { outcome: 'invalid_challenge' | 'wrong_code' };
 
 export interface OtpChallenges {
-  create(adminId: string, ip: string): Promise<{ challengeToken: string; code: string; expiresAt: Date }>;
+  /** Opens the admin's one challenge, under the credential epoch the password was checked against. */
+  create(adminId: string, ip: string, credentialEpoch: number): Promise<{ challengeToken: string; code: string; expiresAt: Date }>;
   verify(challengeToken: string, code: string): Promise<OtpVerifyResult>;
   cancel(challengeToken: string): Promise<void>;
+  /** Ends the admin's pending challenge, if any (a reset or a disable). */
+  cancelFor(adminId: string): Promise<void>;
 }
 
 export interface ResetTokens {

@@ -9,8 +9,14 @@ export interface OpenedSession {
   refreshToken: string;
 }
 
+/**
+ * Opens a session for an account as it was checked; refused (as the credentials it was checked with)
+ * when a reset, a password set or a disable was recorded meanwhile.
+ */
 export async function openSession(deps: Needs<'sessions' | 'tokens'>, kind: AccountKind, account: Account): Promise<OpenedSession> {
-  const { token, sessionId } = await deps.sessions.create({ kind, accountId: account.id, role: account.role });
+  const opened = await deps.sessions.create({ kind, accountId: account.id, role: account.role, credentialEpoch: account.credentialEpoch });
+  if (opened === 'superseded') throw AuthErrors.invalidCredentials();
+  const { token, sessionId } = opened;
   const accessToken = deps.tokens.sign({ sub: account.id, kind, role: account.role, sid: sessionId });
   return { accessToken, refreshToken: token };
 }
@@ -38,6 +44,15 @@ export async function refreshSession(
   const { owner, sessionId } = result;
   const accessToken = deps.tokens.sign({ sub: owner.accountId, kind, role: owner.role, sid: sessionId });
   return { accessToken, refreshToken: result.token };
+}
+
+/**
+ * Ends every session of an account whose credentials just changed (its epoch already moved on in
+ * the store of accounts), and an admin's pending code challenge with them.
+ */
+export async function endEverySession(deps: Needs<'sessions' | 'otp'>, kind: AccountKind, account: Account): Promise<void> {
+  await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch);
+  if (kind === 'admin') await deps.otp.cancelFor(account.id);
 }
 
 /** Idempotent: a missing, unknown or foreign token still logs out (the gateway clears the cookie). */
