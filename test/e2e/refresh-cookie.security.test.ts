@@ -53,3 +53,46 @@ describe('answers that carry tokens', () => {
     expect(refreshed.headers.get('cache-control')).toBe('no-store');
   });
 });
+
+describe('cookie routes called from another site', () => {
+  const signedIn = async () => {
+    const session = await registerAndLogin(stack);
+    return { ...session, cookie: `userRefreshToken=${session.refresh}` };
+  };
+
+  it('when a page of another site posts a form to logout, then it answers 403 cross_site_request and the session survives', async () => {
+    const { cookie } = await signedIn();
+    const res = await call(stack.url, 'POST', '/api/auth/user/logout', {
+      cookie,
+      rawBody: '',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ success: false, code: 'cross_site_request', message: 'Cross-site request refused' });
+    expect(res.setCookies).toEqual([]);
+    expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie })).status).toBe(200);
+  });
+
+  it.each([
+    ['an Origin of another site', { origin: 'https://evil.example' }],
+    ['the opaque origin of a sandboxed page', { origin: 'null' }],
+    ['no Origin but Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+  ])('when refresh comes with %s, then it answers 403 and mints nothing', async (_label, headers) => {
+    const { cookie } = await signedIn();
+    const res = await call(stack.url, 'POST', '/api/auth/admin/refresh', { cookie: cookie.replace('user', 'admin'), headers });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('cross_site_request');
+    const user = await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie, headers });
+    expect(user.status).toBe(403);
+    expect(user.setCookies).toEqual([]);
+  });
+
+  it("when the page is the API's own origin, or the client is no browser, then refresh and logout work", async () => {
+    const { cookie } = await signedIn();
+    const own = { origin: stack.url, 'sec-fetch-site': 'same-origin' };
+    expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie, headers: own })).status).toBe(200);
+    const fresh = await signedIn();
+    expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: fresh.cookie })).status).toBe(200);
+    expect((await call(stack.url, 'POST', '/api/auth/user/logout', { headers: own })).status).toBe(200);
+  });
+});

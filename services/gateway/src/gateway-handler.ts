@@ -7,6 +7,8 @@ import proxyaddr from 'proxy-addr';
 import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { Cors } from './cors';
+import { CrossSiteGuard } from './cross-site';
+import { GatewayErrors } from './errors';
 import { presentedRefreshToken, refreshCookieFromAnswer } from './refresh-cookie-bridge';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import { RouteMatcher } from './route-matcher';
@@ -34,6 +36,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const { config } = deps;
   const matcher = new RouteMatcher(ROUTES);
   const cors = new Cors(config.CORS_ORIGINS, matcher);
+  const crossSite = new CrossSiteGuard(config.CORS_ORIGINS);
   // Headers go out in one writeHead with a flat list: per-call setHeader validation was a
   // visible share of a 404's cost.
   const security = helmetHeaders().flat();
@@ -83,6 +86,11 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     res.once('finish', logOnce);
     res.once('close', logOnce);
     const ctx = { ip, requestId, production, security: cors.enabled ? [...security, ...cors.responseHeaders(req)] : security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
+    if (route.readsCookie && !crossSite.allows(req)) {
+      req.resume();
+      sendError(res, GatewayErrors.crossSite(), ctx, deps.logger);
+      return;
+    }
     forward(route, req, res, ctx, deps.upstreams[route.upstream]).catch((err: unknown) => sendError(res, err, ctx, deps.logger));
   };
 }

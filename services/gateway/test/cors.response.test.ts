@@ -107,4 +107,14 @@ describe('gateway: CORS', () => {
     await expect(startGatewayUnderTest({ CORS_ORIGINS: 'https://admin.example.com/panel' })).rejects.toThrow(/CORS_ORIGINS/);
     await expect(startGatewayUnderTest({ CORS_ORIGINS: '*' })).rejects.toThrow(/CORS_ORIGINS/);
   });
+
+  it('lets a listed origin use the cookie routes, and refuses an unlisted one with 403 cross_site_request', async () => {
+    const listed = await send(gateway.base, 'POST', '/api/auth/user/refresh', { origin: PANEL, cookie: 'userRefreshToken=abc' });
+    expect(listed.status).toBe(200);
+    const unlisted = await send(gateway.base, 'POST', '/api/auth/user/logout', { origin: 'https://evil.example', cookie: 'userRefreshToken=abc' });
+    expect(unlisted.status).toBe(403);
+    expect(JSON.parse(unlisted.body).code).toBe('cross_site_request');
+    // Not a cookie route: the Origin is CORS's business there, the route still answers.
+    expect((await send(gateway.base, 'POST', '/api/auth/user/login', { origin: 'https://evil.example', 'content-type': 'application/json' }, '{}')).status).toBe(200);
+  });
 });
