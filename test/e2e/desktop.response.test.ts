@@ -82,6 +82,18 @@ describe('POST /api/desktop/sync', () => {
     expect((await sync(admin.accessToken, { device })).status).toBe(403);
   });
 
+  it('answers a 10,000-deep JSON value with 400 validation_failed, never a 500 or a stack in the log', async () => {
+    const { accessToken } = await registerAndLogin(stack);
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    const res = await call(stack.url, 'POST', '/api/desktop/sync', {
+      rawBody: `{"device":${JSON.stringify(device)},"cursor":"0","changes":[{"key":"k","value":${deep},"updatedAt":"${new Date().toISOString()}"}]}`,
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, code: 'validation_failed' });
+    expect(stack.logs.service.filter((r) => r.level === 'error')).toEqual([]);
+  });
+
   it('merges last-writer-wins both ways and converges two devices', async () => {
     const { accessToken } = await registerAndLogin(stack);
     const a = { ...device, id: 'device-a' };

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import express from 'express';
 import { AppError, closeServer, createMemoryLogger, errorCatalogue, errors, listen } from '@acct/shared';
-import { errorHandler, jsonBody, notFoundHandler } from '@acct/shared/http';
+import { MAX_JSON_DEPTH, errorHandler, jsonBody, nestsDeeperThan, notFoundHandler } from '@acct/shared/http';
 import { call } from '@acct/test-harness/http-client';
 
 describe('shared HTTP pieces', () => {
@@ -54,6 +54,24 @@ describe('shared HTTP pieces', () => {
     expect(res.body).toEqual({ success: false, message: 'Internal server error', code: 'internal_error' });
     expect(res.text).not.toContain('hunter22');
     expect(records.some((r) => r.level === 'error')).toBe(true);
+  });
+
+  it('when JSON nests deeper than the bound, then it answers 400 validation_failed and nothing is logged as an error; at the bound it parses', async () => {
+    const before = records.filter((r) => r.level === 'error').length;
+    const deep = await call(base, 'POST', '/echo', { rawBody: `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}` });
+    expect(deep.status).toBe(400);
+    expect(deep.body).toEqual({ success: false, code: 'validation_failed', message: `JSON body nested too deeply (at most ${MAX_JSON_DEPTH} levels)` });
+    expect(records.filter((r) => r.level === 'error')).toHaveLength(before);
+    const atBound = '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH);
+    expect((await call(base, 'POST', '/echo', { rawBody: atBound })).status).toBe(200);
+  });
+
+  it.each([
+    ['brackets inside strings', Buffer.from(JSON.stringify({ a: '[[[[[[[[[[', b: '{{{{{{' })), 2, false],
+    ['an escaped quote before brackets in a string', Buffer.from('{"a":"\\"[[[[\\""}'), 1, false],
+    ['two levels against a bound of one', Buffer.from('{"a":{"b":1}}'), 1, true],
+  ])('nestsDeeperThan counts %s', (_label, raw, max, deeper) => {
+    expect(nestsDeeperThan(raw, max)).toBe(deeper);
   });
 
   it('when JSON is malformed, then it answers 400', async () => {

@@ -11,15 +11,49 @@ interface BodyParserError extends Error {
   type?: string;
 }
 
-/** `express.json` with the given limit; its own errors become 400 / 413 / 415 AppErrors. */
+/** How deep a JSON body may nest: deeper ones are refused before they are parsed (and never reach a store or a recursive walk). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether `raw` (JSON text) nests objects and arrays deeper than `max`: one pass over the bytes,
+ * brackets inside strings not counted.
+ */
+export function nestsDeeperThan(raw: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+class TooDeepError extends Error {
+  readonly type = 'entity.too.deep';
+}
+
+/** `express.json` with the given limit and a nesting bound; its own errors become 400 / 413 / 415 AppErrors. */
 export function jsonBody(limit: number | string = '100kb'): RequestHandler {
-  const parse = express.json({ limit, strict: true });
+  const parse = express.json({
+    limit,
+    strict: true,
+    verify: (_req, _res, raw) => {
+      if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw new TooDeepError('too deep');
+    },
+  });
   return (req, res, next) => {
     parse(req, res, (err?: unknown) => {
       if (!err) return next();
       const type = (err as BodyParserError).type;
       if (type === 'entity.too.large') return next(errors.tooLarge());
       if (type === 'entity.parse.failed') return next(errors.malformedJson());
+      if (type === 'entity.too.deep') return next(errors.validation(`JSON body nested too deeply (at most ${MAX_JSON_DEPTH} levels)`));
       if (type === 'encoding.unsupported' || type === 'charset.unsupported') return next(errors.unsupportedMediaType('Unsupported content encoding'));
       return next(errors.validation('Invalid request body'));
     });
