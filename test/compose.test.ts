@@ -73,9 +73,9 @@ describe('docker-compose.yml', () => {
     expect(services.rabbitmq.image).toMatch(/management/);
   });
 
-  it('publishes only the gateway port and the mail catcher page (and, in the observability profile, Prometheus)', () => {
+  it('publishes only the gateway port, and the mail catcher page (every reset link and code), Prometheus and Jaeger on loopback only', () => {
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name}:${p}`));
-    expect(published.sort()).toEqual(['gateway:8080:8080', 'jaeger:16686:16686', 'mailpit:8025:8025', 'prometheus:9090:9090']);
+    expect(published.sort()).toEqual(['gateway:8080:8080', 'jaeger:127.0.0.1:16686:16686', 'mailpit:127.0.0.1:8025:8025', 'prometheus:127.0.0.1:9090:9090']);
     expect([services.prometheus.profiles, services.jaeger.profiles]).toEqual([['observability'], ['observability']]);
   });
 
