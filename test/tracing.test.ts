@@ -142,6 +142,18 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     await call(gatewayUrl, 'GET', '/api/desktop/latest-version?platform=linux&token=sekret-in-query');
     await until(() => spans.some((s) => s.service === 'gateway' && JSON.stringify(s.attributes).includes('token=[redacted]')), 5_000, 'the scrubbed query');
 
+    // A client's trace context is not taken in: the request starts a new trace (the client's id is
+    // an attribute only), and outside baggage goes nowhere.
+    const planted = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await call(gatewayUrl, 'GET', '/api/desktop/latest-version?platform=win32', {
+      headers: { traceparent: `00-${planted}-00f067aa0ba902b7-01`, baggage: 'tenant=planted-by-client' },
+    });
+    const clientSpan = await until(() => spans.find((s) => s.service === 'gateway' && s.attributes['client.trace_id'] === planted), 5_000, 'the span of the request with a client traceparent');
+    expect(clientSpan.traceId).not.toBe(planted);
+    expect(clientSpan.parentSpanId).toBeUndefined();
+    expect(spans.filter((s) => s.traceId === planted)).toEqual([]);
+    expect(JSON.stringify(spans)).not.toContain('planted-by-client');
+
     // No secret or email in any span.
     const everything = JSON.stringify(spans);
     expect(everything).not.toContain('sekret-in-query');

@@ -5,6 +5,7 @@
 // RabbitMQ come from the official instrumentations; W3C traceparent travels over HTTP and in
 // message headers. Loaded only when on: a service without tracing loads none of the SDK.
 // A service's entry point starts it before anything it instruments is loaded (src/instrument.ts).
+import type { Context, TextMapPropagator, TextMapSetter } from '@opentelemetry/api';
 import type { SpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { loggablePath } from '../loggable-url';
 
@@ -15,8 +16,20 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
 
 let shutdown: (() => Promise<void>) | undefined;
 
+export interface TracingOptions {
+  /**
+   * The process takes requests from the internet (the gateway): a client's `traceparent` and
+   * `baggage` are not trusted (they would force sampling and plant a trace id in our logs). Each
+   * public request starts a new trace; a valid client trace id is kept as the attribute
+   * `client.trace_id` only. Trace context still goes out to the services behind it.
+   */
+  publicEdge?: boolean;
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
 /** Starts tracing for `service` when configured; a no-op otherwise. */
-export function startTracing(service: string, env: NodeJS.ProcessEnv = process.env): void {
+export function startTracing(service: string, env: NodeJS.ProcessEnv = process.env, options: TracingOptions = {}): void {
   if (shutdown || !tracingEnabled(env)) return;
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
@@ -29,17 +42,22 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   const { MongoDBInstrumentation } = require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
   const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { AmqplibInstrumentation } = require('@opentelemetry/instrumentation-amqplib') as typeof import('@opentelemetry/instrumentation-amqplib');
+  const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? service }),
     spanProcessors: [new BatchSpanProcessor(new ScrubbingExporter(new OTLPTraceExporter()))],
   });
-  // W3C trace context and baggage, the SDK's default propagators.
-  provider.register();
+  // Inside the stack: W3C trace context and baggage, the SDK's default propagators. At the public
+  // edge: trace context goes out to the services, nothing is taken in from a client.
+  provider.register(options.publicEdge ? { propagator: new OutboundOnly(new W3CTraceContextPropagator()) } : undefined);
   registerInstrumentations({
     instrumentations: [
       // The health port's probes and scrapes are not traced.
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(health\/|metrics)/.test(req.url ?? '') }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => /^\/(health\/|metrics)/.test(req.url ?? ''),
+        startIncomingSpanHook: options.publicEdge ? (req) => clientTraceAttribute(req.headers?.traceparent) : undefined,
+      }),
       new UndiciInstrumentation(),
       // Statements with their values replaced (emails, hashes and tokens are values).
       new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
@@ -53,6 +71,29 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
 /** Sends the spans still buffered; call before the process exits. */
 export async function stopTracing(): Promise<void> {
   await shutdown?.().catch(() => undefined);
+}
+
+/** A propagator that injects (outgoing calls) and never extracts (incoming requests start new traces). */
+class OutboundOnly implements TextMapPropagator {
+  constructor(private readonly inner: TextMapPropagator) {}
+
+  inject(context: Context, carrier: unknown, setter: TextMapSetter): void {
+    this.inner.inject(context, carrier, setter);
+  }
+
+  extract(context: Context): Context {
+    return context;
+  }
+
+  fields(): string[] {
+    return this.inner.fields();
+  }
+}
+
+/** The client's trace id, when it sent a well-formed traceparent, as an attribute of our own span. */
+function clientTraceAttribute(header: string | string[] | undefined): Record<string, string> {
+  const match = typeof header === 'string' ? TRACEPARENT.exec(header.trim()) : null;
+  return match ? { 'client.trace_id': match[1] } : {};
 }
 
 const URL_ATTRIBUTES = ['url.full', 'url.query', 'http.url', 'http.target', 'url.path'];
