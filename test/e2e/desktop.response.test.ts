@@ -1,6 +1,7 @@
 import mongoose from 'mongoose';
 import { ReleaseRepository } from '@acct/desktop';
 import { call } from '@acct/test-harness/http-client';
+import { until } from '@acct/test-harness/until';
 import { testUrls } from '@acct/test-harness/isolation';
 import { registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
@@ -175,5 +176,21 @@ describe('POST /api/desktop/sync', () => {
     await sync(accessToken, { device: { ...withToken, pushToken: 'push-2' } });
     await stack.events.waitFor('device.registered', (p) => p.userId === id && p.pushToken === 'push-2');
     expect(stack.events.received.filter((e) => e.routingKey === 'device.registered' && e.payload.userId === id)).toHaveLength(2);
+  });
+
+  it("keeps no push token in desktop's outbox once the broker has the event (the notifier owns tokens)", async () => {
+    const { accessToken, id } = await registerAndLogin(stack);
+    await sync(accessToken, { device: { ...device, id: 'tablet', pushToken: 'push-secret-3' } });
+    const event = await stack.events.waitFor('device.registered', (p) => p.userId === id && p.deviceId === 'tablet');
+    const outbox = conn.collection('outbox');
+    const entry = await until(async () => {
+      const found = await outbox.findOne({ _id: event.messageId as never });
+      return found?.status === 'published' ? found : undefined;
+    }, 5_000, 'the outbox entry marked published');
+    expect(entry.payload).toMatchObject({ userId: id, deviceId: 'tablet' });
+    expect(entry.payload).not.toHaveProperty('pushToken');
+    const devices = await conn.collection('devices').find({ userId: id }).toArray();
+    expect(devices).toHaveLength(1);
+    expect(JSON.stringify(devices)).not.toContain('push-secret-3');
   });
 });

@@ -32,6 +32,9 @@ describe('POST /api/auth/user/login', () => {
     expect(login.body.data.accessToken.split('.')).toHaveLength(3);
     // The access token's lifetime in seconds, next to the spec's keys (ACCESS_TOKEN_TTL_SECONDS).
     expect(login.body.data.expiresIn).toBe(900);
+    // …and the token itself says the same: exp − iat is the lifetime the answer announces.
+    const claims = JSON.parse(Buffer.from(login.body.data.accessToken.split('.')[1], 'base64url').toString());
+    expect(claims.exp - claims.iat).toBe(login.body.data.expiresIn);
     expect(login.text).not.toContain(cookieValue(login.setCookies, 'userRefreshToken'));
     expect(login.setCookies).toHaveLength(1);
     expect(login.setCookies[0]).toMatch(/^userRefreshToken=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/);

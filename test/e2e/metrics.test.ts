@@ -74,4 +74,17 @@ describe('GET /metrics on the health ports', () => {
     const res = await call(stack.url, 'GET', '/metrics');
     expect(res.status).toBe(404);
   });
+
+  it('counts a parameterised route under its template, never under the raw path', async () => {
+    const admin = await registerAndLogin(stack, 'admin');
+    const userId = '0123456789abcdef01234567';
+    await call(stack.url, 'GET', `/api/admin/users/${userId}`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+
+    const gateway = await scrape(stack.running.gateway.healthPort);
+    const auth = await scrape(stack.running.auth.healthPort);
+    expect(value(gateway, 'http_requests_total', { route: '/api/admin/users/:userId', method: 'GET', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(value(auth, 'http_requests_total', { route: '/api/admin/users/:userId', method: 'GET', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(gateway).not.toContain(userId);
+    expect(auth).not.toContain(userId);
+  });
 });

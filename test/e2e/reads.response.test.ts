@@ -82,6 +82,23 @@ describe('GET /api/admin/users and /api/admin/users/{user_id}', () => {
     expect(byEmail.body.data.users.map((u: { id: string }) => u.id)).toEqual([created[0].id]);
   });
 
+  it('when the matches fill the last page exactly, then nextCursor is null', async () => {
+    const page = await list(`query=${marker}&limit=3`);
+    expect(page.body.data.users).toHaveLength(3);
+    expect(page.body.data.nextCursor).toBeNull();
+    const byOne = await list(`query=${marker}&limit=1&cursor=${created[1].id}`);
+    expect(byOne.body.data).toEqual({ users: [expect.objectContaining({ id: created[2].id })], nextCursor: null });
+  });
+
+  it.each([
+    ['query=a&query=b', 'query must be at most 100 characters'],
+    ['cursor=0123456789abcdef01234567&cursor=0123456789abcdef01234568', 'Invalid cursor'],
+    ['limit=1&limit=2', 'limit must be a whole number from 1 to 100'],
+  ])('when a parameter is repeated (%s), then it answers 400, never a 500', async (query, message) => {
+    const res = await list(query);
+    expect([res.status, res.body.message]).toEqual([400, message]);
+  });
+
   it('treats the query as text, not a pattern', async () => {
     const res = await list('query=.*');
     expect(res.status).toBe(200);

@@ -23,6 +23,9 @@ describe('gateway: unmatched routes', () => {
     ['DELETE', '/api/auth/user/login'],
     ['POST', '/api/auth/moderator/login'],
     ['POST', '/api/desktop/latest-version'],
+    // A parameterised route, with a method it does not have.
+    ['DELETE', '/api/admin/users/0123456789abcdef01234567'],
+    ['POST', '/api/admin/users/0123456789abcdef01234567/avatar'],
   ])('when %s %s is asked, then it answers 404 with the JSON envelope', async (method, path) => {
     const res = await call(base, method, path);
     expect(res.status).toBe(404);
@@ -58,6 +61,21 @@ describe('gateway: unmatched routes', () => {
     await new Promise((r) => setImmediate(r));
     expect(res.headers.get('x-request-id')).toBe('req-123');
     expect(records[0].request_id).toBe('req-123');
+  });
+
+  it.each([
+    ['129 characters', 'r'.repeat(129)],
+    ['spaces', 'req 123'],
+    ['a line of log injection', 'req-1","level":"info'],
+  ])('when a client sends a malformed X-Request-Id (%s), then a fresh id replaces it, never echoed nor logged', async (_label, sent) => {
+    records.length = 0;
+    const res = await call(base, 'GET', '/x', { headers: { 'x-request-id': sent } });
+    await new Promise((r) => setImmediate(r));
+    const given = res.headers.get('x-request-id');
+    expect(given).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    expect(given).not.toBe(sent);
+    expect(records[0].request_id).toBe(given);
+    expect(JSON.stringify(records)).not.toContain(sent);
   });
 
   it('when a client sends X-Forwarded-For, then it is not trusted by default', async () => {
