@@ -146,9 +146,9 @@ describe('docker-compose.yml', () => {
 
   it('refuses to start auth under compose without the operator\'s OTP secret and public reset pages', () => {
     const bare = composeWith({});
-    expect(() => loadAuthConfig(bare.auth.environment ?? {})).toThrow(/^Invalid configuration: OTP_SECRET: required in production/);
+    expect(() => appLoaders.auth(bare.auth.environment ?? {})).toThrow(/^Invalid configuration: OTP_SECRET: required in production/);
     const withSecret = composeWith({ OTP_SECRET: productionShell.OTP_SECRET });
-    expect(() => loadAuthConfig(withSecret.auth.environment ?? {})).toThrow(/^Invalid configuration: RESET_URL_BASE_ADMIN: points at this machine/);
+    expect(() => appLoaders.auth(withSecret.auth.environment ?? {})).toThrow(/^Invalid configuration: RESET_URL_BASE_ADMIN: points at this machine/);
   });
 
   it('starts every service on a laptop with NODE_ENV=development and nothing else set', () => {

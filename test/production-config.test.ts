@@ -1,6 +1,6 @@
 // Production refuses what is only fit for a laptop, and every refusal names the variable and the
 // value it refused, except a secret's.
-import { loadAuthConfig } from '@acct/auth';
+import { loadAuthConfig, weakenedSettings } from '@acct/auth';
 import { loadDesktopConfig } from '@acct/desktop';
 import { loadGatewayConfig } from '@acct/gateway';
 import { loadNotifierConfig } from '@acct/notifier';
@@ -25,6 +25,43 @@ describe('production configuration', () => {
     ['a reset page on a loopback address', { RESET_URL_BASE_ADMIN: 'http://127.0.0.1:8080/admin/reset-password' }, /^Invalid configuration: RESET_URL_BASE_ADMIN: points at this machine/],
   ])('refuses auth with %s', (_label, change, message) => {
     expect(() => loadAuthConfig({ ...authProduction, ...change })).toThrow(message);
+  });
+
+  it.each([
+    ['the built-in OTP secret', { OTP_SECRET: 'development-only-otp-secret' }, /^Invalid configuration: OTP_SECRET: a published value/],
+    ["the README's placeholder", { OTP_SECRET: '<openssl rand -hex 32>' }, /^Invalid configuration: OTP_SECRET: a published value/],
+    ['an OTP secret under 32 bytes', { OTP_SECRET: 'only-thirty-one-bytes-long-here' }, /^Invalid configuration: OTP_SECRET: shorter than 32 bytes/],
+    ['a plain-http reset page', { RESET_URL_BASE_USER: 'http://app.example.com/reset-password' }, /^Invalid configuration: RESET_URL_BASE_USER: must be an https: page/],
+  ])('refuses auth in production with %s', (_label, change, message) => {
+    expect(() => loadAuthConfig({ ...authProduction, ...change })).toThrow(message);
+    expect(() => loadAuthConfig({ ...authProduction, ...change, NODE_ENV: 'development' })).not.toThrow();
+  });
+
+  it('lists every refused variable of a production start at once, the schema\'s and the rules\'', () => {
+    let message = '';
+    try {
+      loadAuthConfig({ NODE_ENV: 'production', BCRYPT_COST: '31', RESET_URL_BASE_ADMIN: 'http://localhost/x' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.split('\n').map((line) => line.split(':')[1].trim())).toEqual(['BCRYPT_COST', 'OTP_SECRET', 'RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER']);
+  });
+
+  it.each([
+    ['TRUST_PROXY=true', { TRUST_PROXY: 'true' }, /^Invalid configuration: TRUST_PROXY: true trusts every X-Forwarded-For/],
+    ['a plain-http browser origin', { CORS_ORIGINS: 'https://admin.example.com,http://app.example.com' }, /^Invalid configuration: CORS_ORIGINS: .*refused: http:\/\/app\.example\.com/],
+    ['a localhost browser origin', { CORS_ORIGINS: 'https://localhost:3000' }, /^Invalid configuration: CORS_ORIGINS: .*refused: https:\/\/localhost:3000/],
+  ])('refuses the gateway in production with %s, and not elsewhere', (_label, change, message) => {
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production', ...change })).toThrow(message);
+    expect(() => loadGatewayConfig({ NODE_ENV: 'development', ...change })).not.toThrow();
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production', TRUST_PROXY: '1', CORS_ORIGINS: 'https://admin.example.com' })).not.toThrow();
+  });
+
+  it('warns of weakened production settings, one line each, and of none elsewhere', () => {
+    const weak = { ADMIN_REGISTRATION_OPEN: 'true', ADMIN_2FA_DEFAULT: 'false', BCRYPT_COST: '8', ACCESS_TOKEN_TTL_SECONDS: '7200' };
+    expect(weakenedSettings(loadAuthConfig({ ...authProduction, ...weak })).map((w) => w.split('=')[0])).toEqual(['ADMIN_REGISTRATION_OPEN', 'ADMIN_2FA_DEFAULT', 'BCRYPT_COST', 'ACCESS_TOKEN_TTL_SECONDS']);
+    expect(weakenedSettings(loadAuthConfig(authProduction))).toEqual([]);
+    expect(weakenedSettings(loadAuthConfig({ ...weak }))).toEqual([]);
   });
 
   it('refuses the notifier without SMTP_URL in production, and not elsewhere', () => {

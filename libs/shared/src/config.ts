@@ -10,20 +10,31 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses `env` against `schema`. An empty variable counts as unset (compose's `${X:-}` when the shell
- * has none), in every service alike. Each refused variable is one line naming it and the value it
- * refused; all of them are listed at once, so one start names everything to fix.
+ * A rule across variables, over the values as given (strings, empty ones dropped): what production
+ * refuses, for instance. Answers `[variable, reason]` for each refusal.
  */
-export function loadConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
-  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+export type ConfigRule = (given: Readonly<Record<string, string>>) => Array<[variable: string, reason: string]>;
+
+/** Whether the values given are a production start. */
+export const isProduction = (given: Readonly<Record<string, string>>) => given.NODE_ENV === 'production';
+
+/**
+ * Parses `env` against `schema`, then applies `rules`. An empty variable counts as unset (compose's
+ * `${X:-}` when the shell has none), in every service alike. Each refused variable is one line
+ * naming it and the value it refused; all of them, the schema's and the rules', are listed at once,
+ * so one start names everything to fix.
+ */
+export function loadConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessEnv = process.env, rules: ConfigRule[] = []): z.infer<S> {
+  const given = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
   const parsed = schema.safeParse(given);
-  if (parsed.success) return parsed.data;
   const lines = new Map<string, string>();
-  for (const issue of parsed.error.issues) {
-    const variable = issue.path.join('.') || '(environment)';
-    if (!lines.has(variable)) lines.set(variable, configError(variable, issue.message, given[variable]).message);
-  }
-  return throwConfigError([...lines.values()].join('\n'));
+  const refuse = (variable: string, reason: string) => {
+    if (!lines.has(variable)) lines.set(variable, configError(variable, reason, given[variable]).message);
+  };
+  if (!parsed.success) for (const issue of parsed.error.issues) refuse(issue.path.join('.') || '(environment)', issue.message);
+  for (const rule of rules) for (const [variable, reason] of rule(given)) refuse(variable, reason);
+  if (lines.size > 0) return throwConfigError([...lines.values()].join('\n'));
+  return parsed.data;
 }
 
 function throwConfigError(message: string): never {

@@ -1,6 +1,6 @@
 // Auth configuration: stores, token keys and lifetimes, password cost, 2FA, reset links and rate limits.
 import { z } from 'zod';
-import { accessTokenVerifyEnv, configFragments, env, isLocalUrl, loadConfig, readSecrets } from '@acct/shared';
+import { accessTokenVerifyEnv, configFragments, env, isLocalUrl, isProduction, loadConfig, readSecrets, type ConfigRule } from '@acct/shared';
 
 const DAY = 86_400;
 
@@ -55,15 +55,38 @@ export const authSchema = z.object({
 
 type AuthVariables = z.infer<typeof authSchema>;
 
-/** Production refuses what is only fit for a laptop: the built-in OTP secret, and reset links that point at localhost. */
-function refuseLaptopValues(config: AuthVariables, ctx: z.RefinementCtx): void {
-  if (config.NODE_ENV !== 'production') return;
-  if (!config.OTP_SECRET) ctx.addIssue({ code: 'custom', path: ['OTP_SECRET'], message: 'required in production (a random secret of 32 bytes or more, the same on every replica)' });
-  for (const name of ['RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER'] as const) {
-    const url = config[name];
-    if (!url) ctx.addIssue({ code: 'custom', path: [name], message: 'required in production: the public page that takes a reset link' });
-    else if (isLocalUrl(url)) ctx.addIssue({ code: 'custom', path: [name], message: 'points at this machine; in production it must be the public reset page' });
+/** OTP secrets anyone can read: the built-in one and the placeholders of this project's docs. */
+const PUBLISHED_OTP_SECRETS = new Set(['development-only-otp-secret', '<openssl rand -hex 32>', 'change-me', 'changeme', 'secret']);
+
+/**
+ * Production refuses what is only fit for a laptop: no OTP secret of its own (the built-in or a
+ * published one, or one under 32 bytes), and reset links that are not public https pages.
+ */
+const productionRules: ConfigRule = (given) => {
+  if (!isProduction(given)) return [];
+  const refused: Array<[string, string]> = [];
+  const secret = given.OTP_SECRET;
+  if (!secret) refused.push(['OTP_SECRET', 'required in production (a random secret of 32 bytes or more, the same on every replica)']);
+  else if (PUBLISHED_OTP_SECRETS.has(secret.trim())) refused.push(['OTP_SECRET', 'a published value; in production use a random secret of 32 bytes or more (openssl rand -hex 32)']);
+  else if (Buffer.byteLength(secret) < 32) refused.push(['OTP_SECRET', 'shorter than 32 bytes; in production use a random secret of 32 bytes or more (openssl rand -hex 32)']);
+  for (const name of ['RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER']) {
+    const url = given[name];
+    if (!url) refused.push([name, 'required in production: the public page that takes a reset link']);
+    else if (isLocalUrl(url)) refused.push([name, 'points at this machine; in production it must be the public reset page']);
+    else if (!/^https:\/\//i.test(url)) refused.push([name, 'must be an https: page in production (the link carries a reset token)']);
   }
+  return refused;
+};
+
+/** Settings production accepts but that weaken it: said at start, one warning each. */
+export function weakenedSettings(config: AuthConfig): string[] {
+  if (config.NODE_ENV !== 'production') return [];
+  const weak: string[] = [];
+  if (config.ADMIN_REGISTRATION_OPEN) weak.push('ADMIN_REGISTRATION_OPEN=true: anyone can register an admin');
+  if (config.ADMIN_2FA_DEFAULT === 'false') weak.push('ADMIN_2FA_DEFAULT=false: new admins sign in without a second factor');
+  if (config.BCRYPT_COST < 10) weak.push(`BCRYPT_COST=${config.BCRYPT_COST}: under 10, stolen hashes are cheap to guess`);
+  if (config.ACCESS_TOKEN_TTL_SECONDS > 3600) weak.push(`ACCESS_TOKEN_TTL_SECONDS=${config.ACCESS_TOKEN_TTL_SECONDS}: over an hour, a leaked access token stays useful long`);
+  return weak;
 }
 
 /** The flat variables grouped by concern; the composition root hands each section to its store whole. */
@@ -105,11 +128,11 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string }) {
   };
 }
 
-const authConfig = authSchema.superRefine(refuseLaptopValues).transform(readSecrets('JWT_PRIVATE_KEY')).transform(sections);
+const authConfig = authSchema.transform(readSecrets('JWT_PRIVATE_KEY')).transform(sections);
 
 export type AuthConfig = z.infer<typeof authConfig>;
 
 /** Parses auth's config, every production refusal listed at once. */
 export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
-  return loadConfig(authConfig, source);
+  return loadConfig(authConfig, source, [productionRules]);
 }

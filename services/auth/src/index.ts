@@ -1,3 +1,3 @@
-export { authSchema, loadAuthConfig, type AuthConfig } from './config';
+export { authSchema, loadAuthConfig, weakenedSettings, type AuthConfig } from './config';
 export { authErrorCatalogue } from './errors';
 export { startAuth } from './server';

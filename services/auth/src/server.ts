@@ -5,7 +5,7 @@ import { createLogger, composeService, createRegistry, httpMetrics, outboxMetric
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectRedis, isRedisReady } from '@acct/shared/redis';
 import { connectPublisher } from '@acct/shared/amqp';
-import type { AuthConfig } from './config';
+import { weakenedSettings, type AuthConfig } from './config';
 import { createApp } from './create-app';
 import { MongoAccounts } from './data-access/mongo-accounts';
 import { GridFsAvatars } from './data-access/gridfs-avatars';
@@ -30,6 +30,7 @@ export interface AuthOverrides {
 
 export async function startAuth(config: AuthConfig, logger: Logger, overrides: AuthOverrides = {}): Promise<RunningService> {
   const tokens = loadTokenIssuer(config);
+  for (const warning of weakenedSettings(config)) logger.warn({ setting: warning.split('=')[0] }, `Weakened setting: ${warning}`);
   return composeService('auth', logger, async (open) => {
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
     const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit());

@@ -1,6 +1,6 @@
 // Notifier configuration: the bus and its retry policy, idempotency, device tokens, mail and push.
 import { z } from 'zod';
-import { configFragments, env, loadConfig, readSecrets } from '@acct/shared';
+import { configFragments, env, isProduction, loadConfig, readSecrets, type ConfigRule } from '@acct/shared';
 
 export const notifierSchema = z.object({
   ...configFragments.service({ host: '127.0.0.1', healthPort: 9083 }),
@@ -28,15 +28,12 @@ export const notifierSchema = z.object({
   ...env.secret('FIREBASE_CREDENTIALS'),
 });
 
-const notifierConfig = notifierSchema
-  .superRefine((config, ctx) => {
-    if (config.NODE_ENV === 'production' && !config.SMTP_URL) {
-      ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'required in production (without it mail is written into MAIL_DIR files, and nobody gets it)' });
-    }
-  })
-  .transform(readSecrets('FIREBASE_CREDENTIALS'));
+const notifierConfig = notifierSchema.transform(readSecrets('FIREBASE_CREDENTIALS'));
+
+const productionRules: ConfigRule = (given) =>
+  isProduction(given) && !given.SMTP_URL ? [['SMTP_URL', 'required in production (without it mail is written into MAIL_DIR files, and nobody gets it)']] : [];
 
 export type NotifierConfig = z.infer<typeof notifierConfig>;
 
 /** Parses the notifier's config. Production refuses to start without SMTP_URL: mail would go to files nobody reads. */
-export const loadNotifierConfig = (source: NodeJS.ProcessEnv = process.env): NotifierConfig => loadConfig(notifierConfig, source);
+export const loadNotifierConfig = (source: NodeJS.ProcessEnv = process.env): NotifierConfig => loadConfig(notifierConfig, source, [productionRules]);
