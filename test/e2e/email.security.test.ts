@@ -122,4 +122,35 @@ describe('lookalike addresses', () => {
     expect(login.status).toBe(200);
     expect(login.body.data.user.email).toBe(account.email);
   });
+
+  it('a Cyrillic а in the local part, and a domain ending in an ideographic full stop, are the same account as carol@', async () => {
+    const carol = buildAccount({ email: `carol.${Date.now()}@example.com` });
+    expect((await call(stack.url, 'POST', '/api/auth/user/register', { body: carol })).status).toBe(201);
+    const [local, domain] = carol.email.split('@');
+    const cyrillic = local.replace('a', '\u0430');
+    const fullStop = `${local}@${domain}\u3002`;
+    for (const email of [`${cyrillic}@${domain}`, fullStop, `${cyrillic}@${domain}\u3002`]) {
+      const res = await call(stack.url, 'POST', '/api/auth/user/register', { body: buildAccount({ email }) });
+      expect([email, res.status, res.body.message]).toEqual([email, 409, 'Email already registered']);
+    }
+    // The full stop is DNS's dot: signing in with it reaches the same account.
+    const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: fullStop, password: carol.password } });
+    expect(login.status).toBe(200);
+    expect(login.body.data.user.email).toBe(carol.email);
+  });
+
+  it('an admin cannot move a user onto a lookalike of another account', async () => {
+    const taken = buildAccount({ email: `dave.${Date.now()}@example.com` });
+    expect((await call(stack.url, 'POST', '/api/auth/user/register', { body: taken })).status).toBe(201);
+    const res = await call(stack.url, 'PUT', `/api/admin/users/${userId}`, {
+      body: { email: taken.email.replace('a', '\u0430') },
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    expect(res.status).toBe(409);
+  });
+
+  it('a domain that IDNA refuses is an invalid email', async () => {
+    const res = await call(stack.url, 'POST', '/api/auth/user/register', { body: buildAccount({ email: 'someone@exa mple.com' }) });
+    expect(res.status).toBe(400);
+  });
 });

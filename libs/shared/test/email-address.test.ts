@@ -1,7 +1,7 @@
 // The one email rule: the spec's pattern decided in linear time, and the normalisation that makes
 // lookalike addresses one account.
 import fc from 'fast-check';
-import { isDeliverableEmail, matchesEmailPattern, normalizeEmail, parseEmail } from '@acct/shared';
+import { emailSkeleton, isDeliverableEmail, matchesEmailPattern, normalizeEmail, parseEmail } from '@acct/shared';
 
 const SPEC_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -69,5 +69,27 @@ describe('parseEmail', () => {
 
   it('normalises idempotently', () => {
     fc.assert(fc.property(fc.string({ maxLength: 40 }), (value) => expect(normalizeEmail(normalizeEmail(value))).toBe(normalizeEmail(value))));
+  });
+});
+
+describe('IDNA and lookalikes', () => {
+  it.each([
+    ['carol@example.com\u3002', 'carol@example.com'],
+    ['carol@EXAMPLE.com', 'carol@example.com'],
+    ['carol@xn--bcher-kva.de', 'carol@bücher.de'],
+    ['carol@bücher.de', 'carol@bücher.de'],
+  ])('normalises %j to %j (the domain through UTS #46, in its Unicode form)', (given, stored) => {
+    expect(normalizeEmail(given)).toBe(stored);
+  });
+
+  it('gives lookalikes one skeleton and different addresses different ones', () => {
+    expect(emailSkeleton('c\u0430rol@example.com')).toBe(emailSkeleton('carol@example.com'));
+    expect(emailSkeleton('carol@ex\u0430mple.com')).toBe(emailSkeleton('carol@example.com'));
+    expect(emailSkeleton('carol@example.com')).not.toBe(emailSkeleton('caro1@example.com'));
+  });
+
+  it('refuses a domain IDNA refuses, and an invisible character IDNA would drop', () => {
+    expect(parseEmail('a@exa mple.com')).toBeUndefined();
+    expect(parseEmail('a@evil\u2060.io')).toBeUndefined();
   });
 });

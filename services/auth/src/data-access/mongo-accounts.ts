@@ -1,7 +1,7 @@
 // Admins and users in MongoDB: one collection per kind, unique normalised email. Answers domain
 // accounts (string ids) and domain outcomes: a duplicate email is `email_taken`, not a driver error.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
-import { normalizeEmail, type AccountKind } from '@acct/shared';
+import { emailSkeleton, normalizeEmail, type AccountKind } from '@acct/shared';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
 import { isAccountId, type Account, type AccountChanges, type NewAccount } from '../domain/account';
 import type { Accounts } from '../domain/ports';
@@ -9,6 +9,8 @@ import type { Accounts } from '../domain/ports';
 interface AccountDoc {
   _id: Types.ObjectId;
   email: string;
+  /** What lookalike addresses share (`emailSkeleton`): unique too, so `cаrol@` cannot sit beside `carol@`. */
+  emailSkeleton?: string;
   name: string;
   passwordHash?: string | null;
   role: string;
@@ -23,6 +25,8 @@ interface AccountDoc {
 const accountSchema = new mongoose.Schema<AccountDoc>(
   {
     email: { type: String, required: true, unique: true },
+    // Sparse: accounts stored before the rule have none, and keep working.
+    emailSkeleton: { type: String, unique: true, sparse: true },
     name: { type: String, required: true },
     passwordHash: { type: String, default: null },
     role: { type: String, required: true },
@@ -64,7 +68,8 @@ export class MongoAccounts implements Accounts {
 
   async create(fields: NewAccount): Promise<Account | 'email_taken'> {
     try {
-      const created = await this.model.create({ ...fields, email: normalizeEmail(fields.email) });
+      const email = normalizeEmail(fields.email);
+      const created = await this.model.create({ ...fields, email, emailSkeleton: emailSkeleton(email) });
       return toAccount(created.toObject() as AccountDoc)!;
     } catch (err) {
       if (isDuplicateKey(err)) return 'email_taken';
@@ -76,7 +81,10 @@ export class MongoAccounts implements Accounts {
     if (!isAccountId(id)) return null;
     const { avatar, endSessions, ...rest } = changes;
     const set: Record<string, unknown> = { ...rest };
-    if (rest.email) set.email = normalizeEmail(rest.email);
+    if (rest.email) {
+      set.email = normalizeEmail(rest.email);
+      set.emailSkeleton = emailSkeleton(set.email as string);
+    }
     if (avatar !== undefined) set.avatar = avatar && { ...avatar, fileId: new Types.ObjectId(avatar.fileId) };
     try {
       const update = endSessions ? { $set: set, $inc: { credentialEpoch: 1 } } : { $set: set };
