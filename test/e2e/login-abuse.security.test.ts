@@ -81,4 +81,29 @@ describe('failed-login limit', () => {
     for (let i = 0; i < 5; i++) expect((await login(account.email, 'wrong password', ip)).status).toBe(401);
     expect((await login(account.email, account.password, ip)).status).toBe(429);
   });
+
+  it('when a stranger spreads guesses over the addresses of one IPv6 /64, then the whole /64 backs off, and another network is unaffected', async () => {
+    const account = await registered();
+    for (let i = 1; i <= 5; i++) expect((await login(account.email, 'not the password', `2001:db8:aa:1::${i.toString(16)}`)).status).toBe(401);
+    // A sixth address of the same /64, even with the right password, gets the /64's back-off.
+    expect((await login(account.email, account.password, '2001:db8:aa:1:ffff::77')).status).toBe(429);
+    expect((await login(account.email, account.password, '2001:db8:aa:2::1')).status).toBe(200);
+  });
+
+  it('when strangers fill the account-wide ceiling, then the owner from an address that signed in before still logs in, and new addresses back off', async () => {
+    const account = await registered();
+    expect((await login(account.email, account.password, '192.0.2.200')).status).toBe(200);
+    for (const ip of ['10.9.0.1', '10.9.0.2']) {
+      for (let i = 0; i < 4; i++) expect((await login(account.email, 'distributed guess', ip)).status).toBe(401);
+    }
+    expect((await login(account.email, account.password, '10.9.0.3')).status).toBe(429);
+    expect((await login(account.email, account.password, '192.0.2.200')).status).toBe(200);
+  });
+
+  it('when a trusted X-Forwarded-For carries something that is not an address, then it is ignored: the connection address stands', async () => {
+    const requestId = `xff-garbage-${Date.now()}`;
+    await call(stack.url, 'GET', '/nowhere', { headers: { 'x-forwarded-for': 'not-an-address', 'x-request-id': requestId } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stack.logs.request.find((r) => r.request_id === requestId)?.ip).toBe('127.0.0.1');
+  });
 });

@@ -16,6 +16,7 @@ export * from './email-address';
 export * from './loggable-url';
 export * from './dependency-errors';
 export * from './internal-headers';
+export * from './client-address';
 export * from './request-context';
 export * from './poll-loop';
 export * from './metrics';

@@ -4,7 +4,7 @@
 import type http from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
-import { InternalHeaders, NOT_FOUND_ENVELOPE, errors, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
+import { InternalHeaders, NOT_FOUND_ENVELOPE, canonicalAddress, errors, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { Cors } from './cors';
 import { CrossSiteGuard } from './cross-site';
@@ -50,7 +50,8 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     const url = req.url ?? '/';
     const method = req.method ?? 'GET';
     const requestId = resolveRequestId(req.headers['x-request-id']);
-    const ip = proxyaddr(req, trust);
+    // A forwarded value that is not an address is ignored: the connection's own address stands.
+    const ip = canonicalAddress(proxyaddr(req, trust)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
     const claims = deps.verifier.verifyHeader(req.headers.authorization);
     const actor: Actor | undefined = claims ? { type: claims.kind, id: claims.sub, role: claims.role } : undefined;
     let routeLabel = 'unmatched';

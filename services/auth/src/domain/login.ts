@@ -30,9 +30,9 @@ type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' |
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
-  await enforceLimit(deps, 'loginIp', ctx.ip);
+  await enforceLimit(deps, 'loginIp', ctx.budget);
   // The attempt is counted before the compare, so guesses sent at once cannot outrun the limit.
-  const reservation = await deps.loginAttempts.reserve(kind, input.email, ctx.ip);
+  const reservation = await deps.loginAttempts.reserve(kind, input.email, ctx.budget);
   if (!reservation.allowed) {
     deps.metrics.rateLimited('loginAttempts');
     deps.metrics.login(kind, 'rate_limited');
@@ -46,7 +46,7 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
     failure = await checkCredentials(deps, account, input.password);
   } catch (err) {
     // No verdict: the attempt is given back.
-    await deps.loginAttempts.release(kind, input.email, ctx.ip).catch(() => undefined);
+    await deps.loginAttempts.release(kind, input.email, ctx.budget).catch(() => undefined);
     throw err;
   }
   if (failure) {
@@ -55,7 +55,7 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
     deps.metrics.login(kind, 'invalid_credentials');
     throw AuthErrors.invalidCredentials();
   }
-  await deps.loginAttempts.succeed(kind, input.email, ctx.ip);
+  await deps.loginAttempts.succeed(kind, input.email, ctx.budget);
   const found = account as Account & { passwordHash: string };
   if (found.disabled) {
     deps.metrics.login(kind, 'account_disabled');
@@ -100,7 +100,7 @@ export async function verifyOtp(
   ctx: RequestContext,
 ): Promise<{ account: AccountRecord } & OpenedSession> {
   const input = validateOtp(body);
-  await enforceLimit(deps, 'otpIp', ctx.ip);
+  await enforceLimit(deps, 'otpIp', ctx.budget);
   const result = await deps.otp.verify(input.challengeToken, input.code);
   deps.metrics.otp(result.outcome);
   if (result.outcome !== 'verified') throw result.outcome === 'wrong_code' ? AuthErrors.invalidCode() : AuthErrors.invalidChallenge();

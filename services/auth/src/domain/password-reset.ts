@@ -12,11 +12,11 @@ import { endEverySession } from './sessions';
 /** Validates, rate-limits and queues a forgot-password request. */
 export async function requestPasswordReset(deps: Needs<'rateLimits' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
   const { email } = kind === 'admin' ? validateAdminForgot(body) : validateUserForgot(body);
-  await enforceLimit(deps, 'forgotIp', ctx.ip);
+  await enforceLimit(deps, 'forgotIp', ctx.budget);
   // Not an address: nothing can match it, so there is nothing to queue.
   if (email === undefined) return;
   // Per address and client: a stranger spends their own budget, never the owner's.
-  await enforceLimit(deps, 'forgotEmailIp', `${kind}:${email}:${ctx.ip}`);
+  await enforceLimit(deps, 'forgotEmailIp', `${kind}:${email}:${ctx.budget}`);
   // Per address, whoever asks: bounds the mail an address gets, without a 429 that would tell the owner "no".
   const mail = await withinLimit(deps, 'forgotEmail', `${kind}:${email}`);
   await deps.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
@@ -55,7 +55,7 @@ export async function resetPassword(
   ctx: RequestContext,
 ): Promise<void> {
   const { token, newPassword } = validateReset(body);
-  await enforceLimit(deps, 'resetIp', ctx.ip);
+  await enforceLimit(deps, 'resetIp', ctx.budget);
   // A cheap read first: a bogus token costs no bcrypt hash.
   if (!(await deps.resets.find(token, kind))) throw AuthErrors.resetInvalid();
   const passwordHash = await deps.hasher.hash(newPassword);

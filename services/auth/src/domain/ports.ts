@@ -6,7 +6,10 @@ import type { AccessClaims, AccountKind, EventOutbox, Logger } from '@acct/share
 import type { Account, AccountChanges, NewAccount } from './account';
 
 export interface RequestContext {
+  /** The client's address, as logged and sent in events. */
   ip: string;
+  /** What the client's rate-limit budgets count under: its address, or its /64 for IPv6 (client-address.ts). */
+  budget: string;
   requestId?: string;
   /** The verified caller, on the routes that use one (admin registration by an admin). */
   actor?: AccessClaims;
@@ -109,10 +112,16 @@ export interface ResetRequests {
 
 export type Reservation = { allowed: true } | { allowed: false; scope: 'account_ip' | 'account'; retryAfterMs: number };
 
+/** Failed-login budgets per account and address budget (`RequestContext.budget`). */
 export interface LoginAttempts {
-  reserve(kind: AccountKind, email: string, ip: string): Promise<Reservation>;
-  release(kind: AccountKind, email: string, ip: string): Promise<void>;
-  succeed(kind: AccountKind, email: string, ip: string): Promise<void>;
+  /**
+   * Takes one attempt from the address's budget for the account and from the account-wide one; an
+   * address the account recently signed in from is not held back by the account-wide ceiling.
+   */
+  reserve(kind: AccountKind, email: string, budget: string): Promise<Reservation>;
+  release(kind: AccountKind, email: string, budget: string): Promise<void>;
+  /** A correct password: the counts start over, and the address becomes one the account knows. */
+  succeed(kind: AccountKind, email: string, budget: string): Promise<void>;
 }
 
 export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp';

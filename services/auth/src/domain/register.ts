@@ -14,7 +14,7 @@ export async function register(
   ctx: RequestContext,
 ): Promise<AccountRecord> {
   const input = validateRegister(body);
-  await enforceLimit(deps, 'registerIp', ctx.ip);
+  await enforceLimit(deps, 'registerIp', ctx.budget);
   let release: (() => Promise<void>) | undefined;
   if (kind === 'admin') {
     const allowed = (await isLiveAdmin(deps, ctx)) || deps.policy.adminRegistrationOpen || (release = await deps.firstAdmin.claim());
