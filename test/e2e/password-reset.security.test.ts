@@ -126,6 +126,20 @@ describe('forgot-password limits', () => {
     expect(stack.events.received.filter((e) => e.routingKey === 'account.password_reset.requested' && e.payload.accountId === id)).toHaveLength(4);
     expect(stack.events.received.some((e) => e.payload.requestId === 'over-budget')).toBe(false);
   });
+
+  it("when strangers spent the address's mail budget, then the owner asking from an address that signed in before still gets a link", async () => {
+    // registerAndLogin signs in from the connection's own address, 127.0.0.1.
+    const { account, id } = await registerAndLogin(stack);
+    for (const ip of ['198.51.100.11', '198.51.100.12']) {
+      for (let i = 0; i < 2; i++) expect((await forgot(account.email, ip)).status).toBe(200);
+    }
+    await forgot(account.email, '198.51.100.13', 'stranger-over-budget');
+    const own = await forgot(account.email, '127.0.0.1', 'owner-over-budget');
+    expect(own.status).toBe(200);
+    const event = await stack.events.waitFor('account.password_reset.requested', (p) => p.requestId === 'owner-over-budget');
+    expect(event.payload.accountId).toBe(id);
+    expect(stack.events.received.some((e) => e.payload.requestId === 'stranger-over-budget')).toBe(false);
+  });
 });
 
 describe('forgot-password work', () => {

@@ -75,6 +75,10 @@ export class RedisLoginAttempts implements LoginAttempts {
     await this.redis.loginAttemptRelease(...keys(kind, email, budget));
   }
 
+  async isKnown(kind: AccountKind, email: string, budget: string): Promise<boolean> {
+    return (await this.redis.sismember(knownKey(kind, email), budget)) === 1;
+  }
+
   /** A correct password: the account's consecutive failures, and this address's, start over; the address is now known. */
   async succeed(kind: AccountKind, email: string, budget: string): Promise<void> {
     const known = knownKey(kind, email);

@@ -10,15 +10,17 @@ import { validateAdminForgot, validateReset, validateUserForgot } from './valida
 import { endEverySession } from './sessions';
 
 /** Validates, rate-limits and queues a forgot-password request. */
-export async function requestPasswordReset(deps: Needs<'rateLimits' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
+export async function requestPasswordReset(deps: Needs<'rateLimits' | 'loginAttempts' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
   const { email } = kind === 'admin' ? validateAdminForgot(body) : validateUserForgot(body);
   await enforceLimit(deps, 'forgotIp', ctx.budget);
   // Not an address: nothing can match it, so there is nothing to queue.
   if (email === undefined) return;
   // Per address and client: a stranger spends their own budget, never the owner's.
   await enforceLimit(deps, 'forgotEmailIp', `${kind}:${email}:${ctx.budget}`);
-  // Per address, whoever asks: bounds the mail an address gets, without a 429 that would tell the owner "no".
-  const mail = await withinLimit(deps, 'forgotEmail', `${kind}:${email}`);
+  // Per address, whoever asks: bounds the mail an address gets, without a 429 that would tell the owner
+  // "no". The owner asking from an address that signed in to the account lately is not held to it, so
+  // strangers spending it cannot keep the owner's own link from going out (forgotEmailIp still bounds them).
+  const mail = (await deps.loginAttempts.isKnown(kind, email, ctx.budget)) || (await withinLimit(deps, 'forgotEmail', `${kind}:${email}`));
   await deps.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
 }
 

@@ -122,6 +122,8 @@ export interface LoginAttempts {
   release(kind: AccountKind, email: string, budget: string): Promise<void>;
   /** A correct password: the counts start over, and the address becomes one the account knows. */
   succeed(kind: AccountKind, email: string, budget: string): Promise<void>;
+  /** Whether a correct password came from this address budget lately. */
+  isKnown(kind: AccountKind, email: string, budget: string): Promise<boolean>;
 }
 
 export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp';
