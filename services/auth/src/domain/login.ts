@@ -103,6 +103,7 @@ export async function verifyOtp(
   await enforceLimit(deps, 'otpIp', ctx.budget);
   const result = await deps.otp.verify(input.challengeToken, input.code);
   deps.metrics.otp(result.outcome);
+  if (result.outcome === 'throttled') throw AuthErrors.rateLimited(result.retryAfterMs / 1000);
   if (result.outcome !== 'verified') throw result.outcome === 'wrong_code' ? AuthErrors.invalidCode() : AuthErrors.invalidChallenge();
   const admin = await deps.accounts.admin.findById(result.adminId);
   // Opened with a password that a reset (or a disable) has since replaced: it ended with the change.

@@ -74,7 +74,11 @@ export interface Sessions {
   revokeAll(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<number>;
 }
 
-export type OtpVerifyResult = { outcome: 'verified'; adminId: string; credentialEpoch: number } | { outcome: 'invalid_challenge' | 'wrong_code' };
+export type OtpVerifyResult =
+  | { outcome: 'verified'; adminId: string; credentialEpoch: number }
+  | { outcome: 'invalid_challenge' | 'wrong_code' }
+  /** The admin's wrong codes across challenges call for a wait before the next guess. */
+  | { outcome: 'throttled'; retryAfterMs: number };
 
 export interface OtpChallenges {
   /** Opens the admin's one challenge, under the credential epoch the password was checked against. */
@@ -160,7 +164,7 @@ export interface FirstAdminClaim {
 
 export type LoginOutcome = 'success' | 'otp_required' | 'invalid_credentials' | 'account_disabled' | 'rate_limited';
 export type RefreshOutcome = 'rotated' | 'grace' | 'reused' | 'invalid' | 'missing';
-export type OtpOutcome = 'issued' | 'verified' | 'wrong_code' | 'invalid_challenge';
+export type OtpOutcome = 'issued' | 'verified' | 'wrong_code' | 'invalid_challenge' | 'throttled';
 
 /** What the use cases count (metrics.ts makes them Prometheus counters). No label is an email, id or token. */
 export interface AuthMetrics {
