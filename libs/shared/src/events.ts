@@ -37,7 +37,19 @@ export const eventSchemas = {
     deviceId: z.string().min(1),
     platform: z.string().min(1),
     pushToken: z.string().min(1),
+    /** The session that registered it: the token lives as long as that session (absent in events from before). */
+    sessionId: z.string().min(1).optional(),
   }),
+  /** Sessions of an account ended (logout, sign-out, reuse, the session cap) or, with `all`, every one (reset, disable). */
+  'account.sessions.ended': z
+    .object({
+      ...envelope,
+      kind,
+      accountId: z.string().min(1),
+      sessionIds: z.array(z.string().min(1)).max(1_000).optional(),
+      all: z.literal(true).optional(),
+    })
+    .refine((p) => p.all === true || (p.sessionIds?.length ?? 0) > 0, 'either sessionIds or all'),
 } as const;
 
 export type EventType = keyof typeof eventSchemas;

@@ -20,6 +20,8 @@ export const authSchema = z.object({
   REFRESH_GRACE_SECONDS: env.int(10, 0),
   SESSION_MAX_AGE_USER_SECONDS: env.int(30 * DAY, 60),
   SESSION_MAX_AGE_ADMIN_SECONDS: env.int(12 * 3600, 60),
+  /** Live sessions one account may have; opening one more ends its oldest. */
+  SESSION_MAX_PER_ACCOUNT: env.int(10, 1),
   /** At most 15: each step doubles a hash's time, and 16 takes seconds a login, on any CPU of today. */
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
   /** bcrypt hashes at once per replica; 0 means one per core. */
@@ -97,6 +99,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string }) {
       idleTtlMs: config.REFRESH_IDLE_TTL_SECONDS * 1000,
       graceMs: config.REFRESH_GRACE_SECONDS * 1000,
       maxAgeMs: { user: config.SESSION_MAX_AGE_USER_SECONDS * 1000, admin: config.SESSION_MAX_AGE_ADMIN_SECONDS * 1000 },
+      maxPerAccount: config.SESSION_MAX_PER_ACCOUNT,
     },
     rateLimits: {
       loginIpPerMinute: config.RATE_LOGIN_IP_PER_MINUTE,

@@ -13,7 +13,7 @@ let store: RedisSessions;
 beforeAll(() => {
   redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
   raw = new Redis(testUrls().redis);
-  store = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 } }, () => now);
+  store = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3 }, () => now);
 });
 afterAll(async () => {
   await deleteRedisPrefix(raw, names.redisPrefix);
@@ -74,7 +74,7 @@ describe('RedisSessions', () => {
   it('refuses a token with the right session id but a forged secret, and revokes on it', async () => {
     const { token } = await open({ kind: 'user', accountId: 'a5', role: 'user' });
     const forged = `${token.split('.')[0]}.${'A'.repeat(43)}`;
-    expect(await store.revoke('user', forged)).toBe(false);
+    expect(await store.revoke('user', forged)).toBeUndefined();
     expect((await store.rotate('user', token)).outcome).toBe('rotated');
   });
 
@@ -102,5 +102,25 @@ describe('RedisSessions', () => {
       await store.revokeAll('admin', 'e3', 3);
       expect(await raw.get(`${names.redisPrefix}rs-epoch:admin:e3`)).toBe('5');
     });
+  });
+
+  it('when an account opens more sessions than the cap, then the oldest end first, and their ids are answered', async () => {
+    now = Date.now();
+    const opened: Array<{ token: string; sessionId: string }> = [];
+    for (let i = 0; i < 3; i++) {
+      now += 1_000;
+      opened.push(await open({ kind: 'user', accountId: 'cap1', role: 'user' }));
+    }
+    now += 1_000;
+    const fourth = await store.create({ kind: 'user', accountId: 'cap1', role: 'user', credentialEpoch: 0 });
+    expect(fourth).toMatchObject({ evicted: [opened[0].sessionId] });
+    expect((await store.rotate('user', opened[0].token)).outcome).toBe('missing');
+    expect((await store.list('user', 'cap1')).map((s) => s.id).sort()).toEqual([opened[1].sessionId, opened[2].sessionId, (fourth as { sessionId: string }).sessionId].sort());
+  });
+
+  it('when a refresh token is revoked, then it answers whose session it was, once', async () => {
+    const { token, sessionId } = await open({ kind: 'user', accountId: 'rv1', role: 'user' });
+    expect(await store.revoke('user', token)).toEqual({ sessionId, accountId: 'rv1' });
+    expect(await store.revoke('user', token)).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccountKind } from '@acct/shared';
-import type { NewSession, RotateResult, SessionInfo, Sessions } from '../domain/ports';
+import type { NewSession, OpenedStoredSession, RotateResult, SessionInfo, Sessions } from '../domain/ports';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
 
@@ -39,22 +39,27 @@ return 1
 `;
 
 const REVOKE = `
-local s = redis.call('HMGET', KEYS[1], 'kind', 'cur', 'prev')
-if not s[1] or s[1] ~= ARGV[2] then return 0 end
-if s[2] == ARGV[1] or s[3] == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+local s = redis.call('HMGET', KEYS[1], 'kind', 'cur', 'prev', 'accountId')
+if not s[1] or s[1] ~= ARGV[2] then return false end
+if s[2] == ARGV[1] or s[3] == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return s[4]
+end
+return false
 `;
 
 export interface SessionPolicy {
   idleTtlMs: number;
   graceMs: number;
   maxAgeMs: Record<AccountKind, number>;
+  /** Live sessions an account may have; opening one more ends the oldest. */
+  maxPerAccount: number;
 }
 
 
 type ScriptClient = Redis & {
   refreshRotate(key: string, ...args: string[]): Promise<string[]>;
-  refreshRevoke(key: string, ...args: string[]): Promise<number>;
+  refreshRevoke(key: string, ...args: string[]): Promise<string | null>;
   raiseEpoch(key: string, epoch: string): Promise<number>;
 };
 
@@ -73,7 +78,7 @@ export class RedisSessions implements Sessions {
   }
 
   /** Starts a session and answers its first refresh token. */
-  async create(owner: NewSession): Promise<{ token: string; sessionId: string } | 'superseded'> {
+  async create(owner: NewSession): Promise<OpenedStoredSession | 'superseded'> {
     const token = mintToken();
     const now = this.now();
     const absExp = now + this.policy.maxAgeMs[owner.kind];
@@ -104,7 +109,16 @@ export class RedisSessions implements Sessions {
       await this.revokeSession(owner.kind, owner.accountId, token.id);
       return 'superseded';
     }
-    return { token: token.value, sessionId: token.id };
+    return { token: token.value, sessionId: token.id, evicted: await this.evictBeyondCap(owner.kind, owner.accountId) };
+  }
+
+  /** Ends the oldest of the account's live sessions until it has at most the cap; answers their ids. */
+  private async evictBeyondCap(kind: AccountKind, accountId: string): Promise<string[]> {
+    if ((await this.redis.scard(accountSessionsKey(kind, accountId))) <= this.policy.maxPerAccount) return [];
+    const live = await this.list(kind, accountId);
+    const evicted = live.slice(this.policy.maxPerAccount).map((s) => s.id);
+    for (const id of evicted) await this.revokeSession(kind, accountId, id);
+    return evicted;
   }
 
   async rotate(kind: AccountKind, presented: string): Promise<RotateResult> {
@@ -161,10 +175,13 @@ export class RedisSessions implements Sessions {
   }
 
   /** Ends the session the token belongs to, if it is the session's current or previous token. */
-  async revoke(kind: AccountKind, presented: string): Promise<boolean> {
+  async revoke(kind: AccountKind, presented: string): Promise<{ sessionId: string; accountId: string } | undefined> {
     const token = parseToken(presented);
-    if (!token) return false;
-    return (await this.redis.refreshRevoke(sessionKey(token.id), sha256(token.value), kind)) === 1;
+    if (!token) return undefined;
+    const accountId = await this.redis.refreshRevoke(sessionKey(token.id), sha256(token.value), kind);
+    if (!accountId) return undefined;
+    await this.redis.srem(accountSessionsKey(kind, accountId), token.id);
+    return { sessionId: token.id, accountId };
   }
 
   async list(kind: AccountKind, accountId: string): Promise<SessionInfo[]> {
@@ -192,15 +209,15 @@ export class RedisSessions implements Sessions {
     return (await this.redis.del(sessionKey(sessionId))) === 1;
   }
 
-  async revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<number> {
+  async revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<string[]> {
     const accountKey = accountSessionsKey(kind, accountId);
-    let removed = 0;
+    const ended: string[] = [];
     for (const id of await this.redis.smembers(accountKey)) {
       if (id === keepSessionId) continue;
-      removed += await this.redis.del(sessionKey(id));
+      if ((await this.redis.del(sessionKey(id))) === 1) ended.push(id);
       await this.redis.srem(accountKey, id);
     }
-    return removed;
+    return ended;
   }
 
   /** Ends every session of an account (password reset, admin-set password, disabling), after raising its epoch. */

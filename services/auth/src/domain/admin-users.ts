@@ -13,7 +13,7 @@ export function assertUserId(id: string): void {
   if (!isAccountId(id)) throw AuthErrors.badUserId();
 }
 
-export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'sessions' | 'otp'>, id: string, raw: unknown): Promise<AccountRecord> {
+export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'sessions' | 'otp' | 'outbox' | 'logger'>, id: string, raw: unknown): Promise<AccountRecord> {
   assertUserId(id);
   const { name, email, disabled, password } = asBody(raw);
   if (name === undefined && email === undefined && disabled === undefined && password === undefined) throw AuthErrors.nothingToUpdate();

@@ -65,7 +65,7 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
 
   if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(deps, found, ctx);
 
-  const session = await openSession(deps, kind, found);
+  const session = await openSession(deps, kind, found, ctx);
   deps.metrics.login(kind, 'success');
   if (kind === 'user') notifyLogin(deps, found.id, ctx);
   return { kind: 'session', account: toAccountRecord(kind, found), ...session };
@@ -95,7 +95,7 @@ async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'policy' | 'metrics
 }
 
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'sessions' | 'tokens' | 'metrics'>,
+  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'logger'>,
   body: unknown,
   ctx: RequestContext,
 ): Promise<{ account: AccountRecord } & OpenedSession> {
@@ -109,7 +109,7 @@ export async function verifyOtp(
   // Opened with a password that a reset (or a disable) has since replaced: it ended with the change.
   if (!admin || admin.credentialEpoch > result.credentialEpoch) throw AuthErrors.invalidChallenge();
   if (admin.disabled) throw AuthErrors.accountDisabled();
-  const session = await openSession(deps, 'admin', admin);
+  const session = await openSession(deps, 'admin', admin, ctx);
   return { account: toAccountRecord('admin', admin), ...session };
 }
 

@@ -68,7 +68,7 @@ export async function resetPassword(
   // A password change cannot take an address; anything but an account means it is gone.
   if (!account || account === 'email_taken') throw AuthErrors.resetInvalid();
   await deps.resets.retireAll(kind, accountId);
-  await endEverySession(deps, kind, account);
+  await endEverySession(deps, kind, account, ctx);
   await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message }, 'Could not record the password-changed event'));

@@ -37,6 +37,13 @@ export interface SessionOwner {
 /** The owner of a session about to open, and the credential epoch of the account it was checked against. */
 export type NewSession = SessionOwner & { credentialEpoch: number };
 
+/** A session just opened: its first refresh token, and the oldest sessions it ended to stay within the cap per account. */
+export interface OpenedStoredSession {
+  token: string;
+  sessionId: string;
+  evicted: string[];
+}
+
 export type RotateResult =
   | { outcome: 'rotated' | 'grace'; token: string; sessionId: string; owner: SessionOwner }
   | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' | 'superseded' }
@@ -56,16 +63,18 @@ export interface Sessions {
    * Opens a session; `superseded` when the account's credentials changed after it was checked
    * (the epoch moved on), and then no session is left behind.
    */
-  create(owner: NewSession): Promise<{ token: string; sessionId: string } | 'superseded'>;
+  create(owner: NewSession): Promise<OpenedStoredSession | 'superseded'>;
   /** The account's live sessions, newest first. */
   list(kind: AccountKind, accountId: string): Promise<SessionInfo[]>;
   /** Ends one session of the account; answers whether it was there. */
   revokeSession(kind: AccountKind, accountId: string, sessionId: string): Promise<boolean>;
   /** Ends every session of the account but one; answers how many ended. */
-  revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<number>;
+  /** Ends every session of the account but one; answers the ended ones' ids. */
+  revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<string[]>;
   rotate(kind: AccountKind, presented: string): Promise<RotateResult>;
   isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean>;
-  revoke(kind: AccountKind, presented: string): Promise<boolean>;
+  /** Ends the session of a presented refresh token; answers whose it was, when there was one. */
+  revoke(kind: AccountKind, presented: string): Promise<{ sessionId: string; accountId: string } | undefined>;
   /**
    * Ends every session of the account, now and of any login that raced the change: the account's
    * credential epoch (already moved on in the store of accounts) becomes `credentialEpoch`, and a

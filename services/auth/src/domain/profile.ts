@@ -5,6 +5,7 @@ import { AuthErrors } from '../errors';
 import { isSessionId, toAccountRecord, type AccountRecord } from './account';
 import { readAvatar, type AvatarContent } from './admin-users';
 import type { Needs } from './ports';
+import { announceEnded } from './sessions';
 
 export async function ownProfile(deps: Needs<'accounts'>, user: AccessClaims): Promise<AccountRecord> {
   const account = await deps.accounts.user.findById(user.sub);
@@ -37,11 +38,14 @@ export async function ownSessions(deps: Needs<'sessions'>, user: AccessClaims): 
 }
 
 /** Signs one of the user's own sessions out (the current one too: the client then logs in again). */
-export async function signOutSession(deps: Needs<'sessions'>, user: AccessClaims, sessionId: string): Promise<void> {
+export async function signOutSession(deps: Needs<'sessions' | 'outbox' | 'logger'>, user: AccessClaims, sessionId: string): Promise<void> {
   if (!isSessionId(sessionId) || !(await deps.sessions.revokeSession('user', user.sub, sessionId))) throw AuthErrors.sessionNotFound();
+  await announceEnded(deps, 'user', user.sub, [sessionId]);
 }
 
 /** Signs out every session of the user but the one asking; answers how many. */
-export function signOutOthers(deps: Needs<'sessions'>, user: AccessClaims): Promise<number> {
-  return deps.sessions.revokeOthers('user', user.sub, user.sid);
+export async function signOutOthers(deps: Needs<'sessions' | 'outbox' | 'logger'>, user: AccessClaims): Promise<number> {
+  const ended = await deps.sessions.revokeOthers('user', user.sub, user.sid);
+  await announceEnded(deps, 'user', user.sub, ended);
+  return ended.length;
 }

@@ -13,16 +13,18 @@ export interface OpenedSession {
  * Opens a session for an account as it was checked; refused (as the credentials it was checked with)
  * when a reset, a password set or a disable was recorded meanwhile.
  */
-export async function openSession(deps: Needs<'sessions' | 'tokens'>, kind: AccountKind, account: Account): Promise<OpenedSession> {
+export async function openSession(deps: Needs<'sessions' | 'tokens' | 'outbox' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
   const opened = await deps.sessions.create({ kind, accountId: account.id, role: account.role, credentialEpoch: account.credentialEpoch });
   if (opened === 'superseded') throw AuthErrors.invalidCredentials();
   const { token, sessionId } = opened;
+  // Over the cap per account, the oldest sessions ended to make room.
+  await announceEnded(deps, kind, account.id, opened.evicted, ctx);
   const accessToken = deps.tokens.sign({ sub: account.id, kind, role: account.role, sid: sessionId });
   return { accessToken, refreshToken: token };
 }
 
 export async function refreshSession(
-  deps: Needs<'sessions' | 'tokens' | 'audit' | 'metrics'>,
+  deps: Needs<'sessions' | 'tokens' | 'audit' | 'metrics' | 'outbox' | 'logger'>,
   kind: AccountKind,
   presented: string | undefined,
   ctx: RequestContext,
@@ -38,6 +40,7 @@ export async function refreshSession(
       { event: 'refresh_token_reuse', kind, account_id: result.owner.accountId, session_id: result.sessionId, ip: ctx.ip },
       'Refresh token reuse detected: session revoked',
     );
+    await announceEnded(deps, kind, result.owner.accountId, [result.sessionId], ctx);
     throw AuthErrors.refreshInvalid();
   }
   if (result.outcome !== 'rotated' && result.outcome !== 'grace') throw AuthErrors.refreshInvalid();
@@ -50,12 +53,27 @@ export async function refreshSession(
  * Ends every session of an account whose credentials just changed (its epoch already moved on in
  * the store of accounts), and an admin's pending code challenge with them.
  */
-export async function endEverySession(deps: Needs<'sessions' | 'otp'>, kind: AccountKind, account: Account): Promise<void> {
+export async function endEverySession(deps: Needs<'sessions' | 'otp' | 'outbox' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch);
   if (kind === 'admin') await deps.otp.cancelFor(account.id);
+  await announceEnded(deps, kind, account.id, 'all', ctx);
 }
 
 /** Idempotent: a missing, unknown or foreign token still logs out (the gateway clears the cookie). */
-export async function closeSession(deps: Needs<'sessions'>, kind: AccountKind, presented: string | undefined): Promise<void> {
-  if (presented) await deps.sessions.revoke(kind, presented);
+export async function closeSession(deps: Needs<'sessions' | 'outbox' | 'logger'>, kind: AccountKind, presented: string | undefined, ctx?: RequestContext): Promise<void> {
+  if (!presented) return;
+  const ended = await deps.sessions.revoke(kind, presented);
+  if (ended) await announceEnded(deps, kind, ended.accountId, [ended.sessionId], ctx);
+}
+
+/**
+ * Tells the other services that sessions of a user ended, any way they did (the notifier drops the
+ * push tokens they registered). Through the outbox, so a broker outage delays it and loses nothing;
+ * a failure to record it is logged and does not undo the ending. Admins register no devices.
+ */
+export async function announceEnded(deps: Needs<'outbox' | 'logger'>, kind: AccountKind, accountId: string, ended: string[] | 'all', ctx?: RequestContext): Promise<void> {
+  if (kind !== 'user' || ended.length === 0) return;
+  await deps.outbox
+    .add('account.sessions.ended', { kind, accountId, ...(ended === 'all' ? { all: true as const } : { sessionIds: ended }), requestId: ctx?.requestId })
+    .catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: accountId }, 'Could not record the end of sessions'));
 }

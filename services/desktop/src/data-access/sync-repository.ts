@@ -25,7 +25,7 @@ interface DeviceDoc {
   deviceId: string;
   platform: string;
   appVersion: string;
-  /** SHA-256 of the push token last reported: enough to tell a new one. The token itself is the notifier's alone. */
+  /** SHA-256 of the session and push token last reported: enough to tell a new one. The token itself is the notifier's alone. */
   pushTokenHash: string | null;
   lastSyncAt: Date;
 }
@@ -112,9 +112,11 @@ export class SyncRepository implements SyncStore {
   }
 
   /** Records the device; answers whether it brought a push token other than the one it last reported. */
-  async touchDevice(userId: string, device: DeviceReport): Promise<boolean> {
+  async touchDevice(userId: string, device: DeviceReport, sessionId: string): Promise<boolean> {
     const set: Partial<DeviceDoc> = { platform: device.platform, appVersion: device.appVersion, lastSyncAt: new Date() };
-    const tokenHash = device.pushToken ? createHash('sha256').update(device.pushToken).digest('base64url') : undefined;
+    // Of the token and the session that reports it: the same token from a new session is registered
+    // again (the notifier dropped it with the session that registered it).
+    const tokenHash = device.pushToken ? createHash('sha256').update(`${sessionId}:${device.pushToken}`).digest('base64url') : undefined;
     if (tokenHash) set.pushTokenHash = tokenHash;
     // A device stored before tokens were kept as hashes loses its plain token here.
     const before = await this.devices

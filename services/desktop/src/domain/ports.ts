@@ -40,8 +40,8 @@ export interface DeviceReport {
 
 /** The per-user sync state, as sync-repository.ts keeps it. */
 export interface SyncStore {
-  /** Records the device; answers whether it brought a push token other than the one it last reported. */
-  touchDevice(userId: string, device: DeviceReport): Promise<boolean>;
+  /** Records the device; answers whether it brought a push token other than the one it last reported, or from another session. */
+  touchDevice(userId: string, device: DeviceReport, sessionId: string): Promise<boolean>;
   /** Applies a change if it wins (last writer by updatedAt); answers whether it did. */
   merge(userId: string, deviceId: string, change: SyncChange): Promise<boolean>;
   changesSince(userId: string, cursor: number, limit: number, exclude: Set<string>): Promise<{ items: SyncItem[]; next: number; hasMore: boolean }>;

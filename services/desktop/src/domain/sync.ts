@@ -67,9 +67,10 @@ export async function sync(deps: { repo: SyncStore; outbox: EventOutbox; limits:
   // every change between the server's cursor and it, so the client is told to start over, before
   // anything of this request is applied.
   if (input.cursor > 0 && input.cursor > (await deps.repo.currentCursor(userId))) throw DesktopErrors.cursorAhead();
-  const newToken = await deps.repo.touchDevice(userId, input.device);
+  const newToken = await deps.repo.touchDevice(userId, input.device, user.sid);
   if (input.device.pushToken && newToken) {
-    await deps.outbox.add('device.registered', { userId, deviceId: input.device.id, platform: input.device.platform, pushToken: input.device.pushToken, requestId });
+    // The token belongs to this session: when it ends, the notifier drops the token.
+    await deps.outbox.add('device.registered', { userId, deviceId: input.device.id, platform: input.device.platform, pushToken: input.device.pushToken, sessionId: user.sid, requestId });
   }
   const accepted = new Set<string>();
   const rejected = new Set<string>();

@@ -8,6 +8,8 @@ interface DeviceTokenDoc {
   deviceId: string;
   platform: string;
   pushToken: string;
+  /** The session that registered the token; its end removes the token. */
+  sessionId?: string | null;
   updatedAt: Date;
 }
 
@@ -17,6 +19,7 @@ const deviceTokenSchema = new mongoose.Schema<DeviceTokenDoc>(
     deviceId: { type: String, required: true },
     platform: { type: String, required: true },
     pushToken: { type: String, required: true, index: true },
+    sessionId: { type: String },
     updatedAt: { type: Date, required: true },
   },
   { versionKey: false },
@@ -43,9 +46,14 @@ export class DeviceTokenRepository implements DeviceTokens {
   }
 
   /** Stores a device's token; a token that moved to another user or device leaves its old place. */
-  async register(userId: string, deviceId: string, platform: string, pushToken: string): Promise<void> {
+  async register(userId: string, deviceId: string, platform: string, pushToken: string, sessionId?: string): Promise<void> {
     await this.model.deleteMany({ pushToken, $or: [{ userId: { $ne: userId } }, { deviceId: { $ne: deviceId } }] }).exec();
-    await this.model.updateOne({ userId, deviceId }, { $set: { platform, pushToken, updatedAt: new Date() } }, { upsert: true }).exec();
+    await this.model.updateOne({ userId, deviceId }, { $set: { platform, pushToken, sessionId: sessionId ?? null, updatedAt: new Date() } }, { upsert: true }).exec();
+  }
+
+  async removeOfSessions(userId: string, sessionIds: string[] | 'all'): Promise<number> {
+    const filter = sessionIds === 'all' ? { userId } : { userId, sessionId: { $in: sessionIds } };
+    return (await this.model.deleteMany(filter).exec()).deletedCount;
   }
 
   /**

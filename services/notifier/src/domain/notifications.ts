@@ -5,7 +5,7 @@ import type { EventPayload, EventType } from '@acct/shared';
 import type { Needs, NotifierDeps, PushNotification } from './ports';
 import type { TemplateName } from './templates';
 
-export type Outcome = 'sent' | 'no_devices' | 'stored';
+export type Outcome = 'sent' | 'no_devices' | 'stored' | 'removed';
 
 /** The queues events are consumed from: pushes and device records apart from mail, so a slow mail server holds no push back. */
 export type QueueName = 'push' | 'email';
@@ -33,8 +33,17 @@ export const handlers: { [T in EventType]: Handler<T> } = {
   'device.registered': {
     queue: 'push',
     handle: async (deps, p) => {
-      await deps.devices.register(p.userId, p.deviceId, p.platform, p.pushToken);
+      await deps.devices.register(p.userId, p.deviceId, p.platform, p.pushToken, p.sessionId);
       return 'stored';
+    },
+  },
+  // A device belongs to the session that registered it: when that session ends, so do its pushes.
+  'account.sessions.ended': {
+    queue: 'push',
+    handle: async (deps, p) => {
+      if (p.kind !== 'user') return 'stored';
+      await deps.devices.removeOfSessions(p.accountId, p.all ? 'all' : (p.sessionIds ?? []));
+      return 'removed';
     },
   },
   'admin.otp.requested': {

@@ -41,7 +41,10 @@ export interface PushSender {
 
 /** Devices' push tokens: the notifier is their one owner. */
 export interface DeviceTokens {
-  register(userId: string, deviceId: string, platform: string, pushToken: string): Promise<void>;
+  /** Stores a device's token, as belonging to the session that registered it (when known). */
+  register(userId: string, deviceId: string, platform: string, pushToken: string, sessionId?: string): Promise<void>;
+  /** Removes the tokens registered by these sessions of the user, or (`'all'`) every token of the user; answers how many. */
+  removeOfSessions(userId: string, sessionIds: string[] | 'all'): Promise<number>;
   tokensOf(userId: string): Promise<string[]>;
   remove(tokens: string[]): Promise<number>;
 }

@@ -54,7 +54,7 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
     });
 
     router.post(`${base}/logout`, async (req, res) => {
-      await closeSession(deps, kind, presentedRefresh(req));
+      await closeSession(deps, kind, presentedRefresh(req), ctx(req));
       res.setHeader(InternalHeaders.clearRefreshToken, '1');
       res.json(ok('Logged out successfully'));
     });
