@@ -1,5 +1,6 @@
 // The gateway's composition root: the token verifier, a connection pool per service, the request
-// listener; its public HTTP port and its health port (ready when the services are).
+// listener; its public HTTP port and its health port. Readiness is the process's own: an outage of
+// auth or desktop answers 503 per request, and never takes every gateway replica out of rotation.
 import { AccessTokenVerifier, composeService, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
@@ -24,7 +25,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
       app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, upstreams, http: httpMetrics(registry) }),
-      checks: { auth: () => upstreams.auth.reachable(), desktop: () => upstreams.desktop.reachable() },
+      checks: {},
       metrics: registry,
     };
   });

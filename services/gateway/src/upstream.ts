@@ -1,7 +1,6 @@
 // Forwarding to a service over an undici connection pool (keep-alive), with bounds: refused or
 // reset → 503, no answer in time → 504. undici's client costs a fraction of node:http's per request,
 // which is most of what a proxy hop costs.
-import net from 'node:net';
 import type http from 'node:http';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
@@ -61,16 +60,6 @@ export class UpstreamClient {
   }
 
   /** Whether the service accepts connections (the gateway's readiness). */
-  reachable(timeoutMs = 500): Promise<boolean> {
-    return new Promise((resolve) => {
-      const socket = net.connect({ host: this.target.hostname, port: Number(this.target.port || 80) });
-      const done = (ok: boolean) => (socket.destroy(), resolve(ok));
-      socket.setTimeout(timeoutMs, () => done(false));
-      socket.once('connect', () => done(true));
-      socket.once('error', () => done(false));
-    });
-  }
-
   close(): Promise<void> {
     return this.pool.close();
   }
