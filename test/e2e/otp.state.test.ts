@@ -39,6 +39,8 @@ describe('admin login with a second factor', () => {
     expect(res.body.message).toBe('Login successful');
     expect(res.body.data.user).toMatchObject({ id: adminId, role: 'admin' });
     expect(res.body.data.token.split('.')).toHaveLength(3);
+    // The same token under the name every other answer uses.
+    expect(res.body.data.accessToken).toBe(res.body.data.token);
     expect(res.body.data.expiresIn).toBe(900);
     expect(cookieValue(res.setCookies, 'adminRefreshToken')).toBeDefined();
   });

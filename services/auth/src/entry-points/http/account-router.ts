@@ -73,7 +73,8 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
   router.post('/api/auth/verify-otp', async (req, res) => {
     const result = await verifyOtp(deps, req.body, ctx(req));
     sendRefresh(res, result.refreshToken);
-    res.json(ok('Login successful', { token: result.accessToken, expiresIn, user: result.account }));
+    // `token` and `user` are the interface's names; `accessToken` beside them is what every other answer calls it.
+    res.json(ok('Login successful', { token: result.accessToken, accessToken: result.accessToken, expiresIn, user: result.account }));
   });
 
   return router;
