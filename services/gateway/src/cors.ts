@@ -5,8 +5,12 @@
 import type http from 'node:http';
 import type { RouteMatcher } from './route-matcher';
 
-/** Request headers a browser app may send; anything else in a preflight is refused. */
-const ALLOWED_HEADERS = new Set(['authorization', 'content-type', 'x-request-id', 'accept', 'accept-language', 'if-none-match']);
+/**
+ * Request headers a browser app may send; anything else in a preflight is refused. The W3C trace
+ * headers are accepted because browser tracing SDKs add them; the gateway does not trust them (it
+ * starts its own trace and ignores outside baggage).
+ */
+const ALLOWED_HEADERS = new Set(['authorization', 'content-type', 'x-request-id', 'accept', 'accept-language', 'if-none-match', 'traceparent', 'tracestate', 'baggage']);
 /** Response headers a browser app may read besides the CORS-safelisted ones. */
 const EXPOSED_HEADERS = 'Retry-After, X-Request-Id, ETag';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';

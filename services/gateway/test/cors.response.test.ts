@@ -117,4 +117,11 @@ describe('gateway: CORS', () => {
     // Not a cookie route: the Origin is CORS's business there, the route still answers.
     expect((await send(gateway.base, 'POST', '/api/auth/user/login', { origin: 'https://evil.example', 'content-type': 'application/json' }, '{}')).status).toBe(200);
   });
+
+  it('accepts the W3C trace headers a browser tracing SDK adds to a preflight', async () => {
+    const res = await send(gateway.base, 'OPTIONS', '/api/auth/user/login', chromiumPreflight(PANEL, 'POST', 'content-type,traceparent,tracestate,baggage'));
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-headers']).toBe('content-type, traceparent, tracestate, baggage');
+    expect((await send(gateway.base, 'OPTIONS', '/api/auth/user/login', chromiumPreflight(PANEL, 'POST', 'content-type,x-evil'))).status).toBe(404);
+  });
 });
