@@ -55,7 +55,42 @@ function environmentOf(deployment: Doc): Record<string, string> {
   return env;
 }
 
+/** Whether a label selector (matchLabels and matchExpressions, or a Service's plain map) selects these labels. */
+function selects(selector: { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> } | Record<string, string>, labels: Record<string, string>): boolean {
+  const structured = 'matchLabels' in selector || 'matchExpressions' in selector;
+  const matchLabels = (structured ? (selector as { matchLabels?: Record<string, string> }).matchLabels : selector) ?? {};
+  const expressions = structured ? ((selector as { matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> }).matchExpressions ?? []) : [];
+  return (
+    Object.entries(matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v) &&
+    expressions.every((e) => {
+      if (e.operator === 'In') return e.values!.includes(labels[e.key]);
+      if (e.operator === 'NotIn') return !e.values!.includes(labels[e.key]);
+      if (e.operator === 'Exists') return e.key in labels;
+      return !(e.key in labels);
+    })
+  );
+}
+
 describe('deploy/kubernetes (production overlay)', () => {
+  it('has every NetworkPolicy, Service and PodDisruptionBudget select the pods of at least one Deployment', () => {
+    const podLabels = byKind('Deployment').map((d) => d.spec.template.metadata.labels as Record<string, string>);
+    const selectors = [
+      ...byKind('NetworkPolicy').map((d) => [`NetworkPolicy ${d.metadata.name}`, d.spec.podSelector] as const),
+      ...byKind('Service').map((d) => [`Service ${d.metadata.name}`, d.spec.selector] as const),
+      ...byKind('PodDisruptionBudget').map((d) => [`PodDisruptionBudget ${d.metadata.name}`, d.spec.selector] as const),
+    ];
+    expect(selectors.length).toBeGreaterThan(5);
+    const selectingNothing = selectors.filter(([, selector]) => !podLabels.some((labels) => selects(selector, labels))).map(([name]) => name);
+    expect(selectingNothing).toEqual([]);
+  });
+
+  it('lets the monitoring namespace reach the health and metrics port of every pod', () => {
+    const policy = named('NetworkPolicy', 'health-and-metrics-from-monitoring')!;
+    for (const deployment of byKind('Deployment')) {
+      expect([deployment.metadata.name, selects(policy.spec.podSelector, deployment.spec.template.metadata.labels)]).toEqual([deployment.metadata.name, true]);
+    }
+  });
+
   it('validates every object against the Kubernetes API schemas', () => {
     expect(docs.length).toBeGreaterThan(15);
     for (const doc of docs) {
