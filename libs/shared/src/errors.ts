@@ -94,6 +94,8 @@ export const errors = {
   forbidden: (message: string) => base.error('forbidden', message),
   bodyTimeout: () => base.error('request_timeout', 'Request body not received in time', { headers: { Connection: 'close' } }),
   unavailable: (cause?: unknown) => base.error('service_unavailable', 'Service temporarily unavailable', { cause }),
+  /** The service is up but has more work than it can do in time. */
+  busy: (retryAfterSeconds: number) => base.error('service_unavailable', 'Service busy, please retry shortly', { retryAfterSeconds }),
   upstreamTimeout: (cause?: unknown) => base.error('upstream_timeout', 'Upstream service timed out', { cause }),
   internal: (cause?: unknown) => base.error('internal_error', 'Internal server error', { cause }),
 };

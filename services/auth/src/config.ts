@@ -26,6 +26,10 @@ export const authSchema = z.object({
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
   /** bcrypt hashes at once per replica; 0 means one per core. */
   BCRYPT_CONCURRENCY: env.int(0, 0),
+  /** Hashes and compares that may wait for a slot; one more is answered 503 with Retry-After. */
+  BCRYPT_QUEUE_MAX: env.int(64, 1),
+  /** How long one may wait for a slot; past it (under the gateway's UPSTREAM_TIMEOUT_MS) it is dropped with a 503. */
+  BCRYPT_QUEUE_WAIT_MS: env.int(5_000, 10),
   /** Whether new admins get a second factor: `auto` means on in production, off elsewhere. */
   ADMIN_2FA_DEFAULT: z.enum(['auto', 'true', 'false']).default('auto'),
   ADMIN_REGISTRATION_OPEN: env.bool(false),
@@ -116,7 +120,11 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string }) {
       windowMs: config.RATE_LOGIN_FAILURE_WINDOW_SECONDS * 1000,
     },
     otp: { secret: config.OTP_SECRET ?? 'development-only-otp-secret', ttlMs: config.OTP_TTL_SECONDS * 1000, maxAttempts: config.OTP_MAX_ATTEMPTS },
-    passwords: { cost: config.BCRYPT_COST, concurrency: config.BCRYPT_CONCURRENCY || undefined },
+    passwords: {
+      cost: config.BCRYPT_COST,
+      concurrency: config.BCRYPT_CONCURRENCY || undefined,
+      queue: { maxQueue: config.BCRYPT_QUEUE_MAX, maxWaitMs: config.BCRYPT_QUEUE_WAIT_MS },
+    },
     policy: {
       accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
       otpTtlSeconds: config.OTP_TTL_SECONDS,

@@ -22,6 +22,8 @@ const { error } = authErrorCatalogue;
 const bad = (message: string) => errors.validation(message);
 
 export const AuthErrors = {
+  /** Password work is queued past what the replica can do in time: retry shortly (ideally on another replica). */
+  busy: () => errors.busy(1),
   // The spec's validation messages, to the letter.
   registerMissing: () => bad('Please provide name, email and password'),
   nameLength: () => bad('Name must be 2-20 characters'),

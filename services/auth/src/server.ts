@@ -42,7 +42,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     await Promise.all([accounts.admin.init(), accounts.user.init(), resets.init(), resetRequests.init(), outbox.init()]);
     const registry = createRegistry('auth');
-    const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency);
+    const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
     outboxMetrics(registry, () => outbox.pendingStats());
 

@@ -1,5 +1,64 @@
 import { assertPasswordPolicy } from '../src/domain/passwords';
-import { BcryptPasswordHasher, Semaphore } from '../src/security/password-hasher';
+import { BcryptPasswordHasher, Semaphore, TaskRefused } from '../src/security/password-hasher';
+
+describe('Semaphore, bounded', () => {
+  const gate = () => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  };
+
+  it('when the queue is full, then one more task is refused at once, and the queued ones still run', async () => {
+    const slots = new Semaphore(1, { maxQueue: 2, maxWaitMs: 60_000 });
+    const g = gate();
+    const running = slots.run(() => g.opened);
+    const queued = [slots.run(async () => 'a'), slots.run(async () => 'b')];
+    await expect(slots.run(async () => 'c')).rejects.toBeInstanceOf(TaskRefused);
+    g.open();
+    await running;
+    expect(await Promise.all(queued)).toEqual(['a', 'b']);
+  });
+
+  it('when a task waited past its deadline, then it is dropped unrun and the next one runs', async () => {
+    const slots = new Semaphore(1, { maxQueue: 10, maxWaitMs: 20 });
+    const g = gate();
+    const running = slots.run(() => g.opened);
+    let ran = false;
+    const late = slots.run(async () => {
+      ran = true;
+    });
+    await new Promise((r) => setTimeout(r, 40));
+    g.open();
+    await running;
+    await expect(late).rejects.toThrow(/deadline/);
+    expect(ran).toBe(false);
+    expect(await slots.run(async () => 'next')).toBe('next');
+  });
+
+  it('when the caller went away while its task waited, then the task is dropped unrun', async () => {
+    const slots = new Semaphore(1, { maxQueue: 10, maxWaitMs: 60_000 });
+    const g = gate();
+    const running = slots.run(() => g.opened);
+    const controller = new AbortController();
+    let ran = false;
+    const abandoned = slots.run(async () => {
+      ran = true;
+    }, controller.signal);
+    controller.abort();
+    g.open();
+    await running;
+    await expect(abandoned).rejects.toThrow(/went away/);
+    expect(ran).toBe(false);
+    expect(slots.queued).toBe(0);
+  });
+
+  it('answers 503 with Retry-After through the hasher when its queue is full', async () => {
+    const hasher = new BcryptPasswordHasher(12, 1, { maxQueue: 1, maxWaitMs: 60_000 });
+    const work = [hasher.hash('first one'), hasher.hash('second one')];
+    await expect(hasher.hash('third one')).rejects.toMatchObject({ httpStatus: 503, code: 'service_unavailable', retryAfterSeconds: 1 });
+    await Promise.all(work);
+  }, 20_000);
+});
 
 describe('Semaphore', () => {
   it('runs at most its limit at once, and every task in the end', async () => {

@@ -43,7 +43,7 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
   let failure: FailureReason | undefined;
   try {
     account = await deps.accounts[kind].findByEmail(input.email);
-    failure = await checkCredentials(deps, account, input.password);
+    failure = await checkCredentials(deps, account, input.password, ctx.signal);
   } catch (err) {
     // No verdict: the attempt is given back.
     await deps.loginAttempts.release(kind, input.email, ctx.budget).catch(() => undefined);
@@ -114,16 +114,16 @@ export async function verifyOtp(
 }
 
 /** Answers the failure reason, having spent one bcrypt compare whatever the case. */
-async function checkCredentials(deps: Needs<'hasher'>, account: Account | null, password: string): Promise<FailureReason | undefined> {
+async function checkCredentials(deps: Needs<'hasher'>, account: Account | null, password: string, signal?: AbortSignal): Promise<FailureReason | undefined> {
   if (!account) {
-    await deps.hasher.burn(password);
+    await deps.hasher.burn(password, signal);
     return 'not_found';
   }
   if (!account.passwordHash) {
-    await deps.hasher.burn(password);
+    await deps.hasher.burn(password, signal);
     return 'no_password';
   }
-  return (await deps.hasher.verify(password, account.passwordHash)) ? undefined : 'wrong_password';
+  return (await deps.hasher.verify(password, account.passwordHash, signal)) ? undefined : 'wrong_password';
 }
 
 function upgradeHashLater(deps: Needs<'hasher' | 'accounts' | 'logger'>, kind: AccountKind, account: Account & { passwordHash: string }, password: string): void {

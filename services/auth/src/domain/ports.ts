@@ -13,6 +13,8 @@ export interface RequestContext {
   requestId?: string;
   /** The verified caller, on the routes that use one (admin registration by an admin). */
   actor?: AccessClaims;
+  /** Aborted when the client goes away before its answer: slow work for it is dropped. */
+  signal?: AbortSignal;
 }
 
 export interface Accounts {
@@ -147,13 +149,17 @@ export interface RateLimits {
   consume(name: LimiterName, key: string): Promise<LimitAnswer>;
 }
 
+/**
+ * Password hashing, bounded: under overload a hash or compare is refused (a 503 with Retry-After)
+ * rather than queued past its use; `signal` tells that the client went away.
+ */
 export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  verify(password: string, hash: string): Promise<boolean>;
+  hash(password: string, signal?: AbortSignal): Promise<string>;
+  verify(password: string, hash: string, signal?: AbortSignal): Promise<boolean>;
   /** Whether a hash was made at a lower cost than today's and should be remade at the next login. */
   needsUpgrade(hash: string): boolean;
   /** Spends one compare's time, so that an unknown email costs what a known one does. */
-  burn(password: string): Promise<void>;
+  burn(password: string, signal?: AbortSignal): Promise<void>;
 }
 
 export interface TokenSigner {

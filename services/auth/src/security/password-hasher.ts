@@ -4,36 +4,68 @@ import { createHmac } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
 import type { PasswordHasher } from '../domain/ports';
+import { AuthErrors } from '../errors';
 
 // A fixed, public key: the pre-hash only normalises length; bcrypt does the work.
 const PREHASH_KEY = 'acct-password-prehash-v1';
 
-/** At most `limit` tasks at once; the rest wait in arrival order. */
+/** Why a task was not run: the queue was full, it waited past its deadline, or its caller went away. */
+export class TaskRefused extends Error {
+  override name = 'TaskRefused';
+}
+
+export interface QueueBounds {
+  /** Tasks that may wait at once; one more is refused at once. */
+  maxQueue: number;
+  /** How long a task may wait for its turn; past it, it is dropped when its turn comes. */
+  maxWaitMs: number;
+}
+
+/**
+ * At most `limit` tasks at once; the rest wait in arrival order, in a bounded queue. Under overload
+ * no work piles up that nobody waits for: a full queue refuses at once, and a task whose deadline
+ * passed or whose caller left (its signal aborted) is dropped when its turn comes.
+ */
 export class Semaphore {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   /** Told how long each task that had to wait waited (seconds). */
   onWait?: (seconds: number) => void;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly bounds: QueueBounds = { maxQueue: Infinity, maxWaitMs: Infinity },
+  ) {}
 
   get queued(): number {
     return this.waiting.length;
   }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw new TaskRefused('the caller went away');
     if (this.active >= this.limit) {
+      if (this.waiting.length >= this.bounds.maxQueue) throw new TaskRefused('the queue is full');
       const since = process.hrtime.bigint();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
-      this.onWait?.(Number(process.hrtime.bigint() - since) / 1e9);
+      const waited = Number(process.hrtime.bigint() - since) / 1e9;
+      this.onWait?.(waited);
+      // This task holds a slot now: one it gives up passes it on.
+      if (waited * 1000 > this.bounds.maxWaitMs || signal?.aborted) {
+        this.release();
+        throw new TaskRefused(signal?.aborted ? 'the caller went away' : 'it waited past its deadline');
+      }
     } else this.active++;
     try {
       return await task();
     } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
+      this.release();
     }
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
   }
 }
 
@@ -47,8 +79,9 @@ export class BcryptPasswordHasher implements PasswordHasher {
   constructor(
     private readonly cost: number,
     concurrency: number = availableParallelism(),
+    bounds?: QueueBounds,
   ) {
-    this.slots = new Semaphore(Math.max(1, concurrency));
+    this.slots = new Semaphore(Math.max(1, concurrency), bounds);
   }
 
   /** Hashes and compares waiting for a slot. */
@@ -65,12 +98,22 @@ export class BcryptPasswordHasher implements PasswordHasher {
     return createHmac('sha256', PREHASH_KEY).update(password, 'utf8').digest('base64');
   }
 
-  hash(password: string): Promise<string> {
-    return this.slots.run(() => bcrypt.hash(this.prehash(password), this.cost));
+  hash(password: string, signal?: AbortSignal): Promise<string> {
+    return this.run(() => bcrypt.hash(this.prehash(password), this.cost), signal);
   }
 
-  verify(password: string, hash: string): Promise<boolean> {
-    return this.slots.run(() => bcrypt.compare(this.prehash(password), hash));
+  verify(password: string, hash: string, signal?: AbortSignal): Promise<boolean> {
+    return this.run(() => bcrypt.compare(this.prehash(password), hash), signal);
+  }
+
+  /** A refused task is the client's 503 with Retry-After: the service is busy, not broken. */
+  private async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await this.slots.run(task, signal);
+    } catch (err) {
+      if (err instanceof TaskRefused) throw AuthErrors.busy();
+      throw err;
+    }
   }
 
   needsUpgrade(hash: string): boolean {
@@ -82,9 +125,9 @@ export class BcryptPasswordHasher implements PasswordHasher {
   }
 
   /** Spends one compare's time, so that an unknown email costs what a known one does. */
-  async burn(password: string): Promise<void> {
-    this.dummy ??= this.slots.run(() => bcrypt.hash('dummy-password-never-matches', this.cost));
+  async burn(password: string, signal?: AbortSignal): Promise<void> {
+    this.dummy ??= bcrypt.hash('dummy-password-never-matches', this.cost);
     const dummy = await this.dummy;
-    await this.slots.run(() => bcrypt.compare(this.prehash(password), dummy));
+    await this.run(() => bcrypt.compare(this.prehash(password), dummy), signal);
   }
 }

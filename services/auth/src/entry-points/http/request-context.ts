@@ -6,7 +6,18 @@ import type { RequestContext } from '../../domain/ports';
 
 export function requestContext(req: Request): RequestContext {
   const ip = canonicalAddress(req.get(InternalHeaders.clientIp)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
-  return { ip, budget: addressBudget(ip), requestId: req.get(InternalHeaders.requestId) };
+  return { ip, budget: addressBudget(ip), requestId: req.get(InternalHeaders.requestId), signal: clientGone(req) };
+}
+
+/** Aborts when the connection closes before the answer was sent (the gateway gave up, or its client did). */
+function clientGone(req: Request): AbortSignal | undefined {
+  const res = req.res;
+  if (!res) return undefined;
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 /** The context with the verified caller, for a route whose answer depends on who asks. */
