@@ -50,7 +50,7 @@ export function installShutdown(stop: () => Promise<boolean>, logger: Logger): v
         return false;
       })
       .then(async (clean) => {
-        await stopTracing();
+        if (!(await stopTracing())) logger.warn('The last spans did not go out in time (is the collector reachable?): dropped');
         if (clean) logger.info({ clean }, 'Stopped');
         else logger.error({ clean }, 'Stopped, cutting what had not finished by the deadline: exit 1');
         logger.flush?.();

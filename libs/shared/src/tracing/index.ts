@@ -68,9 +68,24 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   shutdown = () => provider.shutdown();
 }
 
-/** Sends the spans still buffered; call before the process exits. */
-export async function stopTracing(): Promise<void> {
-  await shutdown?.().catch(() => undefined);
+/** How long the last spans may take to go out at exit (inside the drain budget: a dead collector must not race SIGKILL). */
+export const TRACE_FLUSH_TIMEOUT_MS = 2_000;
+
+/** Sends the spans still buffered, for at most `timeoutMs`; answers whether they went out in time. */
+export async function stopTracing(timeoutMs = TRACE_FLUSH_TIMEOUT_MS): Promise<boolean> {
+  if (!shutdown) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  const sent = shutdown().then(
+    () => true,
+    () => false,
+  );
+  const outcome = await Promise.race([sent, cut]);
+  clearTimeout(timer);
+  return outcome;
 }
 
 /** A propagator that injects (outgoing calls) and never extracts (incoming requests start new traces). */
