@@ -2,7 +2,7 @@
 // value it refused, except a secret's.
 import { loadAuthConfig, weakenedSettings } from '@acct/auth';
 import { loadDesktopConfig } from '@acct/desktop';
-import { loadGatewayConfig } from '@acct/gateway';
+import { browserCookieWarnings, loadGatewayConfig } from '@acct/gateway';
 import { loadNotifierConfig } from '@acct/notifier';
 
 const authProduction = {
@@ -62,6 +62,15 @@ describe('production configuration', () => {
     expect(weakenedSettings(loadAuthConfig({ ...authProduction, ...weak })).map((w) => w.split('=')[0])).toEqual(['ADMIN_REGISTRATION_OPEN', 'ADMIN_2FA_DEFAULT', 'BCRYPT_COST', 'ACCESS_TOKEN_TTL_SECONDS']);
     expect(weakenedSettings(loadAuthConfig(authProduction))).toEqual([]);
     expect(weakenedSettings(loadAuthConfig({ ...weak }))).toEqual([]);
+  });
+
+  it('warns at the gateway start of cookies browsers would drop: a plain-http public URL, a listed origin on another site', () => {
+    const production = { NODE_ENV: 'production', CORS_ORIGINS: 'https://admin.example.com,https://panel.other.org' };
+    const warnings = browserCookieWarnings(loadGatewayConfig({ ...production, PUBLIC_URL: 'http://api.example.com' }));
+    expect(warnings).toEqual([expect.stringMatching(/^PUBLIC_URL http:\/\/api\.example\.com is plain http/), expect.stringMatching(/^CORS_ORIGINS https:\/\/panel\.other\.org is not on the API's site/)]);
+    expect(browserCookieWarnings(loadGatewayConfig({ ...production, CORS_ORIGINS: 'https://admin.example.com', PUBLIC_URL: 'https://api.example.com' }))).toEqual([]);
+    expect(browserCookieWarnings(loadGatewayConfig({ ...production, PUBLIC_URL: 'http://localhost:8080', CORS_ORIGINS: '' }))).toEqual([]);
+    expect(browserCookieWarnings(loadGatewayConfig({ CORS_ORIGINS: 'https://panel.other.org', PUBLIC_URL: 'http://api.example.com' }))).toEqual([]);
   });
 
   it('refuses the notifier without SMTP_URL in production, and not elsewhere', () => {

@@ -95,4 +95,12 @@ describe('cookie routes called from another site', () => {
     expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: fresh.cookie })).status).toBe(200);
     expect((await call(stack.url, 'POST', '/api/auth/user/logout', { headers: own })).status).toBe(200);
   });
+
+  it('when a browser page refreshes without the cookie, then the 401 says why; other clients get the plain answer', async () => {
+    const fromPage = await call(stack.url, 'POST', '/api/auth/user/refresh', { headers: { origin: stack.url } });
+    expect(fromPage.status).toBe(401);
+    expect(fromPage.body).toMatchObject({ code: 'refresh_token_missing', message: 'Refresh token missing', errors: { refreshToken: expect.stringContaining("credentials: 'include'") } });
+    const plain = await call(stack.url, 'POST', '/api/auth/user/refresh');
+    expect(plain.body).toEqual({ success: false, message: 'Refresh token missing', code: 'refresh_token_missing' });
+  });
 });

@@ -44,6 +44,14 @@ export const AuthErrors = {
   sessionRevoked: () => error('session_revoked', 'Session expired or revoked'),
   invalidCode: () => error('invalid_otp', 'Invalid code'),
   refreshMissing: () => error('refresh_token_missing', 'Refresh token missing'),
+  /** The same answer to a browser page, with the likely cause: the cookie was not sent, or not kept. */
+  refreshMissingFromBrowser: () =>
+    error('refresh_token_missing', 'Refresh token missing', {
+      errors: {
+        refreshToken:
+          "The browser sent no refresh cookie. Call login, verify-otp, refresh and logout with credentials: 'include', and serve the app and the API on one site; over plain http (other than localhost) a production cookie is Secure and never stored.",
+      },
+    }),
   refreshInvalid: () => error('refresh_token_invalid', 'Invalid or expired refresh token', { headers: { [InternalHeaders.clearRefreshToken]: '1' } }),
   resetInvalid: () => error('reset_token_invalid', 'Invalid or expired reset token'),
   rateLimited: (retryAfterSeconds: number) => errors.rateLimited(retryAfterSeconds),

@@ -18,6 +18,8 @@ export const gatewaySchema = z.object({
    * scheme://host[:port] (no path, no wildcard). Empty: no CORS answer at all.
    */
   CORS_ORIGINS: env.list([], { test: (o) => /^https?:\/\/[^/\s*]+$/.test(o), expected: 'origins such as https://admin.example.com' }),
+  /** The URL browsers reach the API at (optional): at start, production then warns of cookies that browsers would drop. */
+  PUBLIC_URL: z.string().url().optional(),
   /** Largest avatar upload body (the file itself is capped at 2 MiB by auth). */
   UPLOAD_LIMIT_BYTES: env.int(3 * 1024 * 1024, 1024),
   ...accessTokenVerifyEnv,
@@ -38,6 +40,28 @@ const productionRules: ConfigRule = (given) => {
   if (unsafe.length) refused.push(['CORS_ORIGINS', `in production every origin must be https and public (refused: ${unsafe.join(', ')})`]);
   return refused;
 };
+
+/**
+ * What production would get wrong with browsers, said at start: refresh cookies are Secure, so over
+ * plain http to a host other than this machine a browser never stores them; and a listed origin on
+ * another site than the API makes the cookie third-party, which browsers that block those never send.
+ * Sites are compared by their last two labels (no public-suffix list).
+ */
+export function browserCookieWarnings(config: { NODE_ENV: string; PUBLIC_URL?: string; CORS_ORIGINS: string[] }): string[] {
+  if (config.NODE_ENV !== 'production' || !config.PUBLIC_URL) return [];
+  const api = new URL(config.PUBLIC_URL);
+  const warnings: string[] = [];
+  if (api.protocol === 'http:' && !isLocalUrl(config.PUBLIC_URL)) {
+    warnings.push(`PUBLIC_URL ${api.origin} is plain http: production refresh cookies are Secure, and browsers will not store them; serve the API over HTTPS`);
+  }
+  const site = (host: string) => host.split('.').slice(-2).join('.');
+  for (const origin of config.CORS_ORIGINS) {
+    if (site(new URL(origin).hostname) !== site(api.hostname)) {
+      warnings.push(`CORS_ORIGINS ${origin} is not on the API's site (${site(api.hostname)}): the refresh cookie is third-party there, and browsers that block those will not send it; serve app and API on one site`);
+    }
+  }
+  return warnings;
+}
 
 export type GatewayConfig = z.infer<typeof gatewayConfig>;
 

@@ -28,7 +28,8 @@ export interface GatewayDeps {
   http?: HttpMetrics;
 }
 
-const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization', 'user-agent', 'if-none-match', 'if-modified-since'];
+// `origin` tells auth that a browser page asked (a missing refresh cookie then gets a hint).
+const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization', 'user-agent', 'if-none-match', 'if-modified-since', 'origin'];
 const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
 const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
 

@@ -1,6 +1,6 @@
 export { createGatewayHandler } from './gateway-handler';
 export { readCookie } from './refresh-cookie-bridge';
-export { gatewaySchema, loadGatewayConfig } from './config';
+export { browserCookieWarnings, gatewaySchema, loadGatewayConfig } from './config';
 export { gatewayErrorCatalogue } from './errors';
 export { startGateway } from './server';
 export { UpstreamClient } from './upstream';

@@ -2,13 +2,14 @@
 // listener; its public HTTP port and its health port. Readiness is the process's own: an outage of
 // auth or desktop answers 503 per request, and never takes every gateway replica out of rotation.
 import { AccessTokenVerifier, composeService, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
-import type { GatewayConfig } from './config';
+import { browserCookieWarnings, type GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
 import { upstreamMetrics } from './metrics';
 import { UpstreamClient } from './upstream';
 
 export async function startGateway(config: GatewayConfig, logger: Logger, requestLogger?: Logger): Promise<RunningService> {
   const verifier = AccessTokenVerifier.fromConfig(config);
+  for (const warning of browserCookieWarnings(config)) logger.warn(warning);
   return composeService('gateway', logger, async (open) => {
     const registry = createRegistry('gateway');
     const observe = upstreamMetrics(registry);

@@ -15,6 +15,8 @@ export interface RequestContext {
   actor?: AccessClaims;
   /** Aborted when the client goes away before its answer: slow work for it is dropped. */
   signal?: AbortSignal;
+  /** A browser page sent the request (it carried `Origin`): answers may say what a browser needs. */
+  fromBrowserPage?: boolean;
 }
 
 export interface Accounts {

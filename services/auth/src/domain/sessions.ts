@@ -31,7 +31,7 @@ export async function refreshSession(
 ): Promise<OpenedSession> {
   if (!presented) {
     deps.metrics.refresh(kind, 'missing');
-    throw AuthErrors.refreshMissing();
+    throw ctx.fromBrowserPage ? AuthErrors.refreshMissingFromBrowser() : AuthErrors.refreshMissing();
   }
   const result = await deps.sessions.rotate(kind, presented);
   deps.metrics.refresh(kind, result.outcome === 'rotated' || result.outcome === 'grace' || result.outcome === 'reused' ? result.outcome : 'invalid');

@@ -6,7 +6,7 @@ import type { RequestContext } from '../../domain/ports';
 
 export function requestContext(req: Request): RequestContext {
   const ip = canonicalAddress(req.get(InternalHeaders.clientIp)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
-  return { ip, budget: addressBudget(ip), requestId: req.get(InternalHeaders.requestId), signal: clientGone(req) };
+  return { ip, budget: addressBudget(ip), requestId: req.get(InternalHeaders.requestId), signal: clientGone(req), fromBrowserPage: req.get('origin') !== undefined };
 }
 
 /** Aborts when the connection closes before the answer was sent (the gateway gave up, or its client did). */
