@@ -18,7 +18,9 @@ type Service = {
   build?: { context: string; dockerfile: string; args?: Record<string, string> };
   ports?: string[];
   environment?: Record<string, string>;
-  healthcheck?: { test: string[] };
+  healthcheck?: { test: string[]; timeout?: string; start_period?: string };
+  hostname?: string;
+  logging?: { driver: string; options?: Record<string, string> };
   depends_on?: Record<string, { condition: string }>;
   container_name?: string;
   deploy?: { resources?: { limits?: { memory?: string } } };
@@ -26,6 +28,7 @@ type Service = {
 
 const root = path.resolve(__dirname, '..');
 const composeText = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
+const productionText = fs.readFileSync(path.join(root, 'docker-compose.production.yml'), 'utf8');
 
 /** Compose's interpolation: `$VAR`, `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`, `$$`. */
 function interpolate(text: string, shell: Record<string, string>): string {
@@ -42,8 +45,15 @@ function interpolate(text: string, shell: Record<string, string>): string {
     return value ?? '';
   });
 }
-function composeWith(shell: Record<string, string>): Record<string, Service> {
+/** The services as `docker compose -f docker-compose.yml [-f docker-compose.production.yml]` sees them: environments merged key by key. */
+function composeWith(shell: Record<string, string>, production = false): Record<string, Service> {
   const { services: all } = yaml.load(interpolate(composeText, shell)) as { services: Record<string, Service> };
+  if (production) {
+    const { services: over } = yaml.load(interpolate(productionText, shell)) as { services: Record<string, Service> };
+    for (const [name, service] of Object.entries(over)) {
+      all[name] = { ...all[name], ...service, environment: { ...all[name].environment, ...service.environment } };
+    }
+  }
   // As compose passes them: an empty value (`OTP_SECRET: ` once interpolated) is an empty string.
   for (const service of Object.values(all)) {
     if (service.environment) service.environment = Object.fromEntries(Object.entries(service.environment).map(([k, v]) => [k, v === null ? '' : String(v)]));
@@ -56,8 +66,11 @@ const productionShell = {
   OTP_SECRET: 'an-operator-chosen-secret-of-enough-length',
   RESET_URL_BASE_ADMIN: 'https://admin.example.com/reset-password',
   RESET_URL_BASE_USER: 'https://app.example.com/reset-password',
+  SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
 };
-const services = composeWith(productionShell);
+const services = composeWith(productionShell, true);
+// `docker compose up` with no .env at all.
+const outOfTheBox = composeWith({});
 const appLoaders: Record<string, (env: NodeJS.ProcessEnv) => unknown> = {
   gateway: (env) => loadGatewayConfig(withMountedFiles(env)),
   auth: (env) => loadAuthConfig(withMountedFiles(env)),
@@ -73,9 +86,9 @@ describe('docker-compose.yml', () => {
     expect(services.rabbitmq.image).toMatch(/management/);
   });
 
-  it('publishes only the gateway port, and the mail catcher page (every reset link and code), Prometheus and Jaeger on loopback only', () => {
+  it('publishes only the gateway port, and the mail catcher page (every reset link and code), Prometheus and Jaeger, all on loopback unless told', () => {
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name}:${p}`));
-    expect(published.sort()).toEqual(['gateway:8080:8080', 'jaeger:127.0.0.1:16686:16686', 'mailpit:127.0.0.1:8025:8025', 'prometheus:127.0.0.1:9090:9090']);
+    expect(published.sort()).toEqual(['gateway:127.0.0.1:8080:8080', 'jaeger:127.0.0.1:16686:16686', 'mailpit:127.0.0.1:8025:8025', 'prometheus:127.0.0.1:9090:9090']);
     expect([services.prometheus.profiles, services.jaeger.profiles]).toEqual([['observability'], ['observability']]);
   });
 
@@ -144,16 +157,37 @@ describe('docker-compose.yml', () => {
     expect(services.notifier.ports).toBeUndefined();
   });
 
-  it('refuses to start auth under compose without the operator\'s OTP secret and public reset pages', () => {
-    const bare = composeWith({});
-    expect(() => appLoaders.auth(bare.auth.environment ?? {})).toThrow(/^Invalid configuration: OTP_SECRET: required in production/);
-    const withSecret = composeWith({ OTP_SECRET: productionShell.OTP_SECRET });
-    expect(() => appLoaders.auth(withSecret.auth.environment ?? {})).toThrow(/^Invalid configuration: RESET_URL_BASE_ADMIN: points at this machine/);
+  it.each(Object.keys(productionShell))('refuses a production compose without %s before starting anything, naming it', (missing) => {
+    const shell: Record<string, string> = { ...productionShell };
+    delete shell[missing];
+    expect(() => composeWith(shell, true)).toThrow(new RegExp(`^compose: ${missing}: set ${missing} in \\.env`));
   });
 
-  it('starts every service on a laptop with NODE_ENV=development and nothing else set', () => {
-    const laptop = composeWith({ NODE_ENV: 'development' });
-    for (const name of Object.keys(appLoaders)) expect(() => appLoaders[name](laptop[name].environment ?? {})).not.toThrow();
+  it('comes up with no .env at all: development mode, every service config accepted, published on this machine only', () => {
+    for (const name of Object.keys(appLoaders)) {
+      expect(outOfTheBox[name].environment?.NODE_ENV).toBe('development');
+      expect(() => appLoaders[name](outOfTheBox[name].environment ?? {})).not.toThrow();
+    }
+    const published = Object.values(outOfTheBox).flatMap((s) => s.ports ?? []);
+    expect(published.every((p) => p.startsWith('127.0.0.1:'))).toBe(true);
+    expect(outOfTheBox.notifier.environment?.SMTP_URL).toBe('smtp://mailpit:1025');
+    expect(composeWith({ GATEWAY_ADDRESS: '0.0.0.0' }).gateway.ports).toEqual(['0.0.0.0:8080:8080']);
+  });
+
+  it('keeps the broker node name (and with it every queued message) across down and up, and rotates every log', () => {
+    expect(services.rabbitmq.hostname).toBe('rabbitmq');
+    for (const [name, service] of Object.entries(services)) {
+      expect([name, service.logging?.driver, service.logging?.options?.['max-size']]).toEqual([name, 'json-file', '10m']);
+      expect([name, Boolean(service.deploy?.resources?.limits?.memory)]).toEqual([name, true]);
+    }
+  });
+
+  it('gives healthchecks the time a busy machine needs', () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (!service.healthcheck) continue;
+      const seconds = (v?: string) => Number(/^(\d+)s$/.exec(v ?? '')?.[1]);
+      expect([name, seconds(service.healthcheck.timeout) >= 10, seconds(service.healthcheck.start_period) >= 30]).toEqual([name, true, true]);
+    }
   });
 
   it("gives each service more time to stop than its drain's deadline", () => {
