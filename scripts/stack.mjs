@@ -137,11 +137,12 @@ async function main() {
 }
 
 /**
- * Names of this checkout's state in shared servers, from a hash of its path (stable across restarts);
- * a variable set in the environment wins.
+ * Names of this stack's state in shared servers, from a hash of its folder (STACK_DIR, by default the
+ * checkout's .stack: stable across restarts), so two checkouts, or `npm start` and a test that starts
+ * a stack of its own folder, never share them; a variable set in the environment wins.
  */
 function checkoutIsolation() {
-  const id = `acct-${createHash('sha256').update(root).digest('hex').slice(0, 8)}`;
+  const id = `acct-${createHash('sha256').update(stackDir).digest('hex').slice(0, 8)}`;
   const env = (name, fallback) => process.env[name] ?? fallback;
   return {
     EVENTS_EXCHANGE: env('EVENTS_EXCHANGE', `${id}.auth.events`),

@@ -4,11 +4,36 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import amqp from 'amqplib';
+import Redis from 'ioredis';
+import mongoose from 'mongoose';
+import { loadNotifierConfig } from '@acct/notifier';
+import { deleteRedisPrefix, testUrls } from '@acct/test-harness/isolation';
+import { notifierQueues } from '@acct/test-stack/notifier';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../scripts/lib/dependencies.js');
 
 const root = path.resolve(__dirname, '..');
+
+/** What the stack left on the shared servers: its exchange and queues, its Redis keys and its databases. */
+async function removeStackNames(isolation: Record<string, string>, amqpUrl: string): Promise<void> {
+  const connection = await amqp.connect(amqpUrl);
+  try {
+    const channel = await connection.createChannel();
+    for (const queue of notifierQueues(isolation.QUEUE_PREFIX, loadNotifierConfig({}).RETRY_DELAYS_MS)) await channel.deleteQueue(queue);
+    await channel.deleteExchange(isolation.EVENTS_EXCHANGE);
+  } finally {
+    await connection.close();
+  }
+  const redis = new Redis(testUrls().redis);
+  await deleteRedisPrefix(redis, isolation.REDIS_PREFIX_AUTH);
+  await deleteRedisPrefix(redis, isolation.REDIS_PREFIX_NOTIFIER);
+  await redis.quit();
+  const mongo = await mongoose.createConnection(testUrls().mongo).asPromise();
+  for (const db of [isolation.MONGO_DB_AUTH, isolation.MONGO_DB_DESKTOP, isolation.MONGO_DB_NOTIFIER]) await mongo.useDb(db, { useCache: false }).dropDatabase();
+  await mongo.close();
+}
 
 function startStack(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [path.join(root, 'scripts', 'stack.mjs')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -32,6 +57,8 @@ describe('npm start (scripts/stack.mjs)', () => {
     const stackDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-stack-'));
     const port = await deps.freePort();
     const env = { PORT: String(port), STACK_DIR: stackDir, LOG_LEVEL: 'info' };
+    let isolation: Record<string, string> | undefined;
+    let amqpUrl = '';
     const first = startStack(env);
     try {
       await waitFor(() => first.output().includes(`gateway: http://127.0.0.1:${port}`) || first.child.exitCode !== null, 90_000, 'no gateway URL', first.output);
@@ -45,7 +72,10 @@ describe('npm start (scripts/stack.mjs)', () => {
       }
 
       // This checkout's own exchange, queues and key prefixes: another checkout or a test run never shares them.
-      const { isolation, amqpUrl } = JSON.parse(fs.readFileSync(path.join(stackDir, 'stack.json'), 'utf8')) as { isolation: Record<string, string>; amqpUrl: string };
+      ({ isolation, amqpUrl } = JSON.parse(fs.readFileSync(path.join(stackDir, 'stack.json'), 'utf8')) as { isolation: Record<string, string>; amqpUrl: string });
+      // Not the checkout's own names: a stack a person runs with `npm start` meanwhile keeps its queues.
+      const checkoutId = `acct-${createHash('sha256').update(path.join(root, '.stack')).digest('hex').slice(0, 8)}`;
+      expect(isolation.EVENTS_EXCHANGE.startsWith(checkoutId)).toBe(false);
       expect(isolation.EVENTS_EXCHANGE).toMatch(/^acct-[0-9a-f]{8}\.auth\.events$/);
       expect(isolation.REDIS_PREFIX_AUTH).toMatch(/^acct-[0-9a-f]{8}:auth:$/);
       const connection = await amqp.connect(amqpUrl);
@@ -80,5 +110,6 @@ describe('npm start (scripts/stack.mjs)', () => {
     expect(await deps.isListening('127.0.0.1', port)).toBe(false);
     expect(fs.existsSync(path.join(stackDir, 'stack.json'))).toBe(false);
     fs.rmSync(stackDir, { recursive: true, force: true });
+    if (isolation) await removeStackNames(isolation, amqpUrl);
   }, 120_000);
 });
