@@ -132,7 +132,8 @@ async function main() {
       amqpUrl: amqp.url,
     }),
   );
-  say(`gateway: http://127.0.0.1:${gatewayPort}  (Ctrl-C stops the stack)`);
+  // localhost, not 127.0.0.1: a browser app served from http://localhost:<port> is then on the same site, and gets the cookie.
+  say(`gateway: http://localhost:${gatewayPort}  (Ctrl-C stops the stack)`);
   return undefined;
 }
 

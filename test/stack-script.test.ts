@@ -61,8 +61,8 @@ describe('npm start (scripts/stack.mjs)', () => {
     let amqpUrl = '';
     const first = startStack(env);
     try {
-      await waitFor(() => first.output().includes(`gateway: http://127.0.0.1:${port}`) || first.child.exitCode !== null, 90_000, 'no gateway URL', first.output);
-      expect([first.child.exitCode, first.output()]).toEqual([null, expect.stringContaining(`gateway: http://127.0.0.1:${port}`)]);
+      await waitFor(() => first.output().includes(`gateway: http://localhost:${port}`) || first.child.exitCode !== null, 90_000, 'no gateway URL', first.output);
+      expect([first.child.exitCode, first.output()]).toEqual([null, expect.stringContaining(`gateway: http://localhost:${port}`)]);
       for (const name of ['auth', 'desktop', 'notifier', 'gateway']) expect(first.output()).toMatch(new RegExp(`\\[stack\\] ${name}\\s+ready`));
       // Each service runs with the heap budget its image sets.
       const heapFlag = /NODE_OPTIONS=(--max-old-space-size=\d+)/.exec(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8'))?.[1];
