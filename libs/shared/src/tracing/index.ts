@@ -26,6 +26,9 @@ export interface TracingOptions {
   publicEdge?: boolean;
 }
 
+/** The share of requests traced when OTEL_TRACES_SAMPLER is not set. */
+export const DEFAULT_SAMPLE_RATIO = 0.05;
+
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** Starts tracing for `service` when configured; a no-op otherwise. */
@@ -33,7 +36,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   if (shutdown || !tracingEnabled(env)) return;
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
-  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
@@ -46,6 +49,9 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   /* eslint-enable @typescript-eslint/no-require-imports */
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? service }),
+    // OTEL_TRACES_SAMPLER, when set, decides as the SDK reads it; unset, a trace starts for 5 % of
+    // requests (and follows its parent's decision inside the stack), not for every one.
+    ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(DEFAULT_SAMPLE_RATIO) }) }),
     spanProcessors: [new BatchSpanProcessor(new ScrubbingExporter(new OTLPTraceExporter()))],
   });
   // Inside the stack: W3C trace context and baggage, the SDK's default propagators. At the public

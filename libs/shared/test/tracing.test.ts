@@ -1,0 +1,60 @@
+// Tracing's defaults: sending the last spans at exit is bounded (a collector that accepts connections and never answers
+// costs the process at most the bound, never the exporter's own 10 s timeout), and 5 % of traces are sampled unless told.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { buildWorkspaces, repositoryRoot } from '@acct/test-harness/build';
+
+describe('tracing defaults', () => {
+  it('when the collector never answers, then it gives up after its bound and says the spans did not go out', async () => {
+    buildWorkspaces();
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const script = `
+      const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
+      tracing.startTracing('probe', { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:${port}', OTEL_TRACES_SAMPLER: 'always_on' });
+      const { trace } = require('@opentelemetry/api');
+      trace.getTracer('probe').startSpan('one').end();
+      const started = Date.now();
+      tracing.stopTracing(500).then((sent) => { process.stdout.write(JSON.stringify({ sent, ms: Date.now() - started })); process.exit(0); });
+    `;
+    try {
+      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      await new Promise((resolve) => child.once('exit', resolve));
+      const result = JSON.parse(out) as { sent: boolean; ms: number };
+      expect(result.sent).toBe(false);
+      expect(result.ms).toBeGreaterThanOrEqual(450);
+      expect(result.ms).toBeLessThan(5_000);
+    } finally {
+      silent.close();
+    }
+  }, 30_000);
+
+  it('when only the endpoint is set, then about 5 % of new traces are sampled, and OTEL_TRACES_SAMPLER overrides it', async () => {
+    buildWorkspaces();
+    const sampledOf2000 = async (extra: Record<string, string>) => {
+      const script = `
+        const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
+        tracing.startTracing('probe', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', ...${JSON.stringify(extra)} });
+        const { trace } = require('@opentelemetry/api');
+        let sampled = 0;
+        for (let i = 0; i < 2000; i++) { const span = trace.getTracer('probe').startSpan('root'); if (span.isRecording()) sampled++; span.end(); }
+        process.stdout.write(String(sampled));
+        process.exit(0);
+      `;
+      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      await new Promise((resolve) => child.once('exit', resolve));
+      return Number(out);
+    };
+    const byDefault = await sampledOf2000({});
+    // 5 % of 2,000 is 100; 40 to 200 is more than six standard deviations either way.
+    expect(byDefault).toBeGreaterThan(40);
+    expect(byDefault).toBeLessThan(200);
+    expect(await sampledOf2000({ OTEL_TRACES_SAMPLER: 'always_on' })).toBe(2000);
+  }, 30_000);
+});
