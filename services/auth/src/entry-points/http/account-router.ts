@@ -8,7 +8,7 @@ import { requestPasswordReset, resetPassword } from '../../domain/password-reset
 import { register } from '../../domain/register';
 import { closeSession, refreshSession } from '../../domain/sessions';
 import type { AuthDeps } from '../../domain/ports';
-import { requestContext, requestContextWithActor } from './request-context';
+import { requestContext, requestContextWithActor, requestContextWithSignal } from './request-context';
 
 const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
 
@@ -37,7 +37,8 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
     });
 
     router.post(`${base}/login`, async (req, res) => {
-      const result = await login(deps, kind, req.body, ctx(req));
+      // A login that waits for a bcrypt slot is dropped if its client leaves meanwhile.
+      const result = await login(deps, kind, req.body, requestContextWithSignal(req));
       if (result.kind === 'otp_required') {
         res.setHeader('Cache-Control', 'no-store');
         res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds }));

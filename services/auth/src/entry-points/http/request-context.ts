@@ -6,7 +6,12 @@ import type { RequestContext } from '../../domain/ports';
 
 export function requestContext(req: Request): RequestContext {
   const ip = canonicalAddress(req.get(InternalHeaders.clientIp)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
-  return { ip, budget: addressBudget(ip), requestId: req.get(InternalHeaders.requestId), signal: clientGone(req), fromBrowserPage: req.get('origin') !== undefined };
+  return { ip, budget: addressBudget(ip), requestId: req.get(InternalHeaders.requestId), fromBrowserPage: req.get('origin') !== undefined };
+}
+
+/** The context with a signal that tells when the client went away: for routes that do slow password work. */
+export function requestContextWithSignal(req: Request): RequestContext {
+  return { ...requestContext(req), signal: clientGone(req) };
 }
 
 /** Aborts when the connection closes before the answer was sent (the gateway gave up, or its client did). */
