@@ -13,14 +13,16 @@ describe('tracing defaults', () => {
     const port = (silent.address() as net.AddressInfo).port;
     const script = `
       const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
-      tracing.startTracing('probe', { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:${port}', OTEL_TRACES_SAMPLER: 'always_on' });
+      tracing.startTracing('probe');
       const { trace } = require('@opentelemetry/api');
       trace.getTracer('probe').startSpan('one').end();
       const started = Date.now();
       tracing.stopTracing(500).then((sent) => { process.stdout.write(JSON.stringify({ sent, ms: Date.now() - started })); process.exit(0); });
     `;
     try {
-      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), stdio: ['ignore', 'pipe', 'inherit'] });
+      // The exporter reads its endpoint from the process environment, as in production.
+      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_TRACES_SAMPLER: 'always_on' };
+      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), env, stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       await new Promise((resolve) => child.once('exit', resolve));
@@ -38,14 +40,15 @@ describe('tracing defaults', () => {
     const sampledOf2000 = async (extra: Record<string, string>) => {
       const script = `
         const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
-        tracing.startTracing('probe', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', ...${JSON.stringify(extra)} });
+        tracing.startTracing('probe');
         const { trace } = require('@opentelemetry/api');
         let sampled = 0;
         for (let i = 0; i < 2000; i++) { const span = trace.getTracer('probe').startSpan('root'); if (span.isRecording()) sampled++; span.end(); }
         process.stdout.write(String(sampled));
         process.exit(0);
       `;
-      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), stdio: ['ignore', 'pipe', 'inherit'] });
+      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_SAMPLER: undefined, ...extra };
+      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), env, stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       await new Promise((resolve) => child.once('exit', resolve));
@@ -55,6 +58,7 @@ describe('tracing defaults', () => {
     // 5 % of 2,000 is 100; 40 to 200 is more than six standard deviations either way.
     expect(byDefault).toBeGreaterThan(40);
     expect(byDefault).toBeLessThan(200);
+    expect(await sampledOf2000({ OTEL_TRACES_SAMPLER: 'always_off' })).toBe(0);
     expect(await sampledOf2000({ OTEL_TRACES_SAMPLER: 'always_on' })).toBe(2000);
   }, 30_000);
 });

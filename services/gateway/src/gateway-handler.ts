@@ -4,6 +4,7 @@
 import type http from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
+import { edgeSpan, type EdgeSpan } from '@acct/shared/tracing';
 import { InternalHeaders, NOT_FOUND_ENVELOPE, canonicalAddress, errors, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { Cors } from './cors';
@@ -79,15 +80,18 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       return;
     }
     routeLabel = route.path;
+    // The exporter blanks the URL's secret query values before a span leaves the process.
+    const span = edgeSpan(method, route.path, url, req.headers.traceparent);
     let logged = false;
     const logOnce = () => {
       if (logged) return;
       logged = true;
+      span?.end(res.statusCode);
       log();
     };
     res.once('finish', logOnce);
     res.once('close', logOnce);
-    const ctx = { ip, requestId, production, security: cors.enabled ? [...security, ...cors.responseHeaders(req)] : security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
+    const ctx = { span, ip, requestId, production, security: cors.enabled ? [...security, ...cors.responseHeaders(req)] : security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
     if (route.readsCookie && !crossSite.allows(req)) {
       req.resume();
       sendError(res, GatewayErrors.crossSite(), ctx, deps.logger);
@@ -98,6 +102,8 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
 }
 
 interface ForwardContext {
+  /** The request's span, when tracing is on: its context goes to the service. */
+  span?: EdgeSpan;
   ip: string;
   requestId: string;
   production: boolean;
@@ -133,6 +139,7 @@ function upstreamHeaders(req: http.IncomingMessage, route: RouteSpec, ctx: Forwa
   }
   outgoing[InternalHeaders.clientIp] = ctx.ip;
   outgoing[InternalHeaders.requestId] = ctx.requestId;
+  ctx.span?.inject(outgoing);
   if (route.readsCookie && route.cookieKind) {
     const token = presentedRefreshToken(req.headers.cookie, route.cookieKind);
     if (token) outgoing[InternalHeaders.refreshToken] = token;
