@@ -33,12 +33,8 @@ export function loadConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.Proces
   };
   if (!parsed.success) for (const issue of parsed.error.issues) refuse(issue.path.join('.') || '(environment)', issue.message);
   for (const rule of rules) for (const [variable, reason] of rule(given)) refuse(variable, reason);
-  if (lines.size > 0) return throwConfigError([...lines.values()].join('\n'));
+  if (lines.size > 0) throw new ConfigError([...lines.values()].join('\n'));
   return parsed.data;
-}
-
-function throwConfigError(message: string): never {
-  throw new ConfigError(message);
 }
 
 /**
@@ -54,7 +50,10 @@ export function configError(variable: string, reason: string, value?: string): C
   return new ConfigError(`Invalid configuration: ${variable}: ${reason}${shown}`);
 }
 
-/** The value with the password of any `scheme://user:password@` in it replaced, parseable or not. */
+/**
+ * The value with the password of any `scheme://user:password@` in it replaced, parseable or not:
+ * the one rule for showing a URL in a log line or an error.
+ */
 export function withoutPassword(value: string): string {
   return value.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
 }
@@ -79,6 +78,13 @@ export function parseBytes(value: string): number {
   return Math.floor(Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1));
 }
 
+/** A comma-separated value as a list: trimmed, empty entries dropped (the grammar of every list variable). */
+export const splitList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 /** What proxy-addr (and express's `trust proxy`) takes: none, all, a hop count, or addresses and subnets. */
 export type TrustProxy = boolean | number | string[];
 
@@ -102,7 +108,7 @@ export const env = {
       .optional()
       .transform((v, ctx) => {
         if (v === undefined) return fallback;
-        const values = v.split(',').map((s) => s.trim()).filter(Boolean);
+        const values = splitList(v);
         if (item && !values.every(item.test)) ctx.addIssue({ code: 'custom', message: `expected ${item.expected}, comma-separated` });
         return values;
       }),
@@ -122,7 +128,7 @@ export const env = {
         if (v === 'false') return false;
         if (v === 'true') return true;
         if (/^\d+$/.test(v)) return Number(v);
-        return v.split(',').map((s) => s.trim()).filter(Boolean);
+        return splitList(v);
       }),
   /**
    * A secret given inline (`NAME`) or as a file (`NAME_FILE`, a mounted secret). Spread it into a

@@ -1,5 +1,6 @@
 // Start-up retry: try a connection until it answers or a deadline passes, with capped back-off.
 import type { Logger } from 'pino';
+import { withoutPassword } from './config';
 
 export interface RetryOptions {
   what: string;
@@ -30,13 +31,5 @@ export async function retryUntil<T>(attempt: () => Promise<T>, options: RetryOpt
   }
 }
 
-/** Hides the password of a connection URL so that it can be logged. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable url)';
-  }
-}
+/** Hides the password of a connection URL so that it can be logged (the config's rule, one for both). */
+export const redactUrl = withoutPassword;

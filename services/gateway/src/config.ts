@@ -1,6 +1,6 @@
 // Gateway configuration: the public port, where the services are, and how much to trust proxies.
 import { z } from 'zod';
-import { accessTokenVerifyEnv, configFragments, env, isLocalUrl, isProduction, loadConfig, readSecrets, type ConfigRule } from '@acct/shared';
+import { accessTokenVerifyEnv, configFragments, env, isLocalUrl, isProduction, loadConfig, readSecrets, splitList, type ConfigRule } from '@acct/shared';
 
 export const gatewaySchema = z.object({
   ...configFragments.service({ host: '0.0.0.0', healthPort: 9080 }),
@@ -35,8 +35,7 @@ const productionRules: ConfigRule = (given) => {
   if (!isProduction(given)) return [];
   const refused: Array<[string, string]> = [];
   if (given.TRUST_PROXY?.trim() === 'true') refused.push(['TRUST_PROXY', 'true trusts every X-Forwarded-For, so any client picks its own address; in production name the hop count or the proxies\' addresses']);
-  const origins = (given.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
-  const unsafe = origins.filter((o) => !/^https:\/\//i.test(o) || isLocalUrl(o));
+  const unsafe = splitList(given.CORS_ORIGINS ?? '').filter((o) => !/^https:\/\//i.test(o) || isLocalUrl(o));
   if (unsafe.length) refused.push(['CORS_ORIGINS', `in production every origin must be https and public (refused: ${unsafe.join(', ')})`]);
   return refused;
 };

@@ -92,10 +92,13 @@ export class RedisLoginAttempts implements LoginAttempts {
   }
 }
 
+/** The account-wide counter; its hash tag puts every key of the account in one slot. */
+const accountKey = (kind: AccountKind, email: string) => `lf:{${kind}:${email}}`;
+
 function keys(kind: AccountKind, email: string, budget: string): [string, string] {
-  const account = `lf:{${kind}:${email}}`;
+  const account = accountKey(kind, email);
   return [`${account}:ip:${budget}`, account];
 }
 
-/** The address budgets the account signed in from lately (same hash tag: one slot with the counters). */
-const knownKey = (kind: AccountKind, email: string) => `lf:{${kind}:${email}}:known`;
+/** The address budgets the account signed in from lately. */
+const knownKey = (kind: AccountKind, email: string) => `${accountKey(kind, email)}:known`;
