@@ -28,17 +28,18 @@ const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefi
 const wants = (name) => !only || only.some((word) => name.includes(word));
 const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : undefined;
 
-async function startStack() {
-  if (process.env.GATEWAY_URL) {
+/** The stack of this checkout, or of another built one (`checkout`, for a before/after run). */
+async function startStack(checkout = root, name = 'stack') {
+  if (process.env.GATEWAY_URL && checkout === root) {
     say(`using the running stack at ${process.env.GATEWAY_URL}`);
     return { gatewayUrl: process.env.GATEWAY_URL, authUrl: process.env.AUTH_URL, services: {}, stop: async () => undefined };
   }
-  const stackDir = path.join(root, 'bench', '.tmp', 'stack');
+  const stackDir = path.join(root, 'bench', '.tmp', name);
   fs.rmSync(stackDir, { recursive: true, force: true });
   const port = await deps.freePort();
   say(`starting the stack (gateway on port ${port}, bcrypt cost ${BCRYPT_COST})…`);
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'stack.mjs')], {
-    cwd: root,
+  const child = spawn(process.execPath, [path.join(checkout, 'scripts', 'stack.mjs')], {
+    cwd: checkout,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
       ...process.env,
@@ -46,7 +47,8 @@ async function startStack() {
       STACK_DIR: stackDir,
       STACK_QUIET: '1',
       // Its own Redis keys: the bench's load must not spend the rate limits of a dev stack on this machine.
-      REDIS_PREFIX: 'bench:',
+      REDIS_PREFIX: `bench:${name}:`,
+      REVOCATION_STREAM: `bench:${name}:revocations`,
       BCRYPT_COST: String(BCRYPT_COST),
       // The scenarios hammer login from one address: the abuse limits would (rightly) stop them.
       RATE_LOGIN_IP_PER_MINUTE: '1000000',
@@ -134,6 +136,33 @@ async function loginSessions(gatewayUrl, accounts) {
     pool.push(...logins.map((l) => cookieOf(l.cookies)));
   }
   return pool;
+}
+
+/** Access tokens of fresh logins, one per account. */
+async function accessTokens(gatewayUrl, accounts) {
+  const tokens = [];
+  for (let i = 0; i < accounts.length; i += 4) {
+    const logins = await Promise.all(accounts.slice(i, i + 4).map((a) => post(`${gatewayUrl}/api/auth/user/login`, { email: a.email, password: a.password })));
+    tokens.push(...logins.map((l) => l.body.data.accessToken));
+  }
+  return tokens;
+}
+
+/** GET /api/auth/user/me and POST /api/desktop/sync with live sessions' tokens, round robin. */
+function authenticatedScenario(gatewayUrl, tokens, route) {
+  let next = 0;
+  const request =
+    route === 'me'
+      ? { method: 'GET', path: '/api/auth/user/me' }
+      : { method: 'POST', path: '/api/desktop/sync', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device: { id: 'bench-device', platform: 'linux', appVersion: '1.0.0' } }) };
+  return measure(
+    {
+      url: gatewayUrl,
+      connections: CONNECTIONS,
+      requests: [{ ...request, setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` } }) }],
+    },
+    { expectStatus: 200 },
+  );
 }
 
 async function refreshScenario(gatewayUrl, accounts) {
@@ -287,6 +316,41 @@ async function main() {
     }
     await scenario('desktop latest-version', () => measure({ url: `${stack.gatewayUrl}/api/desktop/latest-version?platform=linux`, connections: CONNECTIONS }, { expectStatus: 200 }));
 
+    // The routes that take an access token. With BENCH_BEFORE=<a built checkout of an earlier
+    // commit>, that checkout's stack runs beside this one and the two are measured in turns, twice
+    // each, so that the machine's drift falls on both alike.
+    if (wants('authenticated')) {
+      const tokens = await accessTokens(stack.gatewayUrl, accounts);
+      let before;
+      if (process.env.BENCH_BEFORE) {
+        before = await startStack(path.resolve(process.env.BENCH_BEFORE), 'before');
+        before.tokens = await accessTokens(before.gatewayUrl, await seed(before.gatewayUrl));
+      }
+      try {
+        for (const route of ['me', 'sync']) {
+          await scenario(`authenticated ${route}`, async () => {
+            const runs = { after: [], before: [] };
+            for (let round = 0; round < 2; round++) {
+              runs.after.push(await authenticatedScenario(stack.gatewayUrl, tokens, route));
+              if (before) runs.before.push(await authenticatedScenario(before.gatewayUrl, before.tokens, route));
+            }
+            const mean = (list) => (list.length ? Math.round((list.reduce((s, r) => s + r.requestsPerSecond, 0) / list.length) * 10) / 10 : null);
+            const all = [...runs.after, ...runs.before];
+            return {
+              requestsPerSecond: mean(runs.after),
+              beforeRequestsPerSecond: mean(runs.before),
+              ratioToBefore: ratio(mean(runs.after), mean(runs.before)),
+              runs: Object.fromEntries(Object.entries(runs).map(([k, list]) => [k, list.map((r) => r.requestsPerSecond)])),
+              p99Ms: runs.after.at(-1).p99Ms,
+              failed: all.some((r) => r.failed),
+            };
+          });
+        }
+      } finally {
+        await before?.stop();
+      }
+    }
+
     if (stack.services.auth?.pid && !only) {
       results.rssMb = Object.fromEntries(Object.entries(stack.services).map(([name, s]) => [name, rssMb(s.pid)]));
       say(`RSS (MB) after the HTTP scenarios: ${JSON.stringify(results.rssMb)}`);
@@ -370,7 +434,7 @@ function printTable(results) {
       p99: r.p99Ms ?? r.steadyP99Ms ?? '',
       errors: r.errors ?? '',
       'non-2xx/unexpected': r.unexpectedStatus ?? '',
-      ratio: r.ratioToBcryptCeiling ?? r.ratioToDirect ?? r.ratioToBare ?? r.perCore ?? '',
+      ratio: r.ratioToBcryptCeiling ?? r.ratioToDirect ?? r.ratioToBare ?? r.ratioToBefore ?? r.perCore ?? '',
       status: r.failed ? 'FAILED' : 'ok',
     }));
   console.table(rows);

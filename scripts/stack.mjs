@@ -95,6 +95,7 @@ async function main() {
     EVENTS_EXCHANGE: isolation.EVENTS_EXCHANGE,
     MONGO_URL: mongo.url,
     REDIS_URL: redis.url,
+    REVOCATION_STREAM: isolation.REVOCATION_STREAM,
     AMQP_URL: amqp.url,
     JWT_PUBLIC_KEY: process.env.JWT_PUBLIC_KEY ?? keys.publicKey,
   };
@@ -150,6 +151,7 @@ function checkoutIsolation() {
     QUEUE_PREFIX: env('QUEUE_PREFIX', `${id}.`),
     REDIS_PREFIX_AUTH: env('REDIS_PREFIX', `${id}:auth:`),
     REDIS_PREFIX_NOTIFIER: env('REDIS_PREFIX', `${id}:notifier:`),
+    REVOCATION_STREAM: env('REVOCATION_STREAM', `${id}:revocations`),
     MONGO_DB_AUTH: `${id}-auth`,
     MONGO_DB_DESKTOP: `${id}-desktop`,
     MONGO_DB_NOTIFIER: `${id}-notifier`,

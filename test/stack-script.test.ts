@@ -29,6 +29,7 @@ async function removeStackNames(isolation: Record<string, string>, amqpUrl: stri
   const redis = new Redis(testUrls().redis);
   await deleteRedisPrefix(redis, isolation.REDIS_PREFIX_AUTH);
   await deleteRedisPrefix(redis, isolation.REDIS_PREFIX_NOTIFIER);
+  await redis.del(isolation.REVOCATION_STREAM);
   await redis.quit();
   const mongo = await mongoose.createConnection(testUrls().mongo).asPromise();
   for (const db of [isolation.MONGO_DB_AUTH, isolation.MONGO_DB_DESKTOP, isolation.MONGO_DB_NOTIFIER]) await mongo.useDb(db, { useCache: false }).dropDatabase();

@@ -179,6 +179,11 @@ export function variablesOf(schema: z.ZodTypeAny): string[] {
   return inner instanceof z.ZodObject ? Object.keys(inner.shape) : [];
 }
 
+const redisUrl = () => env.string('redis://127.0.0.1:6379');
+
+/** How far apart the clocks of two hosts may be: an ended session's entry outlives its last token's expiry by this much. */
+export const REVOCATION_CLOCK_SKEW_MS = 60_000;
+
 /**
  * The variables several services read, declared once. Each service's schema spreads the fragments
  * it uses and keeps its own defaults (ports, database, key prefix) as arguments.
@@ -200,8 +205,15 @@ export const configFragments = {
     MONGO_DB: env.string(database),
   }),
   redis: (keyPrefix: string) => ({
-    REDIS_URL: env.string('redis://127.0.0.1:6379'),
+    REDIS_URL: redisUrl(),
     REDIS_PREFIX: z.string().default(keyPrefix),
+  }),
+  /** Every service that accepts access tokens: the revocation feed, a stream in REDIS_URL's Redis. */
+  revocations: () => ({
+    REDIS_URL: redisUrl(),
+    REVOCATION_STREAM: env.string('auth:revocations'),
+    /** Past this age without news from the feed, a replica reads the stream on the next check (and refuses while it cannot). */
+    REVOCATION_MAX_STALENESS_MS: env.int(1000, 100),
   }),
   /** The event bus: where events are published (auth, desktop) and consumed (notifier). */
   events: () => ({

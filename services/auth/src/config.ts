@@ -1,6 +1,6 @@
 // Auth configuration: stores, token keys and lifetimes, password cost, 2FA, reset links and rate limits.
 import { z } from 'zod';
-import { accessTokenVerifyEnv, configFragments, env, isLocalUrl, isProduction, loadConfig, readSecrets, type ConfigRule } from '@acct/shared';
+import { REVOCATION_CLOCK_SKEW_MS, accessTokenVerifyEnv, configFragments, env, isLocalUrl, isProduction, loadConfig, readSecrets, type ConfigRule } from '@acct/shared';
 
 const DAY = 86_400;
 
@@ -9,6 +9,7 @@ export const authSchema = z.object({
   PORT: env.port(3001),
   ...configFragments.mongo('auth'),
   ...configFragments.redis('auth:'),
+  ...configFragments.revocations(),
   ...configFragments.events(),
   ...configFragments.outbox(),
   ...configFragments.body(),
@@ -104,6 +105,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string }) {
       graceMs: config.REFRESH_GRACE_SECONDS * 1000,
       maxAgeMs: { user: config.SESSION_MAX_AGE_USER_SECONDS * 1000, admin: config.SESSION_MAX_AGE_ADMIN_SECONDS * 1000 },
       maxPerAccount: config.SESSION_MAX_PER_ACCOUNT,
+      revocationRetentionMs: config.ACCESS_TOKEN_TTL_SECONDS * 1000 + REVOCATION_CLOCK_SKEW_MS,
     },
     rateLimits: {
       loginIpPerMinute: config.RATE_LOGIN_IP_PER_MINUTE,

@@ -6,7 +6,6 @@ export const authErrorCatalogue = errorCatalogue({
   invalid_credentials: { status: 401, meaning: 'Unknown email or wrong password (the two are not told apart).' },
   invalid_challenge: { status: 401, meaning: 'The `challenge_token` of verify-otp is unknown, used up or expired: log in again.' },
   invalid_otp: { status: 401, meaning: 'The 6-digit code does not match; a few more tries are allowed before the challenge ends.' },
-  session_revoked: { status: 401, meaning: 'The access token belongs to a session that ended (logout, password reset, disabled account): refresh or log in again.' },
   refresh_token_missing: { status: 401, meaning: 'No refresh cookie came with refresh: log in.' },
   refresh_token_invalid: { status: 401, meaning: 'The refresh cookie is unknown, expired or was already used (the session is then ended): log in. The cookie is cleared.' },
   account_disabled: { status: 403, meaning: 'The account exists but an admin disabled it.' },
@@ -41,7 +40,7 @@ export const AuthErrors = {
   emailTaken: () => error('email_taken', 'Email already registered'),
   adminRegistrationClosed: () => error('admin_registration_closed', 'Admin registration is closed'),
   invalidChallenge: () => error('invalid_challenge', 'Invalid or expired challenge token'),
-  sessionRevoked: () => error('session_revoked', 'Session expired or revoked'),
+  sessionRevoked: () => errors.sessionRevoked(),
   invalidCode: () => error('invalid_otp', 'Invalid code'),
   refreshMissing: () => error('refresh_token_missing', 'Refresh token missing'),
   /** The same answer to a browser page, with the likely cause: the cookie was not sent, or not kept. */

@@ -9,11 +9,13 @@ let redis: Redis;
 let raw: Redis;
 let now = Date.now();
 let store: RedisSessions;
+/** What the store announced on the revocation feed, in order. */
+const announced: string[] = [];
 
 beforeAll(() => {
   redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
   raw = new Redis(testUrls().redis);
-  store = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3 }, () => now);
+  store = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: async (ids) => void announced.push(...ids) }, () => now);
 });
 afterAll(async () => {
   await deleteRedisPrefix(raw, names.redisPrefix);
@@ -122,5 +124,55 @@ describe('RedisSessions', () => {
     const { token, sessionId } = await open({ kind: 'user', accountId: 'rv1', role: 'user' });
     expect(await store.revoke('user', token)).toEqual({ sessionId, accountId: 'rv1' });
     expect(await store.revoke('user', token)).toBeUndefined();
+  });
+
+  describe('the revocation feed', () => {
+    it('when a session ends any of the store\'s ways, then its id is announced', async () => {
+      now = Date.now();
+      const ways: Record<string, () => Promise<string[]>> = {
+        logout: async () => {
+          const s = await open({ kind: 'user', accountId: 'f1', role: 'user' });
+          await store.revoke('user', s.token);
+          return [s.sessionId];
+        },
+        'one session deleted': async () => {
+          const s = await open({ kind: 'user', accountId: 'f2', role: 'user' });
+          await store.revokeSession('user', 'f2', s.sessionId);
+          return [s.sessionId];
+        },
+        'sign-out of the others': async () => {
+          const kept = await open({ kind: 'user', accountId: 'f3', role: 'user' });
+          const other = await open({ kind: 'user', accountId: 'f3', role: 'user' });
+          await store.revokeOthers('user', 'f3', kept.sessionId);
+          return [other.sessionId];
+        },
+        'every session (reset, disable)': async () => {
+          const a = await open({ kind: 'admin', accountId: 'f4', role: 'admin' });
+          const b = await open({ kind: 'admin', accountId: 'f4', role: 'admin' });
+          await store.revokeAll('admin', 'f4', 1);
+          return [a.sessionId, b.sessionId];
+        },
+        'refresh token reuse': async () => {
+          const s = await open({ kind: 'user', accountId: 'f5', role: 'user' });
+          await store.rotate('user', s.token);
+          now += 11_000;
+          expect((await store.rotate('user', s.token)).outcome).toBe('reused');
+          return [s.sessionId];
+        },
+      };
+      for (const [way, end] of Object.entries(ways)) {
+        announced.length = 0;
+        const ended = await end();
+        expect({ way, announced: [...announced].sort() }).toEqual({ way, announced: [...ended].sort() });
+      }
+    });
+
+    it('when the feed refuses the announcement, then the session is not ended', async () => {
+      const failing = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: () => Promise.reject(new Error('feed down')) });
+      const opened = await failing.create({ kind: 'user', accountId: 'f6', role: 'user', credentialEpoch: 0 });
+      const { sessionId } = opened as { sessionId: string };
+      await expect(failing.revokeSession('user', 'f6', sessionId)).rejects.toThrow('feed down');
+      expect(await store.isActive('user', sessionId, 'f6')).toBe(true);
+    });
   });
 });

@@ -1,4 +1,4 @@
-// Desktop configuration: its own MongoDB database, token verification, the events exchange, sync limits.
+// Desktop configuration: its own MongoDB database, token verification and the revocation feed, the events exchange, sync limits.
 import { z } from 'zod';
 import { accessTokenVerifyEnv, configFragments, env, loadConfig, readSecrets } from '@acct/shared';
 
@@ -9,6 +9,7 @@ export const desktopSchema = z.object({
   ...configFragments.events(),
   ...configFragments.outbox(),
   ...configFragments.body(),
+  ...configFragments.revocations(),
   SYNC_MAX_CHANGES: env.int(500, 1),
   SYNC_MAX_VALUE_BYTES: env.int(64 * 1024, 16),
   SYNC_PAGE_SIZE: env.int(500, 1),

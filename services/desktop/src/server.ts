@@ -1,8 +1,9 @@
-// The desktop service's composition root: MongoDB and RabbitMQ (for device.registered through its
-// outbox), the stores, then its internal HTTP port and health port.
+// The desktop service's composition root: MongoDB, the revocation feed (Redis), RabbitMQ (for
+// device.registered through its outbox), the stores, then its internal HTTP port and health port.
 import { AccessTokenVerifier, composeService, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectPublisher } from '@acct/shared/amqp';
+import { closeRevocationFeed, openRevocationFeed } from '@acct/shared/redis';
 import type { DesktopConfig } from './config';
 import { createApp } from './create-app';
 import { desktopMetrics } from './metrics';
@@ -13,12 +14,15 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
   const verifier = AccessTokenVerifier.fromConfig(config);
   return composeService('desktop', logger, async (open) => {
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
+    // Loaded before the service answers: no token of an ended session gets through a fresh replica.
+    const revocations = await open('revocations', openRevocationFeed(config.REDIS_URL, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS }), closeRevocationFeed);
     const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'desktop' }, logger), (p) => p.amqp.close());
     const releases = new ReleaseRepository(mongo);
     const syncs = new SyncRepository(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     await Promise.all([releases.init(), syncs.init(), outbox.init()]);
     const registry = desktopMetrics(outbox);
+    revocations.registerMetrics(registry);
     outbox.start(publisher);
     await open('outbox', outbox, (o) => o.stop());
     return {
@@ -33,6 +37,7 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
         syncs,
         outbox,
         verifier,
+        revocations,
         limits: { maxChanges: config.SYNC_MAX_CHANGES, maxValueBytes: config.SYNC_MAX_VALUE_BYTES, pageSize: config.SYNC_PAGE_SIZE },
         latestVersionMaxAgeSeconds: config.LATEST_VERSION_MAX_AGE_SECONDS,
       }),

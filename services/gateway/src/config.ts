@@ -22,6 +22,7 @@ export const gatewaySchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   /** Largest avatar upload body (the file itself is capped at 2 MiB by auth). */
   UPLOAD_LIMIT_BYTES: env.int(3 * 1024 * 1024, 1024),
+  ...configFragments.revocations(),
   ...accessTokenVerifyEnv,
 });
 

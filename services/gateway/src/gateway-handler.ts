@@ -6,6 +6,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
 import { edgeSpan, type EdgeSpan } from '@acct/shared/tracing';
 import { InternalHeaders, NOT_FOUND_ENVELOPE, canonicalAddress, errors, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
+import { assertSessionLive, type RevocationCheck } from '@acct/shared/redis';
 import type { GatewayConfig } from './config';
 import { Cors } from './cors';
 import { CrossSiteGuard } from './cross-site';
@@ -24,6 +25,8 @@ export interface GatewayDeps {
   /** The request log: one record per request, spec fields only. */
   requestLogger: Logger;
   verifier: AccessTokenVerifier;
+  /** Which sessions ended, from memory (the revocation feed). */
+  revocations: RevocationCheck;
   upstreams: Record<Upstream, UpstreamClient>;
   /** Requests by route template, method and status (the health port's /metrics). */
   http?: HttpMetrics;
@@ -55,7 +58,12 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     // A forwarded value that is not an address is ignored: the connection's own address stands.
     const ip = canonicalAddress(proxyaddr(req, trust)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
     const claims = deps.verifier.verifyHeader(req.headers.authorization);
-    const actor: Actor | undefined = claims ? { type: claims.kind, id: claims.sub, role: claims.role } : undefined;
+    // The holder of an ended session is no actor; while that cannot be told from memory (the feed is
+    // behind), the request is logged without one.
+    const revoked = claims ? deps.revocations.isRevoked(claims.sid) : false;
+    // Awaited below on the routes that use the token; elsewhere a failed store read changes nothing.
+    if (revoked instanceof Promise) revoked.catch(() => undefined);
+    let actor: Actor | undefined = claims && revoked === false ? { type: claims.kind, id: claims.sub, role: claims.role } : undefined;
     let routeLabel = 'unmatched';
     const log = () => {
       const durationMs = elapsedMs(started);
@@ -97,7 +105,19 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       sendError(res, GatewayErrors.crossSite(), ctx, deps.logger);
       return;
     }
-    forward(route, req, res, ctx, deps.upstreams[route.upstream]).catch((err: unknown) => sendError(res, err, ctx, deps.logger));
+    const send = () => forward(route, req, res, ctx, deps.upstreams[route.upstream]);
+    let answer: Promise<void>;
+    if (claims && route.bearer && revoked !== false) {
+      // An ended session's token stops here (401), or a 503 while the feed cannot tell.
+      answer = assertSessionLive({ isRevoked: () => revoked }, claims).then(() => {
+        actor = { type: claims.kind, id: claims.sub, role: claims.role };
+        return send();
+      });
+      answer.catch(() => req.resume());
+    } else {
+      answer = send();
+    }
+    answer.catch((err: unknown) => sendError(res, err, ctx, deps.logger));
   };
 }
 

@@ -14,6 +14,8 @@ export interface RouteSpec {
   cookieKind?: AccountKind;
   /** Whether the route reads the refresh cookie (passed to the service out of band). */
   readsCookie?: boolean;
+  /** Whether the route acts on an access token: one of an ended session is refused here (401 `session_revoked`). */
+  bearer?: boolean;
 }
 
 const accountRoutes = (kind: AccountKind): RouteSpec[] =>
@@ -24,22 +26,23 @@ const accountRoutes = (kind: AccountKind): RouteSpec[] =>
     body: action === 'refresh' || action === 'logout' ? 'none' : 'json',
     cookieKind: kind,
     readsCookie: action === 'refresh' || action === 'logout',
+    // Admin registration reads a token too, but only to grant: an ended session's counts as none (403, auth decides).
   }));
 
 export const ROUTES: RouteSpec[] = [
   ...accountRoutes('admin'),
   ...accountRoutes('user'),
   { method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', cookieKind: 'admin' },
-  { method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none' },
-  { method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none' },
-  { method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none' },
-  { method: 'post', path: '/api/auth/user/sessions/sign-out-others', upstream: 'auth', body: 'none' },
-  { method: 'delete', path: '/api/auth/user/sessions/:sessionId', upstream: 'auth', body: 'none' },
-  { method: 'get', path: '/api/admin/users', upstream: 'auth', body: 'none' },
-  { method: 'get', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none' },
-  { method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json' },
-  { method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream' },
-  { method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none' },
+  { method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'post', path: '/api/auth/user/sessions/sign-out-others', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'delete', path: '/api/auth/user/sessions/:sessionId', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/admin/users', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json', bearer: true },
+  { method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream', bearer: true },
+  { method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none' },
-  { method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json' },
+  { method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json', bearer: true },
 ];

@@ -2,6 +2,7 @@
 // listener; its public HTTP port and its health port. Readiness is the process's own: an outage of
 // auth or desktop answers 503 per request, and never takes every gateway replica out of rotation.
 import { AccessTokenVerifier, composeService, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
+import { closeRevocationFeed, openRevocationFeed } from '@acct/shared/redis';
 import { browserCookieWarnings, type GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
 import { upstreamMetrics } from './metrics';
@@ -12,6 +13,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
   for (const warning of browserCookieWarnings(config)) logger.warn(warning);
   return composeService('gateway', logger, async (open) => {
     const registry = createRegistry('gateway');
+    // Loaded before the gateway answers; past its bound without news, a request with an access
+    // token on a route that uses one is checked against the stream, and answered 503 while Redis is away.
+    const revocations = await open('revocations', openRevocationFeed(config.REDIS_URL, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS }), closeRevocationFeed);
+    revocations.registerMetrics(registry);
     const observe = upstreamMetrics(registry);
     const upstreams = await open(
       'upstreams',
@@ -25,7 +30,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, upstreams, http: httpMetrics(registry) }),
+      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, http: httpMetrics(registry) }),
       checks: {},
       metrics: registry,
     };

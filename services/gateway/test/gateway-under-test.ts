@@ -3,6 +3,7 @@ import http from 'node:http';
 import jwt from 'jsonwebtoken';
 import { AccessTokenVerifier, closeServer, createMemoryLogger, listen, publicKeyFrom } from '@acct/shared';
 import { createGatewayHandler, loadGatewayConfig, UpstreamClient } from '@acct/gateway';
+import type { RevocationCheck } from '@acct/shared/redis';
 import { testKeys } from '@acct/test-harness/keys';
 
 export interface GatewayUnderTest {
@@ -12,7 +13,11 @@ export interface GatewayUnderTest {
   close(): Promise<void>;
 }
 
-export async function startGatewayUnderTest(env: Record<string, string> = {}): Promise<GatewayUnderTest> {
+/**
+ * `revocations` answers which sessions ended (the feed's place); by default none did. Tests of the
+ * feed itself run against Redis (libs/shared/test/revocation-feed.state.test.ts, the e2e suites).
+ */
+export async function startGatewayUnderTest(env: Record<string, string> = {}, revocations: RevocationCheck = { isRevoked: () => false }): Promise<GatewayUnderTest> {
   const config = loadGatewayConfig({ AUTH_URL: 'http://127.0.0.1:1', DESKTOP_URL: 'http://127.0.0.1:1', ...env });
   const { privateKey, publicKey } = testKeys();
   const verifier = new AccessTokenVerifier(publicKeyFrom(publicKey), config.JWT_ISSUER, config.JWT_AUDIENCE);
@@ -22,7 +27,7 @@ export async function startGatewayUnderTest(env: Record<string, string> = {}): P
   };
   const { logger } = createMemoryLogger();
   const { logger: requestLogger, records } = createMemoryLogger();
-  const server = http.createServer(createGatewayHandler({ config, logger, requestLogger, verifier, upstreams }));
+  const server = http.createServer(createGatewayHandler({ config, logger, requestLogger, verifier, revocations, upstreams }));
   const base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
   return {
     base,

@@ -147,3 +147,62 @@ describe('gateway: a service that is down', () => {
     }
   });
 });
+
+describe('gateway: the token of an ended session', () => {
+  let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
+  let gateway: GatewayUnderTest;
+  const ended = new Set(['ended-session']);
+  let storeDown = false;
+
+  beforeAll(async () => {
+    upstream = await fakeUpstream((_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"success":true,"message":"ok","data":{}}');
+    });
+    // As the feed answers: from memory (a boolean), or by a read that can fail when it is behind.
+    gateway = await startGatewayUnderTest({ AUTH_URL: upstream.url, DESKTOP_URL: upstream.url }, {
+      isRevoked: (sid) => (storeDown ? Promise.reject(new Error('Redis away')) : ended.has(sid)),
+    });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  const bearer = (sid: string) => ({ authorization: `Bearer ${gateway.sign({ kind: 'user', role: 'user', sid }, { subject: 'user-1' })}` });
+
+  it('when a route takes the token, then it is refused at the edge (401 session_revoked), the service never sees it, and the log names no actor', async () => {
+    upstream.seen.length = 0;
+    gateway.records.length = 0;
+    for (const [method, path] of [['GET', '/api/auth/user/me'], ['POST', '/api/desktop/sync'], ['GET', '/api/admin/users']]) {
+      const res = await call(gateway.base, method, path, { headers: bearer('ended-session'), body: method === 'POST' ? {} : undefined });
+      expect([path, res.status, res.body.code]).toEqual([path, 401, 'session_revoked']);
+    }
+    expect(upstream.seen).toEqual([]);
+    await settle();
+    expect(gateway.records.map((r) => r.actor_type)).toEqual(['anonymous', 'anonymous', 'anonymous']);
+  });
+
+  it('when a route does not take the token, then the request goes on, logged without an actor', async () => {
+    upstream.seen.length = 0;
+    gateway.records.length = 0;
+    expect((await call(gateway.base, 'POST', '/api/auth/user/login', { headers: bearer('ended-session'), body: {} })).status).toBe(200);
+    expect(upstream.seen).toHaveLength(1);
+    await settle();
+    expect(gateway.records[0].actor_type).toBe('anonymous');
+  });
+
+  it('when whether the session ended cannot be read, then a route that takes the token answers 503, and a live session is logged as its actor otherwise', async () => {
+    storeDown = true;
+    try {
+      const res = await call(gateway.base, 'GET', '/api/auth/user/me', { headers: bearer('live-session') });
+      expect([res.status, res.body.code]).toEqual([503, 'service_unavailable']);
+    } finally {
+      storeDown = false;
+    }
+    gateway.records.length = 0;
+    expect((await call(gateway.base, 'GET', '/api/auth/user/me', { headers: bearer('live-session') })).status).toBe(200);
+    await settle();
+    expect(gateway.records[0]).toMatchObject({ actor_type: 'user', actor_id: 'user-1' });
+  });
+});

@@ -27,6 +27,11 @@ export interface TestStack {
   redis: Redis;
   events: EventTap;
   running: { auth: RunningService; desktop: RunningService; gateway: RunningService };
+  /**
+   * Starts one more replica of auth, desktop and the gateway (the new gateway in front of the new
+   * auth and desktop), on the same stores and feed; stopped with the stack.
+   */
+  addReplicas(): Promise<{ url: string; auth: RunningService; desktop: RunningService; gateway: RunningService }>;
   /** Present when started with `notifier: true`: a recording push sender and a mail folder. */
   notifier?: TestNotifier & { mailDir: string; publisher: TestPublisher };
   stop(): Promise<void>;
@@ -65,50 +70,62 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   const request = createMemoryLogger('info');
   const events = await EventTap.open(urls.amqp, names.exchange);
 
-  const auth = await startAuth(
-    loadAuthConfig({
-      ...AUTH_TEST_ENV,
-      PORT: '0',
-      HEALTH_PORT: '0',
-      MONGO_URL: urls.mongo,
-      MONGO_DB: `${names.mongoDb}_auth`,
-      REDIS_URL: urls.redis,
-      REDIS_PREFIX: names.redisPrefix,
-      AMQP_URL: urls.amqp,
-      EVENTS_EXCHANGE: names.exchange,
-      JWT_PRIVATE_KEY: keys.privateKey,
-      ...options.auth,
-    }),
-    service.logger,
-    { audit: audit.logger },
-  );
-  const desktop = await startDesktop(
-    loadDesktopConfig({
-      PORT: '0',
-      HEALTH_PORT: '0',
-      MONGO_URL: urls.mongo,
-      MONGO_DB: `${names.mongoDb}_desktop`,
-      AMQP_URL: urls.amqp,
-      EVENTS_EXCHANGE: names.exchange,
-      OUTBOX_POLL_MS: '50',
-      JWT_PUBLIC_KEY: keys.publicKey,
-      ...options.desktop,
-    }),
-    service.logger,
-  );
-  const gateway = await startGateway(
-    loadGatewayConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      HEALTH_PORT: '0',
-      AUTH_URL: `http://127.0.0.1:${auth.port}`,
-      DESKTOP_URL: `http://127.0.0.1:${desktop.port}`,
-      JWT_PUBLIC_KEY: keys.publicKey,
-      ...options.gateway,
-    }),
-    service.logger,
-    request.logger,
-  );
+  // Every replica of every service follows the stack's own revocation feed.
+  const feed = { REDIS_URL: urls.redis, REVOCATION_STREAM: `${names.redisPrefix}revocations` };
+  const startAuthReplica = () =>
+    startAuth(
+      loadAuthConfig({
+        ...AUTH_TEST_ENV,
+        ...feed,
+        PORT: '0',
+        HEALTH_PORT: '0',
+        MONGO_URL: urls.mongo,
+        MONGO_DB: `${names.mongoDb}_auth`,
+        REDIS_PREFIX: names.redisPrefix,
+        AMQP_URL: urls.amqp,
+        EVENTS_EXCHANGE: names.exchange,
+        JWT_PRIVATE_KEY: keys.privateKey,
+        ...options.auth,
+      }),
+      service.logger,
+      { audit: audit.logger },
+    );
+  const startDesktopReplica = () =>
+    startDesktop(
+      loadDesktopConfig({
+        ...feed,
+        PORT: '0',
+        HEALTH_PORT: '0',
+        MONGO_URL: urls.mongo,
+        MONGO_DB: `${names.mongoDb}_desktop`,
+        AMQP_URL: urls.amqp,
+        EVENTS_EXCHANGE: names.exchange,
+        OUTBOX_POLL_MS: '50',
+        JWT_PUBLIC_KEY: keys.publicKey,
+        ...options.desktop,
+      }),
+      service.logger,
+    );
+  const startGatewayReplica = (auth: RunningService, desktop: RunningService) =>
+    startGateway(
+      loadGatewayConfig({
+        ...feed,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        HEALTH_PORT: '0',
+        AUTH_URL: `http://127.0.0.1:${auth.port}`,
+        DESKTOP_URL: `http://127.0.0.1:${desktop.port}`,
+        JWT_PUBLIC_KEY: keys.publicKey,
+        ...options.gateway,
+      }),
+      service.logger,
+      request.logger,
+    );
+  const auth = await startAuthReplica();
+  const desktop = await startDesktopReplica();
+  const gateway = await startGatewayReplica(auth, desktop);
+  const replicas: RunningService[] = [];
+  const replicaUrls: string[] = [];
   const redis = new Redis(urls.redis);
   let notifier: TestStack['notifier'];
   if (options.notifier) {
@@ -127,14 +144,25 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     redis,
     events,
     running: { auth, desktop, gateway },
+    async addReplicas() {
+      const more = { auth: await startAuthReplica(), desktop: await startDesktopReplica() };
+      const moreGateway = await startGatewayReplica(more.auth, more.desktop);
+      replicas.push(moreGateway, more.auth, more.desktop);
+      const moreUrl = `http://127.0.0.1:${moreGateway.port}`;
+      checkAnswersOf(moreUrl);
+      replicaUrls.push(moreUrl);
+      return { url: moreUrl, ...more, gateway: moreGateway };
+    },
     notifier,
     async stop() {
       stopCheckingAnswersOf(url);
+      for (const replicaUrl of replicaUrls) stopCheckingAnswersOf(replicaUrl);
       if (notifier) {
         await notifier.stop();
         await notifier.publisher.close();
         fs.rmSync(notifier.mailDir, { recursive: true, force: true });
       }
+      for (const replica of replicas) await replica.stop();
       await gateway.stop();
       await auth.stop();
       await desktop.stop();

@@ -2,6 +2,7 @@
 import Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { redactUrl, retryUntil } from '../retry';
+import { RevocationFeed, type RevocationFeedOptions } from './revocation-feed';
 
 export type { Redis } from 'ioredis';
 
@@ -58,3 +59,31 @@ function waitUntilReady(client: Redis, url: string, logger: Logger, deadlineMs?:
 }
 
 export const isRedisReady = (client: Redis) => client.status === 'ready';
+
+export * from './revocation-feed';
+
+/**
+ * The replica's revocation feed, on two connections of its own (no key prefix: every service names
+ * the same stream): loaded before it answers, then followed.
+ */
+export async function openRevocationFeed(url: string, logger: Logger, options: RevocationFeedOptions & RedisOptions): Promise<RevocationFeed> {
+  const follower = await connectRedis(url, logger, { deadlineMs: options.deadlineMs });
+  try {
+    const reader = await connectRedis(url, logger, { deadlineMs: options.deadlineMs });
+    try {
+      return await new RevocationFeed(follower, reader, logger, options).start();
+    } catch (err) {
+      reader.disconnect();
+      throw err;
+    }
+  } catch (err) {
+    follower.disconnect();
+    throw err;
+  }
+}
+
+/** Stops following, then closes both connections. */
+export async function closeRevocationFeed(feed: RevocationFeed): Promise<void> {
+  await feed.stop();
+  await feed.close();
+}

@@ -2,10 +2,12 @@
 // one Redis Cluster slot), holding only token hashes. Rotation is one Lua script, so exactly one
 // successor is minted per token; a rotated-out token replayed within the grace window gets that same
 // successor (kept encrypted under a key only the old token can derive), and replayed later revokes
-// the session (reuse detection, RFC 9700 §4.14).
+// the session (reuse detection, RFC 9700 §4.14). Every way a session ends goes on the revocation
+// feed first, so that its access tokens are refused by every replica of every service within a second.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccountKind } from '@acct/shared';
+import type { RevocationFeed } from '@acct/shared/redis';
 import type { NewSession, OpenedStoredSession, RotateResult, SessionInfo, Sessions } from '../domain/ports';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
@@ -22,10 +24,10 @@ end
 if s[4] == ARGV[1] then
   redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5], 'usedAt', ARGV[4])
   redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[6]), tonumber(s[8]) - now))
-  return {'rotated', s[2], s[3], '', s[9] or '0'}
+  return {'rotated', s[2], s[3], '', s[9] or '0', s[8]}
 end
 if s[5] == ARGV[1] and now <= tonumber(s[7]) then
-  return {'grace', s[2], s[3], s[6], s[9] or '0'}
+  return {'grace', s[2], s[3], s[6], s[9] or '0', s[8]}
 end
 redis.call('DEL', KEYS[1])
 return {'reused', s[2], s[3]}
@@ -54,7 +56,12 @@ export interface SessionPolicy {
   maxAgeMs: Record<AccountKind, number>;
   /** Live sessions an account may have; opening one more ends the oldest. */
   maxPerAccount: number;
+  /** How long an ended session's access tokens may still be presented (the longest access token, plus clock skew). */
+  revocationRetentionMs: number;
 }
+
+/** Where endings are announced to every replica: appended before the session is deleted, and a failure throws. */
+export type RevocationPublisher = Pick<RevocationFeed, 'publish'>;
 
 
 type ScriptClient = Redis & {
@@ -69,6 +76,7 @@ export class RedisSessions implements Sessions {
   constructor(
     redis: Redis,
     private readonly policy: SessionPolicy,
+    private readonly revocations: RevocationPublisher,
     private readonly now: () => number = Date.now,
   ) {
     redis.defineCommand('refreshRotate', { numberOfKeys: 1, lua: ROTATE });
@@ -109,7 +117,7 @@ export class RedisSessions implements Sessions {
       await this.revokeSession(owner.kind, owner.accountId, token.id);
       return 'superseded';
     }
-    return { token: token.value, sessionId: token.id, evicted: await this.evictBeyondCap(owner.kind, owner.accountId) };
+    return { token: token.value, sessionId: token.id, endsAt: absExp, evicted: await this.evictBeyondCap(owner.kind, owner.accountId) };
   }
 
   /** Ends the oldest of the account's live sessions until it has at most the cap; answers their ids. */
@@ -136,22 +144,24 @@ export class RedisSessions implements Sessions {
       String(this.policy.idleTtlMs),
       kind,
     );
-    const [outcome, accountId, role, sealed, epoch] = reply;
+    const [outcome, accountId, role, sealed, epoch, absExp] = reply;
     const owner = { kind, accountId, role };
     // A credential change after the session opened ends it here too (the change's own revokeAll
     // may not have reached it yet): its epoch is older than the account's.
     if ((outcome === 'rotated' || outcome === 'grace') && (await this.epochMovedOn(kind, accountId, Number(epoch)))) {
-      await this.redis.del(sessionKey(token.id));
+      await this.end([token.id], () => this.redis.del(sessionKey(token.id)));
       return { outcome: 'superseded' };
     }
     switch (outcome) {
       case 'rotated':
-        return { outcome, token: successor.value, sessionId: token.id, owner };
+        return { outcome, token: successor.value, sessionId: token.id, owner, endsAt: Number(absExp) };
       case 'grace': {
         const same = openSuccessor(token, sealed);
-        return same ? { outcome, token: same, sessionId: token.id, owner } : { outcome: 'invalid' };
+        return same ? { outcome, token: same, sessionId: token.id, owner, endsAt: Number(absExp) } : { outcome: 'invalid' };
       }
       case 'reused':
+        // The script deleted the session; its access tokens end too.
+        await this.revocations.publish([token.id], this.retention);
         return { outcome, sessionId: token.id, owner };
       default:
         return { outcome: outcome as 'missing' | 'wrong_kind' | 'expired' | 'superseded' };
@@ -159,8 +169,9 @@ export class RedisSessions implements Sessions {
   }
 
   /**
-   * Whether the session an access token names is still alive: not logged out, revoked by a reset,
-   * a disable or reuse detection, nor past its absolute lifetime.
+   * Whether the session an access token names is still alive, read from the store now: not logged
+   * out, revoked by a reset, a disable or reuse detection, nor past its absolute lifetime. Request
+   * paths ask the revocation feed instead; this read is for where a fresh answer is the point.
    */
   async isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean> {
     const replies = await this.redis.pipeline().hmget(sessionKey(sessionId), 'kind', 'accountId', 'absExp', 'epoch').get(epochKey(kind, accountId)).exec();
@@ -180,6 +191,9 @@ export class RedisSessions implements Sessions {
     if (!token) return undefined;
     const accountId = await this.redis.refreshRevoke(sessionKey(token.id), sha256(token.value), kind);
     if (!accountId) return undefined;
+    // After the script (only it knows the token is the session's): if this throws, logout answers
+    // 503 and the client's retry finds the session gone; its access token then lives out its minutes.
+    await this.revocations.publish([token.id], this.retention);
     await this.redis.srem(accountSessionsKey(kind, accountId), token.id);
     return { sessionId: token.id, accountId };
   }
@@ -205,19 +219,23 @@ export class RedisSessions implements Sessions {
   async revokeSession(kind: AccountKind, accountId: string, sessionId: string): Promise<boolean> {
     const [owner, account] = await this.redis.hmget(sessionKey(sessionId), 'kind', 'accountId');
     if (owner !== kind || account !== accountId) return false;
-    await this.redis.srem(accountSessionsKey(kind, accountId), sessionId);
-    return (await this.redis.del(sessionKey(sessionId))) === 1;
+    return this.end([sessionId], async () => {
+      await this.redis.srem(accountSessionsKey(kind, accountId), sessionId);
+      return (await this.redis.del(sessionKey(sessionId))) === 1;
+    });
   }
 
   async revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<string[]> {
     const accountKey = accountSessionsKey(kind, accountId);
-    const ended: string[] = [];
-    for (const id of await this.redis.smembers(accountKey)) {
-      if (id === keepSessionId) continue;
-      if ((await this.redis.del(sessionKey(id))) === 1) ended.push(id);
-      await this.redis.srem(accountKey, id);
-    }
-    return ended;
+    const others = (await this.redis.smembers(accountKey)).filter((id) => id !== keepSessionId);
+    return this.end(others, async () => {
+      const ended: string[] = [];
+      for (const id of others) {
+        if ((await this.redis.del(sessionKey(id))) === 1) ended.push(id);
+        await this.redis.srem(accountKey, id);
+      }
+      return ended;
+    });
   }
 
   /** Ends every session of an account (password reset, admin-set password, disabling), after raising its epoch. */
@@ -225,10 +243,26 @@ export class RedisSessions implements Sessions {
     await this.redis.raiseEpoch(epochKey(kind, accountId), String(credentialEpoch));
     const accountKey = accountSessionsKey(kind, accountId);
     const ids = await this.redis.smembers(accountKey);
-    let removed = 0;
-    for (const id of ids) removed += await this.redis.del(sessionKey(id));
-    await this.redis.del(accountKey);
-    return removed;
+    // A login racing this change opens no session (its epoch is old), so these are all there are.
+    return this.end(ids, async () => {
+      let removed = 0;
+      for (const id of ids) removed += await this.redis.del(sessionKey(id));
+      await this.redis.del(accountKey);
+      return removed;
+    });
+  }
+
+  private get retention() {
+    return { retentionMs: this.policy.revocationRetentionMs };
+  }
+
+  /**
+   * Announces the sessions' end on the revocation feed, then deletes them: a failure to announce
+   * throws before anything is deleted, so no session ends without its access tokens ending too.
+   */
+  private async end<T>(sessionIds: string[], remove: () => Promise<T>): Promise<T> {
+    await this.revocations.publish(sessionIds, this.retention);
+    return remove();
   }
 }
 

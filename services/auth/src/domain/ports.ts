@@ -3,6 +3,7 @@
 // case's signature names the few it uses (`Needs<'accounts' | 'hasher'>`), nothing else.
 import type { Readable } from 'node:stream';
 import type { AccessClaims, AccountKind, EventOutbox, Logger } from '@acct/shared';
+import type { RevocationCheck } from '@acct/shared/redis';
 import type { Account, AccountChanges, NewAccount } from './account';
 
 export interface RequestContext {
@@ -45,11 +46,13 @@ export type NewSession = SessionOwner & { credentialEpoch: number };
 export interface OpenedStoredSession {
   token: string;
   sessionId: string;
+  /** The session's absolute end (epoch ms): no access token of it outlives this. */
+  endsAt: number;
   evicted: string[];
 }
 
 export type RotateResult =
-  | { outcome: 'rotated' | 'grace'; token: string; sessionId: string; owner: SessionOwner }
+  | { outcome: 'rotated' | 'grace'; token: string; sessionId: string; owner: SessionOwner; endsAt: number }
   | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' | 'superseded' }
   | { outcome: 'reused'; sessionId: string; owner: SessionOwner };
 
@@ -165,7 +168,8 @@ export interface PasswordHasher {
 }
 
 export interface TokenSigner {
-  sign(claims: AccessClaims): string;
+  /** A signed access token; it expires after the configured lifetime, or at `notAfterMs` if sooner. */
+  sign(claims: AccessClaims, notAfterMs?: number): string;
 }
 
 export interface Avatars {
@@ -210,6 +214,8 @@ export interface AuthDeps {
   audit: Logger;
   accounts: Record<AccountKind, Accounts>;
   sessions: Sessions;
+  /** Whether a session ended, from the replica's memory (the revocation feed). */
+  revocations: RevocationCheck;
   otp: OtpChallenges;
   resets: ResetTokens;
   resetRequests: ResetRequests;

@@ -19,7 +19,7 @@ export async function openSession(deps: Needs<'sessions' | 'tokens' | 'outbox' |
   const { token, sessionId } = opened;
   // Over the cap per account, the oldest sessions ended to make room.
   await announceEnded(deps, kind, account.id, opened.evicted, ctx);
-  const accessToken = deps.tokens.sign({ sub: account.id, kind, role: account.role, sid: sessionId });
+  const accessToken = deps.tokens.sign({ sub: account.id, kind, role: account.role, sid: sessionId }, opened.endsAt);
   return { accessToken, refreshToken: token };
 }
 
@@ -45,7 +45,7 @@ export async function refreshSession(
   }
   if (result.outcome !== 'rotated' && result.outcome !== 'grace') throw AuthErrors.refreshInvalid();
   const { owner, sessionId } = result;
-  const accessToken = deps.tokens.sign({ sub: owner.accountId, kind, role: owner.role, sid: sessionId });
+  const accessToken = deps.tokens.sign({ sub: owner.accountId, kind, role: owner.role, sid: sessionId }, result.endsAt);
   return { accessToken, refreshToken: result.token };
 }
 

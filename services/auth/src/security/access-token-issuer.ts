@@ -27,14 +27,15 @@ export class AccessTokenIssuer implements TokenSigner {
     this.verifier = new AccessTokenVerifier(publicKeyFrom(privateKeyPem, 'JWT_PRIVATE_KEY'), options.issuer, options.audience);
   }
 
-  sign(claims: AccessClaims): string {
+  sign(claims: AccessClaims, notAfterMs?: number): string {
     const { sub, ...rest } = claims;
+    const lifetime = notAfterMs === undefined ? this.options.ttlSeconds : Math.max(1, Math.min(this.options.ttlSeconds, Math.floor((notAfterMs - Date.now()) / 1000)));
     return jwt.sign(rest, this.privateKey, {
       algorithm: ACCESS_TOKEN_ALGORITHM,
       subject: sub,
       issuer: this.options.issuer,
       audience: this.options.audience,
-      expiresIn: this.options.ttlSeconds,
+      expiresIn: lifetime,
     });
   }
 }

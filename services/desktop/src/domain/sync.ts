@@ -1,6 +1,7 @@
 // The sync use case: validate, record the device (a new push token becomes device.registered),
 // merge each change last-writer-wins, and answer what changed since the client's cursor.
 import type { AccessClaims, EventOutbox } from '@acct/shared';
+import { assertSessionLive, type RevocationCheck } from '@acct/shared/redis';
 import { DesktopErrors } from '../errors';
 import { isPlatform } from './platforms';
 import type { DeviceReport, SyncChange, SyncItem, SyncLimits, SyncStore } from './ports';
@@ -50,13 +51,11 @@ function validateSync(raw: unknown, limits: SyncLimits): SyncInput {
   };
 }
 
-/**
- * A user's access token, checked by signature and expiry only: desktop holds no session store, so a
- * token of an ended session works here until it expires (the README's known limits).
- */
-export function requireUserToken(claims: AccessClaims | undefined): AccessClaims {
+/** A user's access token of a session that has not ended (the revocation feed, from memory). */
+export async function requireUserSession(revocations: RevocationCheck, claims: AccessClaims | undefined): Promise<AccessClaims> {
   if (!claims) throw DesktopErrors.authRequired();
   if (claims.kind !== 'user') throw DesktopErrors.userOnly();
+  await assertSessionLive(revocations, claims);
   return claims;
 }
 

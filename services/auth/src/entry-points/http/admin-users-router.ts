@@ -2,7 +2,7 @@
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { ok, type AccessTokenVerifier } from '@acct/shared';
-import { requireSession } from '../../domain/access';
+import { requireSession, type AccessOptions } from '../../domain/access';
 import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
@@ -10,10 +10,13 @@ import { sendAvatar } from './send-avatar';
 
 export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier): Router {
   const router = Router();
-  const adminOnly: RequestHandler = async (req, _res, next) => {
-    await requireSession(deps, verifier.verifyHeader(req.get('authorization')), 'admin');
+  const admin = (options: AccessOptions): RequestHandler => async (req, _res, next) => {
+    await requireSession(deps, verifier.verifyHeader(req.get('authorization')), 'admin', options);
     next();
   };
+  const adminOnly = admin({});
+  // Changes to another account are read against the store too (access.ts says why).
+  const adminChanging = admin({ fresh: true });
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: AVATAR_MAX_BYTES, files: 1, fields: 5 } }).single('avatar');
   const receiveAvatar: RequestHandler = (req, res, next) => {
     if (!req.is('multipart/form-data')) return next(AuthErrors.avatarNotMultipart());
@@ -38,7 +41,7 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
     res.json(ok('User', { user }));
   });
 
-  router.put('/api/admin/users/:userId', adminOnly, async (req, res) => {
+  router.put('/api/admin/users/:userId', adminChanging, async (req, res) => {
     const user = await updateUser(deps, String(req.params.userId), req.body);
     res.json(ok('User updated successfully', { user }));
   });
@@ -48,7 +51,7 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
     next();
   };
 
-  router.put('/api/admin/users/:userId/avatar', adminOnly, validId, receiveAvatar, async (req, res) => {
+  router.put('/api/admin/users/:userId/avatar', adminChanging, validId, receiveAvatar, async (req, res) => {
     const user = await replaceAvatar(deps, String(req.params.userId), req.file);
     res.json(ok('Avatar updated successfully', { user }));
   });

@@ -2,15 +2,17 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { InternalHeaders, ok, type AccessTokenVerifier, type EventOutbox } from '@acct/shared';
+import type { RevocationCheck } from '@acct/shared/redis';
 import type { LatestReleases, Release, SyncLimits, SyncStore } from '../../domain/ports';
 import { latestRelease, toReleaseRecord } from '../../domain/releases';
-import { requireUserToken, sync } from '../../domain/sync';
+import { requireUserSession, sync } from '../../domain/sync';
 
 export interface DesktopRouterDeps {
   latestReleases: LatestReleases;
   syncs: SyncStore;
   outbox: EventOutbox;
   verifier: AccessTokenVerifier;
+  revocations: RevocationCheck;
   limits: SyncLimits;
   latestVersionMaxAgeSeconds: number;
 }
@@ -41,7 +43,7 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
   });
 
   router.post('/api/desktop/sync', async (req, res) => {
-    const user = requireUserToken(deps.verifier.verifyHeader(req.get('authorization')));
+    const user = await requireUserSession(deps.revocations, deps.verifier.verifyHeader(req.get('authorization')));
     const answer = await sync({ repo: deps.syncs, outbox: deps.outbox, limits: deps.limits }, user, req.body, req.get(InternalHeaders.requestId));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Sync complete', answer));
