@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // What a million revocations cost: appends N endings (one session id each, as logouts are: the worst
 // case per id) to a stream of its own in the local Redis, then starts a replica's feed on it and
-// reports the heap it holds, the time the load took, and what the stream takes in Redis.
+// reports the heap it holds, the time the load took, what the stream takes in Redis, what a check
+// costs, and how long an ending published by another replica takes to reach this one.
 //
 //   npm run build && node --expose-gc bench/revocation-memory.mjs [count=1000000]
 import { randomBytes } from 'node:crypto';
@@ -53,7 +54,24 @@ try {
   for (let i = 0; i < probes; i++) if (feed.isRevoked(ids[i % 1000]) === true) hits++;
   const lookupNs = ((performance.now() - t) * 1e6) / probes;
 
+  // From one replica's publish to another's memory, 200 times, one at a time.
+  const publisher = new RevocationFeed(new Redis(url), new Redis(url), createLogger({ level: 'warn' }), { stream, maxStalenessMs: 1000 });
+  await publisher.start();
+  const delays = [];
+  for (let i = 0; i < 200; i++) {
+    const id = randomBytes(16).toString('base64url');
+    const t0 = performance.now();
+    await publisher.publish([id], { retentionMs });
+    while (feed.isRevoked(id) !== true) await new Promise((r) => setImmediate(r));
+    delays.push(performance.now() - t0);
+  }
+  await publisher.stop();
+  await publisher.close();
+  delays.sort((a, b) => a - b);
+  const at = (q) => Math.round(delays[Math.floor(q * (delays.length - 1))] * 100) / 100;
+
   const result = {
+    propagationMs: { p50: at(0.5), p99: at(0.99), max: at(1) },
     revocations: feed.size,
     heapMB: mb(after.heapUsed - before.heapUsed),
     bytesPerRevocation: Math.round((after.heapUsed - before.heapUsed) / feed.size),

@@ -148,21 +148,27 @@ async function accessTokens(gatewayUrl, accounts) {
   return tokens;
 }
 
-/** GET /api/auth/user/me and POST /api/desktop/sync with live sessions' tokens, round robin. */
-function authenticatedScenario(gatewayUrl, tokens, route) {
+/**
+ * The scenarios measured on this stack and, with BENCH_BEFORE, on an earlier checkout's in turns:
+ * the routes that take an access token (live sessions' tokens, round robin), and the gateway's 404
+ * and proxy paths.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const COMPARED = {
+  'authenticated me': { request: { method: 'GET', path: '/api/auth/user/me' }, bearer: true, expectStatus: 200 },
+  'authenticated sync': {
+    request: { method: 'POST', path: '/api/desktop/sync', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device: { id: 'bench-device', platform: 'linux', appVersion: '1.0.0' } }) },
+    bearer: true,
+    expectStatus: 200,
+  },
+  'compared 404': { request: { method: 'GET', path: '/no/such/route' }, expectStatus: 404 },
+  'compared proxy': { request: { method: 'POST', path: '/api/auth/user/register', headers: { 'content-type': 'application/json' }, body: '{}' }, expectStatus: 400 },
+};
+
+function comparedScenario(gatewayUrl, tokens, { request, bearer, expectStatus }) {
   let next = 0;
-  const request =
-    route === 'me'
-      ? { method: 'GET', path: '/api/auth/user/me' }
-      : { method: 'POST', path: '/api/desktop/sync', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device: { id: 'bench-device', platform: 'linux', appVersion: '1.0.0' } }) };
-  return measure(
-    {
-      url: gatewayUrl,
-      connections: CONNECTIONS,
-      requests: [{ ...request, setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` } }) }],
-    },
-    { expectStatus: 200 },
-  );
+  const withToken = (req) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` } });
+  return measure({ url: gatewayUrl, connections: CONNECTIONS, requests: [bearer ? { ...request, setupRequest: withToken } : request] }, { expectStatus });
 }
 
 async function refreshScenario(gatewayUrl, accounts) {
@@ -319,7 +325,7 @@ async function main() {
     // The routes that take an access token. With BENCH_BEFORE=<a built checkout of an earlier
     // commit>, that checkout's stack runs beside this one and the two are measured in turns, twice
     // each, so that the machine's drift falls on both alike.
-    if (wants('authenticated')) {
+    if (Object.keys(COMPARED).some(wants)) {
       const tokens = await accessTokens(stack.gatewayUrl, accounts);
       let before;
       if (process.env.BENCH_BEFORE) {
@@ -327,12 +333,12 @@ async function main() {
         before.tokens = await accessTokens(before.gatewayUrl, await seed(before.gatewayUrl));
       }
       try {
-        for (const route of ['me', 'sync']) {
-          await scenario(`authenticated ${route}`, async () => {
+        for (const [name, spec] of Object.entries(COMPARED)) {
+          await scenario(name, async () => {
             const runs = { after: [], before: [] };
-            for (let round = 0; round < 2; round++) {
-              runs.after.push(await authenticatedScenario(stack.gatewayUrl, tokens, route));
-              if (before) runs.before.push(await authenticatedScenario(before.gatewayUrl, before.tokens, route));
+            for (let round = 0; round < ROUNDS; round++) {
+              runs.after.push(await comparedScenario(stack.gatewayUrl, tokens, spec));
+              if (before) runs.before.push(await comparedScenario(before.gatewayUrl, before.tokens, spec));
             }
             const mean = (list) => (list.length ? Math.round((list.reduce((s, r) => s + r.requestsPerSecond, 0) / list.length) * 10) / 10 : null);
             const all = [...runs.after, ...runs.before];
