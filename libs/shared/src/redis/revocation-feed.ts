@@ -173,9 +173,13 @@ export class RevocationFeed implements RevocationCheck {
 
   private remember(sessionId: string, untilMs: number): void {
     if (untilMs <= this.now()) return;
+    const until = Math.ceil((untilMs - this.base) / TICK_MS);
+    const known = this.ended.get(sessionId);
+    // The publisher's own entry, coming back through the feed, changes nothing.
+    if (known !== undefined && known >= until) return;
     // Re-inserted at the end, so the map stays in expiry order for the sweep.
     this.ended.delete(sessionId);
-    this.ended.set(sessionId, Math.ceil((untilMs - this.base) / TICK_MS));
+    this.ended.set(sessionId, until);
   }
 
   /** Drops the entries whose tokens have all expired: from the front, up to the first live one. */
