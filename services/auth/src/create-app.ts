@@ -6,11 +6,13 @@ import { accountRouter } from './entry-points/http/account-router';
 import type { HttpSettings } from './entry-points/http/http-settings';
 import { adminUsersRouter } from './entry-points/http/admin-users-router';
 import { profileRouter } from './entry-points/http/profile-router';
+import { traceIncoming } from '@acct/shared/tracing';
 
 export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(traceIncoming('auth'));
   app.use(requestScope);
   app.use(httpMetricsMiddleware(settings.http));
   app.use(jsonBody(settings.bodyLimit));

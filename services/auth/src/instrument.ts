@@ -2,4 +2,5 @@
 // anything loads them.
 import { startTracing } from '@acct/shared/tracing';
 
-startTracing('auth');
+// Its HTTP server traces its own requests (traceIncoming in create-app.ts).
+startTracing('auth', process.env, { serverByHand: true });

@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import { type HttpMetrics, type Logger } from '@acct/shared';
 import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
 import { desktopRouter, type DesktopRouterDeps } from './entry-points/http/desktop-router';
+import { traceIncoming } from '@acct/shared/tracing';
 
 export interface DesktopDeps extends DesktopRouterDeps {
   logger: Logger;
@@ -15,6 +16,7 @@ export function createApp(deps: DesktopDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(traceIncoming('desktop'));
   app.use(requestScope);
   app.use(httpMetricsMiddleware(deps.http));
   app.use(jsonBody(deps.bodyLimit));

@@ -2,4 +2,5 @@
 // anything loads them.
 import { startTracing } from '@acct/shared/tracing';
 
-startTracing('desktop');
+// Its HTTP server traces its own requests (traceIncoming in create-app.ts).
+startTracing('desktop', process.env, { serverByHand: true });
