@@ -63,7 +63,6 @@ export interface SessionPolicy {
 /** Where endings are announced to every replica: appended before the session is deleted, and a failure throws. */
 export type RevocationPublisher = Pick<RevocationFeed, 'publish'>;
 
-
 type ScriptClient = Redis & {
   refreshRotate(key: string, ...args: string[]): Promise<string[]>;
   refreshRevoke(key: string, ...args: string[]): Promise<string | null>;
