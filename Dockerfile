@@ -30,7 +30,11 @@ COPY services/gateway/package.json services/gateway/
 COPY services/auth/package.json services/auth/
 COPY services/notifier/package.json services/notifier/
 COPY services/desktop/package.json services/desktop/
+COPY scripts/prune-deps.mjs scripts/
+# npm ci installs every workspace's dependencies whatever --workspace says: keep this service's only.
 RUN npm ci --omit=dev --workspace services/${SERVICE} \
+ && node scripts/prune-deps.mjs services/${SERVICE} \
+ && rm -rf scripts \
  && npm cache clean --force
 COPY --from=build /app/libs/shared libs/shared
 COPY --from=build /app/services/${SERVICE} services/${SERVICE}
