@@ -7,7 +7,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
   moduleNameMapper: {
     '^@acct/(shared|mongo-standin)$': '<rootDir>/libs/$1/src',
-    '^@acct/shared/(http|mongo|redis|amqp|tracing)$': '<rootDir>/libs/shared/src/$1',
+    '^@acct/shared/(http|mongo|redis|amqp|tracing|instrumentations)$': '<rootDir>/libs/shared/src/$1',
     '^@acct/test-harness/(.+)$': '<rootDir>/libs/test-harness/src/$1',
     '^@acct/test-stack/(.+)$': '<rootDir>/test/stack/src/$1',
     '^@acct/(gateway|auth|notifier|desktop)$': '<rootDir>/services/$1/src',

@@ -40,23 +40,32 @@ afterAll(() => {
 });
 
 describe('service images', () => {
-  it.each(['auth', 'desktop', 'notifier'])('%s: its pruned tree loads every module its code requires', (service) => {
+  it.each(['auth', 'desktop', 'notifier'])('%s: its pruned tree loads every module its code requires, tracing included', (service) => {
     const dir = imageOf(service);
     images.push(dir);
-    // server.js requires the whole service (drivers included) without connecting to anything.
-    execFileSync(process.execPath, ['-e', `require('./services/${service}/dist/server.js')`], { cwd: dir, stdio: 'pipe' });
+    // With tracing on, instrument.js loads the SDK and the instrumentations; server.js the whole
+    // service (drivers included), without connecting to anything.
+    execFileSync(process.execPath, ['-e', `require('./services/${service}/dist/instrument.js'); require('./services/${service}/dist/server.js'); process.exit(0)`], {
+      cwd: dir,
+      stdio: 'pipe',
+      env: { PATH: process.env.PATH, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+    });
   });
 
   it('gateway: carries no other service\'s driver, and starts from its pruned tree', async () => {
     const dir = imageOf('gateway');
     images.push(dir);
     expect(['mongoose', 'mongodb', 'amqplib', 'express', 'bcrypt', 'firebase-admin', 'nodemailer'].filter((name) => installed(dir, name))).toEqual([]);
+    // It traces by hand (and starts with tracing on, below): none of the library instrumentations, nor the module hooks they need.
+    const otel = fs.readdirSync(path.join(dir, 'node_modules', '@opentelemetry'));
+    expect(otel.filter((name) => name.startsWith('instrumentation'))).toEqual([]);
+    expect(['require-in-the-middle', 'import-in-the-middle'].filter((name) => installed(dir, name))).toEqual([]);
     expect(installed(dir, 'ioredis')).toBe(true);
     const [port, healthPort] = [await deps.freePort(), await deps.freePort()];
     const child = spawn(process.execPath, ['services/gateway/dist/start.js'], {
       cwd: dir,
       stdio: 'ignore',
-      env: { PATH: process.env.PATH, NODE_ENV: 'development', SHUTDOWN_DELAY_MS: '0', PORT: String(port), HEALTH_PORT: String(healthPort), HOST: '127.0.0.1', JWT_PUBLIC_KEY: testKeys().publicKey, REDIS_URL: testUrls().redis, REVOCATION_STREAM: `image-test:${process.pid}:revocations` },
+      env: { PATH: process.env.PATH, NODE_ENV: 'development', SHUTDOWN_DELAY_MS: '0', PORT: String(port), HEALTH_PORT: String(healthPort), HOST: '127.0.0.1', JWT_PUBLIC_KEY: testKeys().publicKey, REDIS_URL: testUrls().redis, REVOCATION_STREAM: `image-test:${process.pid}:revocations`, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
     });
     try {
       await until(async () => (await fetch(`http://127.0.0.1:${healthPort}/health/live`).catch(() => undefined))?.ok, 20_000, 'the gateway answers /health/live');

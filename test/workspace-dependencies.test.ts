@@ -16,7 +16,14 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The driver each entry of the shared library loads: a workspace importing the entry must supply it (an optional peer of the library). */
-const SHARED_ENTRY_PEERS: Record<string, string> = { '@acct/shared/redis': 'ioredis', '@acct/shared/mongo': 'mongoose', '@acct/shared/amqp': 'amqplib', '@acct/shared/http': 'express' };
+const INSTRUMENTATIONS = ['', '-amqplib', '-http', '-ioredis', '-mongodb', '-undici'].map((suffix) => `@opentelemetry/instrumentation${suffix}`);
+const SHARED_ENTRY_PEERS: Record<string, string[]> = {
+  '@acct/shared/redis': ['ioredis'],
+  '@acct/shared/mongo': ['mongoose'],
+  '@acct/shared/amqp': ['amqplib'],
+  '@acct/shared/http': ['express'],
+  '@acct/shared/instrumentations': INSTRUMENTATIONS,
+};
 
 /** The packages a file imports or requires at run time or for types, by package name. */
 function importedPackages(file: string): string[] {
@@ -24,7 +31,7 @@ function importedPackages(file: string): string[] {
   const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|require\(\s*)'([^'.][^']*)'/g)].map((m) => m[1]);
   return specifiers
     .filter((s) => !s.startsWith('node:') && !builtinModules.includes(s.split('/')[0]))
-    .flatMap((s) => [s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0], ...(SHARED_ENTRY_PEERS[s] ? [SHARED_ENTRY_PEERS[s]] : [])]);
+    .flatMap((s) => [s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0], ...(SHARED_ENTRY_PEERS[s] ?? [])]);
 }
 
 describe.each(workspaces)('%s', (workspace) => {

@@ -1,6 +1,7 @@
 // Loaded first by start.ts: tracing, when configured, must patch the modules it instruments before
 // anything loads them.
+// Its HTTP server traces its own requests (traceIncoming in create-app.ts).
+import { instrumentLibraries } from '@acct/shared/instrumentations';
 import { startTracing } from '@acct/shared/tracing';
 
-// Its HTTP server traces its own requests (traceIncoming in create-app.ts).
-startTracing('desktop', process.env, { serverByHand: true });
+startTracing('desktop', process.env, { instrument: () => instrumentLibraries({ http: false }) });

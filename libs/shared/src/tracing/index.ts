@@ -1,8 +1,9 @@
 // @acct/shared/tracing: OpenTelemetry tracing, off unless configured with the standard variables
 // (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_SDK_DISABLED=true or
 // OTEL_TRACES_EXPORTER=none turn it off; OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and OTEL_BSP_*
-// as the SDK reads them). Spans for HTTP in and out (node:http, undici), MongoDB, Redis and
-// RabbitMQ come from the official instrumentations; W3C traceparent travels over HTTP and in
+// as the SDK reads them). Spans for MongoDB, Redis, RabbitMQ and (in the notifier) HTTP
+// calls out come from the official instrumentations (@acct/shared/instrumentations); auth, desktop
+// and the gateway make their server spans by hand; W3C traceparent travels over HTTP and in
 // message headers. Loaded only when on: a service without tracing loads none of the SDK.
 // A service's entry point starts it before anything it instruments is loaded (src/instrument.ts).
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Context, type TextMapPropagator, type TextMapSetter } from '@opentelemetry/api';
@@ -27,11 +28,10 @@ export interface TracingOptions {
    */
   publicEdge?: boolean;
   /**
-   * The service's HTTP server traces its requests itself (`traceIncoming`, as the first middleware),
-   * and no http or undici instrumentation runs: their cost on every request, traced or not, was
-   * most of what tracing cost auth's refresh. Its stores and the broker keep their instrumentations.
+   * Registers the service's library instrumentations once the provider is up (instrumentLibraries
+   * from @acct/shared/instrumentations); not called at the public edge nor with tracing off.
    */
-  serverByHand?: boolean;
+  instrument?: () => void;
 }
 
 /** The share of requests traced when OTEL_TRACES_SAMPLER is not set. */
@@ -47,12 +47,6 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   const { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-  const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
-  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
-  const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
-  const { MongoDBInstrumentation } = require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
-  const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
-  const { AmqplibInstrumentation } = require('@opentelemetry/instrumentation-amqplib') as typeof import('@opentelemetry/instrumentation-amqplib');
   const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const provider = new NodeTracerProvider({
@@ -70,23 +64,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     shutdown = () => provider.shutdown();
     return;
   }
-  registerInstrumentations({
-    instrumentations: [
-      ...(options.serverByHand
-        ? []
-        : [
-            // The health port's probes and scrapes are not traced.
-            new HttpInstrumentation({
-              ignoreIncomingRequestHook: (req) => /^\/(health\/|metrics)/.test(req.url ?? ''),
-            }),
-            new UndiciInstrumentation(),
-          ]),
-      // Statements with their values replaced (emails, hashes and tokens are values).
-      new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
-      new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
-      new AmqplibInstrumentation(),
-    ],
-  });
+  options.instrument?.();
   shutdown = () => provider.shutdown();
 }
 
@@ -161,7 +139,7 @@ interface IncomingRequest {
 }
 
 /**
- * Middleware of a service behind the gateway (with `serverByHand`): a server span for each request,
+ * Middleware of a service behind the gateway: a server span for each request,
  * a child of the caller's trace context (W3C `traceparent`), so the parent's sampling decision holds;
  * a sampled request runs in its context, so store and broker spans and the outbox follow it.
  * Passes straight through when tracing is off.
