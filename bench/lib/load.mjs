@@ -17,8 +17,9 @@ function run(options) {
 
 /**
  * @param {object} options autocannon options (url, method, body, headers, requests, connections…)
- * @param {{ expectStatus: number, prepare?: () => Promise<object> }} expect the status every answer
- *   should have, and an optional builder of per-run options
+ * @param {{ expectStatus: number, prepare?: () => Promise<object>, cpu?: () => Record<string, number | null> }} expect
+ *   the status every answer should have, an optional builder of per-run options, and an optional
+ *   reading of the CPU seconds each process under test has used (answered per request, µs)
  */
 export async function measure(options, expect) {
   // `prepare` builds fresh per-run options (e.g. new sessions: a stopped run drops its in-flight state).
@@ -27,7 +28,11 @@ export async function measure(options, expect) {
     await run({ ...(await build()), duration: WARMUP_S });
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   }
-  const result = await run({ ...(await build()), duration: DURATION_S });
+  const measured = await build();
+  // CPU time of the processes under test, around the measured run only (not the warm-up nor `prepare`).
+  const cpuBefore = expect.cpu?.();
+  const result = await run({ ...measured, duration: DURATION_S });
+  const cpuAfter = expect.cpu?.();
   const unexpected = Object.entries(result.statusCodeStats ?? {})
     .filter(([code]) => Number(code) !== expect.expectStatus)
     .reduce((n, [, v]) => n + v.count, 0);
@@ -40,5 +45,12 @@ export async function measure(options, expect) {
     unexpectedStatus: unexpected,
     connections: options.connections,
   };
+  if (cpuBefore && cpuAfter && result.requests.total > 0) {
+    numbers.cpuMicrosPerRequest = Object.fromEntries(
+      Object.keys(cpuBefore)
+        .filter((name) => cpuBefore[name] !== null && cpuAfter[name] !== null)
+        .map((name) => [name, Math.round(((cpuAfter[name] - cpuBefore[name]) * 1e6) / result.requests.total)]),
+    );
+  }
   return { ...numbers, failed: numbers.errors > 0 || numbers.unexpectedStatus > 0 || numbers.total === 0 };
 }

@@ -58,7 +58,9 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   });
   // Inside the stack: W3C trace context and baggage, the SDK's default propagators. At the public
   // edge: trace context goes out to the services, nothing is taken in from a client.
-  provider.register(options.publicEdge ? { propagator: new OutboundOnly(new W3CTraceContextPropagator()) } : undefined);
+  // The edge passes its contexts by hand (edgeSpan): no context manager, whose async hooks would
+  // otherwise run on every promise of every request.
+  provider.register(options.publicEdge ? { propagator: new OutboundOnly(new W3CTraceContextPropagator()), contextManager: null } : undefined);
   registered = true;
   if (options.publicEdge) {
     shutdown = () => provider.shutdown();
