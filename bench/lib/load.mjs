@@ -21,6 +21,16 @@ function run(options) {
  *   the status every answer should have, an optional builder of per-run options, and an optional
  *   reading of the CPU seconds each process under test has used (answered per request, µs)
  */
+/** Microseconds of CPU each process spent per request between two readings of CPU seconds; undefined without readings. */
+export function cpuPerRequest(before, after, requests) {
+  if (!before || !after || !(requests > 0)) return undefined;
+  return Object.fromEntries(
+    Object.keys(before)
+      .filter((name) => before[name] !== null && after[name] !== null)
+      .map((name) => [name, Math.round(((after[name] - before[name]) * 1e6) / requests)]),
+  );
+}
+
 export async function measure(options, expect) {
   // `prepare` builds fresh per-run options (e.g. new sessions: a stopped run drops its in-flight state).
   const build = async () => (expect.prepare ? { ...options, ...(await expect.prepare()) } : options);
@@ -45,12 +55,7 @@ export async function measure(options, expect) {
     unexpectedStatus: unexpected,
     connections: options.connections,
   };
-  if (cpuBefore && cpuAfter && result.requests.total > 0) {
-    numbers.cpuMicrosPerRequest = Object.fromEntries(
-      Object.keys(cpuBefore)
-        .filter((name) => cpuBefore[name] !== null && cpuAfter[name] !== null)
-        .map((name) => [name, Math.round(((cpuAfter[name] - cpuBefore[name]) * 1e6) / result.requests.total)]),
-    );
-  }
+  const cpu = cpuPerRequest(cpuBefore, cpuAfter, result.requests.total);
+  if (cpu) numbers.cpuMicrosPerRequest = cpu;
   return { ...numbers, failed: numbers.errors > 0 || numbers.unexpectedStatus > 0 || numbers.total === 0 };
 }

@@ -5,7 +5,7 @@
 // at full speed followed by silence.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { DURATION_S, WARMUP_S, SETTLE_MS } from './load.mjs';
+import { DURATION_S, WARMUP_S, SETTLE_MS, cpuPerRequest } from './load.mjs';
 
 /**
  * @param {object} options
@@ -25,7 +25,13 @@ export async function measurePaced(options, expectStatus) {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   }
   await options.prepare?.();
-  return run(options, DURATION_S, expectStatus);
+  // CPU time of the processes under test around the measured run (as measure() does), per request.
+  const cpuBefore = options.cpu?.();
+  const result = await run(options, DURATION_S, expectStatus);
+  const cpuAfter = options.cpu?.();
+  const cpu = cpuPerRequest(cpuBefore, cpuAfter, result.total);
+  if (cpu) result.cpuMicrosPerRequest = cpu;
+  return result;
 }
 
 function run({ url, rate, connections, next, onResponse }, durationS, expectStatus) {
