@@ -65,7 +65,6 @@ try {
     while (feed.isRevoked(id) !== true) await new Promise((r) => setImmediate(r));
     delays.push(performance.now() - t0);
   }
-  await publisher.stop();
   await publisher.close();
   delays.sort((a, b) => a - b);
   const at = (q) => Math.round(delays[Math.floor(q * (delays.length - 1))] * 100) / 100;
@@ -83,7 +82,6 @@ try {
     node: process.version,
   };
   console.log(JSON.stringify(result, null, 2));
-  await feed.stop();
   await feed.close();
 } finally {
   await redis.del(stream);

@@ -3,7 +3,7 @@
 // and the health port. The one place auth is wired.
 import { createLogger, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
-import { closeRevocationFeed, connectRedis, isRedisReady, openRevocationFeed } from '@acct/shared/redis';
+import { connectRedis, isRedisReady, openRevocationFeed } from '@acct/shared/redis';
 import { connectPublisher } from '@acct/shared/amqp';
 import { weakenedSettings, type AuthConfig } from './config';
 import { createApp } from './create-app';
@@ -35,7 +35,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
     const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit());
     // Loaded before the service answers: no token of an ended session gets through a fresh replica.
-    const revocations = await open('revocations', openRevocationFeed(config.REDIS_URL, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS }), closeRevocationFeed);
+    const revocations = await open('revocations', openRevocationFeed(config, logger), (feed) => feed.close());
     const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'auth' }, logger), (p) => p.amqp.close());
 
     const accounts = { admin: new MongoAccounts(mongo, 'admin'), user: new MongoAccounts(mongo, 'user') };

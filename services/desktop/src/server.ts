@@ -3,7 +3,7 @@
 import { AccessTokenVerifier, composeService, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { connectPublisher } from '@acct/shared/amqp';
-import { closeRevocationFeed, openRevocationFeed } from '@acct/shared/redis';
+import { openRevocationFeed } from '@acct/shared/redis';
 import type { DesktopConfig } from './config';
 import { createApp } from './create-app';
 import { desktopMetrics } from './metrics';
@@ -15,7 +15,7 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
   return composeService('desktop', logger, async (open) => {
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
     // Loaded before the service answers: no token of an ended session gets through a fresh replica.
-    const revocations = await open('revocations', openRevocationFeed(config.REDIS_URL, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS }), closeRevocationFeed);
+    const revocations = await open('revocations', openRevocationFeed(config, logger), (feed) => feed.close());
     const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'desktop' }, logger), (p) => p.amqp.close());
     const releases = new ReleaseRepository(mongo);
     const syncs = new SyncRepository(mongo);

@@ -2,7 +2,7 @@
 // listener; its public HTTP port and its health port. Readiness is the process's own: an outage of
 // auth or desktop answers 503 per request, and never takes every gateway replica out of rotation.
 import { AccessTokenVerifier, composeService, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
-import { closeRevocationFeed, openRevocationFeed } from '@acct/shared/redis';
+import { openRevocationFeed } from '@acct/shared/redis';
 import { browserCookieWarnings, type GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
 import { upstreamMetrics } from './metrics';
@@ -15,7 +15,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
     const registry = createRegistry('gateway');
     // Loaded before the gateway answers; past its bound without news, a request with an access
     // token on a route that uses one is checked against the stream, and answered 503 while Redis is away.
-    const revocations = await open('revocations', openRevocationFeed(config.REDIS_URL, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS }), closeRevocationFeed);
+    const revocations = await open('revocations', openRevocationFeed(config, logger), (feed) => feed.close());
     revocations.registerMetrics(registry);
     const observe = upstreamMetrics(registry);
     const upstreams = await open(

@@ -2,7 +2,7 @@
 import Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { redactUrl, retryUntil } from '../retry';
-import { RevocationFeed, type RevocationFeedOptions } from './revocation-feed';
+import { RevocationFeed } from './revocation-feed';
 
 export type { Redis } from 'ioredis';
 
@@ -62,16 +62,23 @@ export const isRedisReady = (client: Redis) => client.status === 'ready';
 
 export * from './revocation-feed';
 
+/** The variables of `configFragments.revocations()`, as every service that follows the feed has them. */
+export interface RevocationFeedConfig {
+  REDIS_URL: string;
+  REVOCATION_STREAM: string;
+  REVOCATION_MAX_STALENESS_MS: number;
+}
+
 /**
  * The replica's revocation feed, on two connections of its own (no key prefix: every service names
- * the same stream): loaded before it answers, then followed.
+ * the same stream): loaded before it answers, then followed. `close()` stops it.
  */
-export async function openRevocationFeed(url: string, logger: Logger, options: RevocationFeedOptions & RedisOptions): Promise<RevocationFeed> {
-  const follower = await connectRedis(url, logger, { deadlineMs: options.deadlineMs });
+export async function openRevocationFeed(config: RevocationFeedConfig, logger: Logger): Promise<RevocationFeed> {
+  const follower = await connectRedis(config.REDIS_URL, logger);
   try {
-    const reader = await connectRedis(url, logger, { deadlineMs: options.deadlineMs });
+    const reader = await connectRedis(config.REDIS_URL, logger);
     try {
-      return await new RevocationFeed(follower, reader, logger, options).start();
+      return await new RevocationFeed(follower, reader, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS }).start();
     } catch (err) {
       reader.disconnect();
       throw err;
@@ -82,8 +89,3 @@ export async function openRevocationFeed(url: string, logger: Logger, options: R
   }
 }
 
-/** Stops following, then closes both connections. */
-export async function closeRevocationFeed(feed: RevocationFeed): Promise<void> {
-  await feed.stop();
-  await feed.close();
-}

@@ -24,9 +24,6 @@ export interface RevocationFeedOptions {
   stream: string;
   /** How old the replica's view may get before a check reads the stream itself. */
   maxStalenessMs: number;
-  /** How long one blocking read waits for news; well under maxStalenessMs. */
-  blockMs?: number;
-  now?: () => number;
 }
 
 export interface RevocationPublishOptions {
@@ -68,7 +65,8 @@ export class RevocationFeed implements RevocationCheck {
   private following?: Promise<void>;
   private catchingUp?: Promise<void>;
   private sweepTimer?: NodeJS.Timeout;
-  private readonly now: () => number;
+  private readonly now = Date.now;
+  /** How long one blocking read waits for news: a third of the bound, so two reads may fail before it passes. */
   private readonly blockMs: number;
   private fallbackReads?: Counter;
 
@@ -82,9 +80,8 @@ export class RevocationFeed implements RevocationCheck {
     private readonly logger: Logger,
     private readonly options: RevocationFeedOptions,
   ) {
-    this.now = options.now ?? Date.now;
     this.base = this.now();
-    this.blockMs = options.blockMs ?? Math.max(50, Math.min(500, Math.floor(options.maxStalenessMs / 3)));
+    this.blockMs = Math.max(50, Math.min(500, Math.floor(options.maxStalenessMs / 3)));
   }
 
   /** Loads what the stream holds (the replica is not ready before), then follows it. */
@@ -104,14 +101,15 @@ export class RevocationFeed implements RevocationCheck {
     await this.following;
   }
 
-  /** Closes both connections (after stop). */
+  /** Stops following, then closes both connections. */
   async close(): Promise<void> {
+    await this.stop();
     // A connection that is down would refuse QUIT and go on reconnecting: it is cut instead.
     await Promise.all([this.follower, this.reader].map((c) => c.quit().catch(() => c.disconnect())));
   }
 
   isRevoked(sessionId: string): boolean | Promise<boolean> {
-    if (this.now() - this.freshAsOf <= this.options.maxStalenessMs) return this.holds(sessionId);
+    if (this.fresh) return this.holds(sessionId);
     this.noteStale();
     this.fallbackReads?.inc();
     return this.catchUp().then(() => this.holds(sessionId));

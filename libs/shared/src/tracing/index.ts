@@ -162,23 +162,21 @@ export function traceIncoming(service: string) {
     // store and broker instrumentations skip their work at once (ioredis' alone cost 9 % of refresh
     // throughput when they made spans no one keeps). An event it writes then carries no trace context.
     if (!span.isRecording()) return next();
-    {
-      let ended = false;
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        const route = typeof req.route?.path === 'string' ? `${req.baseUrl ?? ''}${req.route.path}` : undefined;
-        if (route) {
-          span.updateName(`${method} ${route}`);
-          span.setAttribute('http.route', route);
-        }
-        span.setAttribute('http.response.status_code', res.statusCode);
-        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-        span.end();
-      };
-      res.once('finish', end);
-      res.once('close', end);
-    }
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      const route = typeof req.route?.path === 'string' ? `${req.baseUrl ?? ''}${req.route.path}` : undefined;
+      if (route) {
+        span.updateName(`${method} ${route}`);
+        span.setAttribute('http.route', route);
+      }
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    };
+    res.once('finish', end);
+    res.once('close', end);
     context.with(trace.setSpan(parent, span), next);
   };
 }
