@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { measure, DURATION_S } from './lib/load.mjs';
+import { Secret, TOTP } from 'otpauth';
 import { measurePaced } from './lib/paced.mjs';
 
 const require = createRequire(import.meta.url);
@@ -21,6 +22,8 @@ const say = (line) => process.stdout.write(`[bench] ${line}\n`);
 const BCRYPT_COST = Number(process.env.BCRYPT_COST ?? 12);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ACCOUNTS = Math.max(Number(process.env.BENCH_ACCOUNTS ?? 32), CONNECTIONS);
+/** Second steps measured by the verify-otp scenario: one account and one login each. */
+const OTP_ACCOUNTS = Number(process.env.BENCH_OTP_ACCOUNTS ?? 400);
 const started = Date.now();
 // BENCH_ONLY=refresh,404 runs only scenarios whose name contains one of the words.
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
@@ -55,6 +58,7 @@ async function startStack(checkout = root, name = 'stack') {
       RATE_REGISTER_IP_PER_HOUR: '1000000',
       RATE_LOGIN_FAILURES_PER_ACCOUNT: '1000000',
       RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '1000000',
+      RATE_OTP_IP_PER_MINUTE: '1000000',
       ...(profileDir ? { STACK_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
     },
   });
@@ -136,6 +140,32 @@ async function loginSessions(gatewayUrl, accounts) {
     pool.push(...logins.map((l) => cookieOf(l.cookies)));
   }
   return pool;
+}
+
+/**
+ * Accounts with a live authenticator app, each with a login waiting for its second step: their
+ * secrets and challenge tokens. Made 8 at a time (two bcrypt hashes and compares each).
+ */
+async function authenticatorChallenges(gatewayUrl, count) {
+  const prepared = [];
+  for (let i = 0; i < count; i += 8) {
+    const batch = Array.from({ length: Math.min(8, count - i) }, (_, j) => ({ name: `Otp ${i + j}`, email: `otp-${Date.now()}-${i + j}@example.com`, password: 'bench password 1' }));
+    prepared.push(
+      ...(await Promise.all(
+        batch.map(async (a) => {
+          await post(`${gatewayUrl}/api/auth/user/register`, a);
+          const login = await post(`${gatewayUrl}/api/auth/user/login`, { email: a.email, password: a.password });
+          const auth = { authorization: `Bearer ${login.body.data.accessToken}` };
+          const { secret } = (await post(`${gatewayUrl}/api/auth/user/factors/totp`, {}, auth)).body.data;
+          const confirmed = await post(`${gatewayUrl}/api/auth/user/factors/totp/confirm`, { code: new TOTP({ secret: Secret.fromBase32(secret) }).generate() }, auth);
+          if (confirmed.status !== 200) throw new Error(`enrolling an authenticator answered ${confirmed.status}: ${JSON.stringify(confirmed.body)}`);
+          const challenge = await post(`${gatewayUrl}/api/auth/user/login`, { email: a.email, password: a.password });
+          return { secret, challengeToken: challenge.body.data.challenge_token };
+        }),
+      )),
+    );
+  }
+  return prepared;
 }
 
 /** Access tokens of fresh logins, one per account. */
@@ -334,6 +364,33 @@ async function main() {
         cli.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`release tool exited ${code}`))));
       });
     }
+    // The second step with an authenticator code: each request uses up one prepared challenge (and
+    // its account's time step), so the run is a set number of them, not a time.
+    await scenario('verify-otp: authenticator code', async () => {
+      const prepared = await authenticatorChallenges(stack.gatewayUrl, OTP_ACCOUNTS);
+      let i = 0;
+      return measure(
+        {
+          url: stack.gatewayUrl,
+          connections: Math.min(CONNECTIONS, prepared.length),
+          amount: prepared.length,
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/auth/verify-otp',
+              headers: { 'content-type': 'application/json' },
+              setupRequest: (req) => {
+                const { secret, challengeToken } = prepared[i++ % prepared.length];
+                // The next step's code: newer than the one the enrolment used, within the skew allowed.
+                const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + 30_000 });
+                return { ...req, body: JSON.stringify({ challenge_token: challengeToken, code }) };
+              },
+            },
+          ],
+        },
+        { expectStatus: 200, cpu: stackCpu(stack) },
+      );
+    });
     await scenario('desktop latest-version', () => measure({ url: `${stack.gatewayUrl}/api/desktop/latest-version?platform=linux`, connections: CONNECTIONS }, { expectStatus: 200 }));
 
     // The routes that take an access token. With BENCH_BEFORE=<a built checkout of an earlier

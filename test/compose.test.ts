@@ -64,6 +64,7 @@ function composeWith(shell: Record<string, string>, production = false): Record<
 // What an operator puts in .env for a production start.
 const productionShell = {
   OTP_SECRET: 'an-operator-chosen-secret-of-enough-length',
+  MFA_ENCRYPTION_KEY: 'cd'.repeat(32),
   RESET_URL_BASE_ADMIN: 'https://admin.example.com/reset-password',
   RESET_URL_BASE_USER: 'https://app.example.com/reset-password',
   SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',

@@ -39,6 +39,7 @@ const SECRET_VALUES: Record<string, string> = {
   AMQP_URL: 'amqp://account:secret@rabbitmq.messaging:5672',
   SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
   OTP_SECRET: 'x'.repeat(48),
+  MFA_ENCRYPTION_KEY: 'ab'.repeat(32),
   'credentials.json': '{"project_id":"p"}',
 };
 

@@ -10,6 +10,8 @@ const authProduction = {
   OTP_SECRET: 'a-production-secret-of-enough-length',
   RESET_URL_BASE_ADMIN: 'https://admin.example.com/reset-password',
   RESET_URL_BASE_USER: 'https://app.example.com/reset-password',
+  MFA_ENCRYPTION_KEY: '5f'.repeat(32),
+  WEBAUTHN_RP_ID: 'example.com',
 };
 
 describe('production configuration', () => {
@@ -32,6 +34,10 @@ describe('production configuration', () => {
     ["the README's placeholder", { OTP_SECRET: '<openssl rand -hex 32>' }, /^Invalid configuration: OTP_SECRET: a published value/],
     ['an OTP secret under 32 bytes', { OTP_SECRET: 'only-thirty-one-bytes-long-here' }, /^Invalid configuration: OTP_SECRET: shorter than 32 bytes/],
     ['a plain-http reset page', { RESET_URL_BASE_USER: 'http://app.example.com/reset-password' }, /^Invalid configuration: RESET_URL_BASE_USER: must be an https: page/],
+    ['no MFA_ENCRYPTION_KEY', { MFA_ENCRYPTION_KEY: undefined }, /^Invalid configuration: MFA_ENCRYPTION_KEY: required in production/],
+    ['the published development MFA key', { MFA_ENCRYPTION_KEY: '0'.repeat(64) }, /^Invalid configuration: MFA_ENCRYPTION_KEY: the published development key/],
+    ['a passkey relying party on localhost', { WEBAUTHN_RP_ID: 'localhost' }, /^Invalid configuration: WEBAUTHN_RP_ID: names this machine/],
+    ['a plain-http passkey origin', { WEBAUTHN_ORIGINS: 'https://app.example.com,http://admin.example.com' }, /^Invalid configuration: WEBAUTHN_ORIGINS: .*refused: http:\/\/admin\.example\.com/],
   ])('refuses auth in production with %s', (_label, change, message) => {
     expect(() => loadAuthConfig({ ...authProduction, ...change })).toThrow(message);
     expect(() => loadAuthConfig({ ...authProduction, ...change, NODE_ENV: 'development' })).not.toThrow();
@@ -44,7 +50,7 @@ describe('production configuration', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    expect(message.split('\n').map((line) => line.split(':')[1].trim())).toEqual(['BCRYPT_COST', 'OTP_SECRET', 'RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER']);
+    expect(message.split('\n').map((line) => line.split(':')[1].trim())).toEqual(['BCRYPT_COST', 'OTP_SECRET', 'MFA_ENCRYPTION_KEY', 'RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER']);
   });
 
   it.each([
@@ -58,8 +64,14 @@ describe('production configuration', () => {
   });
 
   it('warns of weakened production settings, one line each, and of none elsewhere', () => {
-    const weak = { ADMIN_REGISTRATION_OPEN: 'true', ADMIN_2FA_DEFAULT: 'false', BCRYPT_COST: '8', ACCESS_TOKEN_TTL_SECONDS: '7200' };
-    expect(weakenedSettings(loadAuthConfig({ ...authProduction, ...weak })).map((w) => w.split('=')[0])).toEqual(['ADMIN_REGISTRATION_OPEN', 'ADMIN_2FA_DEFAULT', 'BCRYPT_COST', 'ACCESS_TOKEN_TTL_SECONDS']);
+    const weak = { ADMIN_REGISTRATION_OPEN: 'true', ADMIN_2FA_DEFAULT: 'false', BCRYPT_COST: '8', ACCESS_TOKEN_TTL_SECONDS: '7200', WEBAUTHN_RP_ID: undefined };
+    expect(weakenedSettings(loadAuthConfig({ ...authProduction, ...weak })).map((w) => w.split(/[= ]/)[0])).toEqual([
+      'ADMIN_REGISTRATION_OPEN',
+      'ADMIN_2FA_DEFAULT',
+      'BCRYPT_COST',
+      'WEBAUTHN_RP_ID',
+      'ACCESS_TOKEN_TTL_SECONDS',
+    ]);
     expect(weakenedSettings(loadAuthConfig(authProduction))).toEqual([]);
     expect(weakenedSettings(loadAuthConfig({ ...weak }))).toEqual([]);
   });
@@ -77,6 +89,15 @@ describe('production configuration', () => {
     expect(() => loadNotifierConfig({ NODE_ENV: 'production' })).toThrow(/^Invalid configuration: SMTP_URL: required in production/);
     expect(loadNotifierConfig({ NODE_ENV: 'production', SMTP_URL: 'smtps://mailer:pw@smtp.example.com' }).SMTP_URL).toMatch(/^smtps:/);
     expect(loadNotifierConfig({ NODE_ENV: 'development' }).SMTP_URL).toBe('');
+  });
+
+  it('refuses an MFA_ENCRYPTION_KEY that is not 32 bytes anywhere, never showing it; and gives passkeys to localhost only outside production', () => {
+    expect(() => loadAuthConfig({ MFA_ENCRYPTION_KEY: 'hunter2-too-short' })).toThrow(/^Invalid configuration: MFA_ENCRYPTION_KEY: must be 32 bytes.*\(value not shown: a secret\)$/);
+    expect(() => loadAuthConfig({ MFA_ENCRYPTION_KEY: 'hunter2-too-short' })).not.toThrow(/hunter2/);
+    expect(loadAuthConfig({ MFA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).mfa.key).toBeDefined();
+    expect(loadAuthConfig({}).policy.mfa.webauthn).toMatchObject({ rpId: 'localhost' });
+    expect(loadAuthConfig({ ...authProduction, WEBAUTHN_RP_ID: undefined }).policy.mfa.webauthn).toBeUndefined();
+    expect(loadAuthConfig(authProduction).policy.mfa.webauthn).toEqual({ rpId: 'example.com', rpName: 'Account Service', origins: ['https://example.com'] });
   });
 
   it('caps BCRYPT_COST, showing the value it refused', () => {

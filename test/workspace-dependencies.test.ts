@@ -25,10 +25,10 @@ const SHARED_ENTRY_PEERS: Record<string, string[]> = {
   '@acct/shared/instrumentations': INSTRUMENTATIONS,
 };
 
-/** The packages a file imports or requires at run time or for types, by package name. */
+/** The packages a file imports, requires or resolves (a file it serves) at run time or for types, by package name. */
 function importedPackages(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|require\(\s*)'([^'.][^']*)'/g)].map((m) => m[1]);
+  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|require(?:\.resolve)?\(\s*)'([^'.][^']*)'/g)].map((m) => m[1]);
   return specifiers
     .filter((s) => !s.startsWith('node:') && !builtinModules.includes(s.split('/')[0]))
     .flatMap((s) => [s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0], ...(SHARED_ENTRY_PEERS[s] ?? [])]);

@@ -34,14 +34,16 @@ export function cpuPerRequest(before, after, requests) {
 export async function measure(options, expect) {
   // `prepare` builds fresh per-run options (e.g. new sessions: a stopped run drops its in-flight state).
   const build = async () => (expect.prepare ? { ...options, ...(await expect.prepare()) } : options);
-  if (WARMUP_S > 0) {
+  // A run of a set number of requests (`amount`: each uses up something prepared) has no warm-up and no time bound.
+  const counted = options.amount !== undefined;
+  if (WARMUP_S > 0 && !counted) {
     await run({ ...(await build()), duration: WARMUP_S });
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   }
   const measured = await build();
   // CPU time of the processes under test, around the measured run only (not the warm-up nor `prepare`).
   const cpuBefore = expect.cpu?.();
-  const result = await run({ ...measured, duration: DURATION_S });
+  const result = await run(counted ? measured : { ...measured, duration: DURATION_S });
   const cpuAfter = expect.cpu?.();
   const unexpected = Object.entries(result.statusCodeStats ?? {})
     .filter(([code]) => Number(code) !== expect.expectStatus)

@@ -11,6 +11,17 @@ const kind = z.enum(['admin', 'user']);
 // The same rule the routes apply, so an address an account was created with is one its mail can go to.
 const email = z.string().refine(isDeliverableEmail, 'not a deliverable email address');
 
+/** The changes to how an account signs in that its owner is told of by mail. */
+export const SECURITY_CHANGES = [
+  'totp_added',
+  'totp_removed',
+  'passkey_added',
+  'passkey_removed',
+  'recovery_codes_regenerated',
+  'recovery_code_used',
+  'factors_reset',
+] as const;
+
 export const eventSchemas = {
   'user.login.succeeded': z.object({ ...envelope, userId: z.string().min(1), ip: z.string() }),
   'account.password_reset.requested': z.object({
@@ -50,7 +61,11 @@ export const eventSchemas = {
       all: z.literal(true).optional(),
     })
     .refine((p) => p.all === true || (p.sessionIds?.length ?? 0) > 0, 'either sessionIds or all'),
+  /** How the account signs in changed (a second factor added or removed, recovery codes used or replaced): the owner gets a notice. */
+  'account.security.changed': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string(), change: z.enum(SECURITY_CHANGES) }),
 } as const;
+
+export type SecurityChange = (typeof SECURITY_CHANGES)[number];
 
 export type EventType = keyof typeof eventSchemas;
 

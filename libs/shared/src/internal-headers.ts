@@ -10,6 +10,8 @@ export const InternalHeaders = {
   setRefreshToken: 'x-set-refresh-token',
   /** Outbound, with the token: how long the cookie lives (seconds), the session policy's idle lifetime. */
   refreshTokenMaxAge: 'x-refresh-token-max-age',
+  /** Outbound, with the token, on a route whose answer decides it (verify-otp): the kind whose cookie it goes in. */
+  refreshTokenKind: 'x-refresh-token-kind',
   /** Outbound: the gateway must clear the kind's cookie. */
   clearRefreshToken: 'x-clear-refresh-token',
 } as const;

@@ -23,6 +23,13 @@ const SECRET_FIELDS: Record<string, SecretField> = {
   access_token: { query: true },
   refreshToken: { log: true, query: true },
   challenge_token: { log: true, query: true },
+  // Second factors: a recovery code, an enrolment's secret and URI (the secret is in it), a WebAuthn answer.
+  recovery_code: { log: true, query: true },
+  recoveryCodes: { log: true },
+  secret: { log: true, query: true },
+  otpauthUrl: { log: true },
+  qrCode: { log: true },
+  passkey_token: { log: true, query: true },
   // Also an error's code in records; the logger keeps snake_case error codes readable.
   code: { log: true, query: true, events: ['admin.otp.requested'] },
   cookie: { log: true },

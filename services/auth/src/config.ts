@@ -1,6 +1,6 @@
 // Auth configuration: stores, token keys and lifetimes, password cost, 2FA, reset links and rate limits.
 import { z } from 'zod';
-import { REVOCATION_CLOCK_SKEW_MS, accessTokenVerifyEnv, configFragments, env, isLocalUrl, isProduction, loadConfig, readSecrets, type ConfigRule } from '@acct/shared';
+import { REVOCATION_CLOCK_SKEW_MS, accessTokenVerifyEnv, configFragments, env, isLocalUrl, isProduction, loadConfig, readSecrets, splitList, type ConfigRule } from '@acct/shared';
 
 const DAY = 86_400;
 
@@ -56,6 +56,17 @@ export const authSchema = z.object({
   RATE_FORGOT_EMAIL_PER_HOUR: env.int(10, 1),
   RATE_RESET_IP_PER_HOUR: env.int(20, 1),
   RATE_OTP_IP_PER_MINUTE: env.int(30, 1),
+  /** AES-256-GCM key of stored authenticator secrets: 32 bytes as 64 hex digits or base64. Required in production. */
+  ...env.secret('MFA_ENCRYPTION_KEY'),
+  /** The issuer an authenticator app shows beside the account. */
+  TOTP_ISSUER: env.string('Account Service'),
+  /** The passkeys' relying party: the site's registrable domain. Unset in production: passkeys are off. */
+  WEBAUTHN_RP_ID: z.string().min(1).optional(),
+  WEBAUTHN_RP_NAME: env.string('Account Service'),
+  /** Pages allowed to run a passkey ceremony (exact origins); by default the RP id's https origin, or localhost's dev ports. */
+  WEBAUTHN_ORIGINS: env.list([], { test: (o) => /^https?:\/\/[^/\s*]+$/.test(o), expected: 'origins such as https://app.example.com' }),
+  /** How long a password or second-factor proof lets a session add or remove factors. */
+  STEP_UP_SECONDS: env.int(300, 30),
   /** How often queued forgot-password requests are looked up and answered by mail (with ±50% jitter). */
   RESET_REQUEST_POLL_MS: env.int(1000, 10),
 });
@@ -76,6 +87,13 @@ const productionRules: ConfigRule = (given) => {
   if (!secret) refused.push(['OTP_SECRET', 'required in production (a random secret of 32 bytes or more, the same on every replica)']);
   else if (PUBLISHED_OTP_SECRETS.has(secret.trim())) refused.push(['OTP_SECRET', 'a published value; in production use a random secret of 32 bytes or more (openssl rand -hex 32)']);
   else if (Buffer.byteLength(secret) < 32) refused.push(['OTP_SECRET', 'shorter than 32 bytes; in production use a random secret of 32 bytes or more (openssl rand -hex 32)']);
+  const mfaKey = given.MFA_ENCRYPTION_KEY;
+  if (!mfaKey && !given.MFA_ENCRYPTION_KEY_FILE) refused.push(['MFA_ENCRYPTION_KEY', 'required in production (32 random bytes: openssl rand -hex 32), the same on every replica; it encrypts authenticator secrets']);
+  else if (mfaKey && mfaKey.trim() === DEVELOPMENT_MFA_KEY) refused.push(['MFA_ENCRYPTION_KEY', 'the published development key; in production use openssl rand -hex 32']);
+  const rpId = given.WEBAUTHN_RP_ID;
+  if (rpId && isLocalHost(rpId)) refused.push(['WEBAUTHN_RP_ID', 'names this machine; in production it is the public site passkeys belong to (example.com)']);
+  const localOrigins = splitList(given.WEBAUTHN_ORIGINS ?? '').filter((o) => isLocalUrl(o) || !/^https:\/\//i.test(o));
+  if (localOrigins.length) refused.push(['WEBAUTHN_ORIGINS', `in production every origin must be https and public (refused: ${localOrigins.join(', ')})`]);
   for (const name of ['RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER']) {
     const url = given[name];
     if (!url) refused.push([name, 'required in production: the public page that takes a reset link']);
@@ -92,12 +110,13 @@ export function weakenedSettings(config: AuthConfig): string[] {
   if (config.ADMIN_REGISTRATION_OPEN) weak.push('ADMIN_REGISTRATION_OPEN=true: anyone can register an admin');
   if (config.ADMIN_2FA_DEFAULT === 'false') weak.push('ADMIN_2FA_DEFAULT=false: new admins sign in without a second factor');
   if (config.BCRYPT_COST < 10) weak.push(`BCRYPT_COST=${config.BCRYPT_COST}: under 10, stolen hashes are cheap to guess`);
+  if (!config.WEBAUTHN_RP_ID) weak.push('WEBAUTHN_RP_ID unset: passkeys are off (set it to the site passkeys belong to)');
   if (config.ACCESS_TOKEN_TTL_SECONDS > 3600) weak.push(`ACCESS_TOKEN_TTL_SECONDS=${config.ACCESS_TOKEN_TTL_SECONDS}: over an hour, a leaked access token stays useful long`);
   return weak;
 }
 
 /** The flat variables grouped by concern; the composition root hands each section to its store whole. */
-function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string }) {
+function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYPTION_KEY?: string }) {
   return {
     ...config,
     sessions: {
@@ -122,6 +141,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string }) {
       windowMs: config.RATE_LOGIN_FAILURE_WINDOW_SECONDS * 1000,
     },
     otp: { secret: config.OTP_SECRET ?? 'development-only-otp-secret', ttlMs: config.OTP_TTL_SECONDS * 1000, maxAttempts: config.OTP_MAX_ATTEMPTS },
+    mfa: mfaSection(config),
     passwords: {
       cost: config.BCRYPT_COST,
       concurrency: config.BCRYPT_CONCURRENCY || undefined,
@@ -137,15 +157,54 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string }) {
       },
       adminRegistrationOpen: config.ADMIN_REGISTRATION_OPEN,
       adminTwoFactor: config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true',
+      mfa: { totpIssuer: config.TOTP_ISSUER, webauthn: mfaSection(config).webauthn },
     },
   };
 }
 
-const authConfig = authSchema.transform(readSecrets('JWT_PRIVATE_KEY')).transform(sections);
+/** The second factors' settings: the secrets' key, the authenticator issuer, the passkeys' relying party (undefined: passkeys off). */
+function mfaSection(config: AuthVariables & { MFA_ENCRYPTION_KEY?: string }) {
+  const production = config.NODE_ENV === 'production';
+  const rpId = config.WEBAUTHN_RP_ID ?? (production ? undefined : 'localhost');
+  const origins = config.WEBAUTHN_ORIGINS.length
+    ? config.WEBAUTHN_ORIGINS
+    : rpId === 'localhost'
+      ? ['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8080']
+      : rpId
+        ? [`https://${rpId}`]
+        : [];
+  return {
+    key: config.MFA_ENCRYPTION_KEY ?? DEVELOPMENT_MFA_KEY,
+    totpIssuer: config.TOTP_ISSUER,
+    stepUpMs: config.STEP_UP_SECONDS * 1000,
+    webauthn: rpId ? { rpId, rpName: config.WEBAUTHN_RP_NAME, origins } : undefined,
+  };
+}
+
+/** Stands in outside production; production refuses it (it is in this file for anyone to read). */
+const DEVELOPMENT_MFA_KEY = '0000000000000000000000000000000000000000000000000000000000000000';
+
+const isLocalHost = (host: string) => isLocalUrl(`http://${host}`);
+
+/** The key as 32 bytes: 64 hex digits or base64 of 32 bytes. */
+const mfaKeyRule: ConfigRule = (given) => {
+  const key = given.MFA_ENCRYPTION_KEY;
+  if (key === undefined || key === '') return [];
+  return parseMfaKey(key) ? [] : [['MFA_ENCRYPTION_KEY', 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -hex 32)']];
+};
+
+export function parseMfaKey(value: string): Buffer | undefined {
+  const text = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  const decoded = Buffer.from(text, 'base64');
+  return /^[A-Za-z0-9+/_-]{43}=?$/.test(text) && decoded.length === 32 ? decoded : undefined;
+}
+
+const authConfig = authSchema.transform(readSecrets('JWT_PRIVATE_KEY', 'MFA_ENCRYPTION_KEY')).transform(sections);
 
 export type AuthConfig = z.infer<typeof authConfig>;
 
 /** Parses auth's config, every production refusal listed at once. */
 export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
-  return loadConfig(authConfig, source, [productionRules]);
+  return loadConfig(authConfig, source, [productionRules, mfaKeyRule]);
 }

@@ -5,6 +5,7 @@ import type { AuthDeps } from './domain/ports';
 import { accountRouter } from './entry-points/http/account-router';
 import type { HttpSettings } from './entry-points/http/http-settings';
 import { adminUsersRouter } from './entry-points/http/admin-users-router';
+import { factorsRouter } from './entry-points/http/factors-router';
 import { profileRouter } from './entry-points/http/profile-router';
 import { traceIncoming } from '@acct/shared/tracing';
 
@@ -17,6 +18,8 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   app.use(httpMetricsMiddleware(settings.http));
   app.use(jsonBody(settings.bodyLimit));
   app.use(accountRouter(deps, settings));
+  // Before the admin user routes: `/api/admin/users/:userId/factors` is its own route, not a user id's subpath.
+  app.use(factorsRouter(deps, settings.verifier, settings));
   app.use(adminUsersRouter(deps, settings.verifier));
   app.use(profileRouter(deps, settings.verifier));
   app.use(notFoundHandler);

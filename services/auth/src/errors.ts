@@ -15,6 +15,11 @@ export const authErrorCatalogue = errorCatalogue({
   session_not_found: { status: 404, meaning: 'The signed-in user has no live session with this id (it ended already, or is another account\'s).' },
   email_taken: { status: 409, meaning: 'Another account of this kind already has this email.' },
   reset_token_invalid: { status: 400, meaning: 'The reset token is unknown, used up, replaced by a newer link or expired: ask for a new link.' },
+  step_up_required: { status: 403, meaning: 'Adding or removing a second factor needs the password or a code in the last few minutes: call `reauthenticate`, then retry.' },
+  factor_exists: { status: 409, meaning: 'An authenticator app is already set up (remove it first), or this passkey is already registered.' },
+  factor_not_found: { status: 404, meaning: 'No such factor of the signed-in account, no authenticator enrolment waiting for its first code, or no factor that recovery codes could stand in for.' },
+  passkey_rejected: { status: 401, meaning: 'The passkey answer did not verify: another origin or relying party, a used or expired ceremony, an unknown passkey, or a bad signature. Start the ceremony again.' },
+  passkeys_disabled: { status: 404, meaning: 'This deployment has no passkey relying party (`WEBAUTHN_RP_ID` unset in production).' },
 });
 
 const { error } = authErrorCatalogue;
@@ -54,6 +59,22 @@ export const AuthErrors = {
   refreshInvalid: () => error('refresh_token_invalid', 'Invalid or expired refresh token', { headers: { [InternalHeaders.clearRefreshToken]: '1' } }),
   resetInvalid: () => error('reset_token_invalid', 'Invalid or expired reset token'),
   rateLimited: (retryAfterSeconds: number) => errors.rateLimited(retryAfterSeconds),
+  // Second factors.
+  codeMissing: () => bad('Please provide code'),
+  challengeTokenMissing: () => bad('Please provide challenge_token'),
+  recoveryCodeFormat: () => bad('Recovery code must be 10 letters and digits as issued, such as abcde-23456'),
+  passkeyAnswerFormat: () => bad('passkey must be the WebAuthn answer object that the browser gave'),
+  passkeySignInMissing: () => bad('Please provide passkey_token and passkey'),
+  passkeyName: () => bad('name must be 1-64 characters'),
+  reauthenticateMissing: () => bad('Please provide password or code'),
+  stepUpRequired: () => error('step_up_required', 'Confirm your password or a code first'),
+  authenticatorExists: () => error('factor_exists', 'An authenticator app is already set up; remove it first'),
+  passkeyExists: () => error('factor_exists', 'This passkey is already registered'),
+  noPendingAuthenticator: () => error('factor_not_found', 'No authenticator app is waiting for its first code; start again'),
+  factorNotFound: () => error('factor_not_found', 'Factor not found'),
+  noFactorForRecoveryCodes: () => error('factor_not_found', 'Recovery codes need an authenticator app or a passkey first'),
+  passkeyRejected: () => error('passkey_rejected', 'Passkey not accepted'),
+  passkeysOff: () => error('passkeys_disabled', 'Passkeys are not enabled on this service'),
   // Admin user routes.
   authRequired: () => errors.unauthorized(),
   adminOnly: () => errors.forbidden('Admin session required'),

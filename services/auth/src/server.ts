@@ -10,6 +10,9 @@ import { createApp } from './create-app';
 import { MongoAccounts } from './data-access/mongo-accounts';
 import { GridFsAvatars } from './data-access/gridfs-avatars';
 import { MongoFirstAdminClaim } from './data-access/first-admin-claim';
+import { MongoFactors } from './data-access/mongo-factors';
+import { RedisCeremonies } from './data-access/redis-ceremonies';
+import { SecretBox } from './security/secret-box';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
 import { RedisOtpChallenges } from './data-access/redis-otp-challenges';
 import { RedisRateLimits } from './data-access/redis-rate-limits';
@@ -39,10 +42,11 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'auth' }, logger), (p) => p.amqp.close());
 
     const accounts = { admin: new MongoAccounts(mongo, 'admin'), user: new MongoAccounts(mongo, 'user') };
+    const factors = new MongoFactors(mongo, new SecretBox(config.mfa.key));
     const resets = new MongoResetTokens(mongo);
     const resetRequests = new MongoResetRequestQueue(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
-    await Promise.all([accounts.admin.init(), accounts.user.init(), resets.init(), resetRequests.init(), outbox.init()]);
+    await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), resetRequests.init(), outbox.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
@@ -61,6 +65,8 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       sessions: new RedisSessions(redis, config.sessions, revocations),
       revocations,
       otp: new RedisOtpChallenges(redis, config.otp),
+      factors,
+      ceremonies: new RedisCeremonies(redis, { ttlMs: config.OTP_TTL_SECONDS * 1000, stepUpMs: config.mfa.stepUpMs }),
       rateLimits: new RedisRateLimits(redis, config.rateLimits),
       hasher,
       tokens,
@@ -79,7 +85,13 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createApp(deps, { verifier: tokens.verifier, bodyLimit: config.BODY_LIMIT, refreshCookieMaxAgeSeconds: config.REFRESH_IDLE_TTL_SECONDS, http: httpMetrics(registry) }),
+      app: createApp(deps, {
+        verifier: tokens.verifier,
+        bodyLimit: config.BODY_LIMIT,
+        refreshCookieMaxAgeSeconds: config.REFRESH_IDLE_TTL_SECONDS,
+        http: httpMetrics(registry),
+        stepUpSeconds: config.STEP_UP_SECONDS,
+      }),
       metrics: registry,
       // Not the broker: while it is away the outbox keeps events, and logins go on.
       checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis) },

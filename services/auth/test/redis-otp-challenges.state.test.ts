@@ -1,13 +1,23 @@
-// The admin one-time codes against real Redis: drawn from the whole 6-digit range, verified once.
+// Second-step challenges against real Redis: mailed codes drawn from the whole 6-digit range, every
+// proof verified once, wrong ones counted per account across challenges.
 import crypto from 'node:crypto';
 import Redis from 'ioredis';
 import { RedisOtpChallenges } from '../src/data-access/redis-otp-challenges';
+import type { OpenChallenge } from '../src/domain/ports';
 import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 const names = isolatedNames('otpstore');
 let redis: Redis;
 let raw: Redis;
 let store: RedisOtpChallenges;
+
+/** Opens an admin's challenge with a mailed code. */
+const open = async (adminId: string, epoch = 0) => {
+  const opened = await store.create('admin', adminId, '127.0.0.1', epoch, { mailCode: true });
+  return { ...opened, code: opened.code as string };
+};
+/** The proof of a mailed code. */
+const mailed = (code: string) => async (challenge: OpenChallenge) => challenge.isMailedCode(code);
 
 beforeAll(() => {
   redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
@@ -25,7 +35,7 @@ describe('RedisOtpChallenges codes', () => {
   it('when 50 challenges are opened, then their codes are 6 digits drawn uniformly from all million values', async () => {
     const draw = jest.spyOn(crypto, 'randomInt');
     const codes: string[] = [];
-    for (let i = 0; i < 50; i++) codes.push((await store.create(`admin-${i}`, '127.0.0.1', 0)).code);
+    for (let i = 0; i < 50; i++) codes.push((await open(`admin-${i}`)).code);
 
     expect(codes.every((c) => /^\d{6}$/.test(c))).toBe(true);
     // Two equal codes among 50 happen once in about 800 runs; three, practically never.
@@ -35,23 +45,66 @@ describe('RedisOtpChallenges codes', () => {
   });
 
   it('when the right code is given twice, then only the first verifies', async () => {
-    const { challengeToken, code } = await store.create('admin-once', '127.0.0.1', 3);
-    expect(await store.verify(challengeToken, code)).toEqual({ outcome: 'verified', adminId: 'admin-once', credentialEpoch: 3 });
-    expect(await store.verify(challengeToken, code)).toEqual({ outcome: 'invalid_challenge' });
+    const { challengeToken, code } = await open('admin-once', 3);
+    expect(await store.verify(challengeToken, mailed(code))).toEqual({ outcome: 'verified', kind: 'admin', accountId: 'admin-once', credentialEpoch: 3 });
+    expect(await store.verify(challengeToken, mailed(code))).toEqual({ outcome: 'invalid_challenge' });
+  });
+
+  it('when a challenge is opened without a mailed code, then no code is made and no 6-digit guess passes as one', async () => {
+    const opened = await store.create('user', 'user-with-app', '127.0.0.1', 0, { mailCode: false });
+    expect(opened.code).toBeUndefined();
+    const seen: OpenChallenge[] = [];
+    const result = await store.verify(opened.challengeToken, async (challenge) => {
+      seen.push(challenge);
+      return challenge.isMailedCode('000000') || challenge.isMailedCode('123456');
+    });
+    expect(result).toEqual({ outcome: 'wrong_code' });
+    expect(seen[0]).toMatchObject({ kind: 'user', accountId: 'user-with-app' });
+  });
+
+  it('when ten proofs are checked at once against a challenge of five guesses, then at most five are asked about', async () => {
+    const opened = await store.create('user', 'user-burst', '127.0.0.1', 0, { mailCode: false });
+    let asked = 0;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        store.verify(opened.challengeToken, async () => {
+          asked += 1;
+          return false;
+        }),
+      ),
+    );
+    // Those that came after the fifth wrong one are refused unasked (the challenge ended, or the account must wait).
+    expect(asked).toBeGreaterThanOrEqual(1);
+    expect(asked).toBeLessThanOrEqual(5);
+    expect(results.filter((r) => r.outcome === 'wrong_code')).toHaveLength(asked);
+  });
+
+  it('when a WebAuthn challenge is attached, then the proof sees it, and an expired challenge takes none', async () => {
+    const opened = await store.create('user', 'user-passkey', '127.0.0.1', 0, { mailCode: false });
+    expect(await store.attachWebauthn(opened.challengeToken, 'webauthn-challenge')).toEqual({ kind: 'user', accountId: 'user-passkey' });
+    let seen: string | undefined;
+    await store.verify(opened.challengeToken, async (challenge) => {
+      seen = challenge.webauthnChallenge;
+      return true;
+    });
+    expect(seen).toBe('webauthn-challenge');
+    // Used up: nothing to attach to, and nothing is brought back.
+    expect(await store.attachWebauthn(opened.challengeToken, 'again')).toBeUndefined();
+    expect(await raw.exists(`${names.redisPrefix}otp:{${opened.challengeToken.split('.')[0]}}`)).toBe(0);
   });
 });
 
 describe('RedisOtpChallenges across challenges', () => {
   const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-  const failures = (adminId: string) => raw.get(`${names.redisPrefix}otp-fail:${adminId}`);
+  const failures = (adminId: string) => raw.get(`${names.redisPrefix}otp-fail:admin:${adminId}`);
 
   it('when an admin spends every guess of a challenge, then the next challenge has fewer guesses and the next guess waits', async () => {
-    const first = await store.create('admin-guesser', '127.0.0.1', 0);
-    for (let i = 0; i < 5; i++) expect((await store.verify(first.challengeToken, wrong(first.code))).outcome).toBe('wrong_code');
+    const first = await open('admin-guesser');
+    for (let i = 0; i < 5; i++) expect((await store.verify(first.challengeToken, mailed(wrong(first.code)))).outcome).toBe('wrong_code');
     expect(await failures('admin-guesser')).toBe('5');
 
-    const second = await store.create('admin-guesser', '127.0.0.1', 0);
-    const throttled = await store.verify(second.challengeToken, second.code);
+    const second = await open('admin-guesser');
+    const throttled = await store.verify(second.challengeToken, mailed(second.code));
     expect(throttled).toMatchObject({ outcome: 'throttled' });
     expect((throttled as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(0);
     expect((throttled as { retryAfterMs: number }).retryAfterMs).toBeLessThanOrEqual(1_000);
@@ -59,17 +112,17 @@ describe('RedisOtpChallenges across challenges', () => {
   });
 
   it('when the owner waits and gives the right code, then it verifies and the count starts over', async () => {
-    const first = await store.create('admin-owner', '127.0.0.1', 0);
-    for (let i = 0; i < 5; i++) await store.verify(first.challengeToken, wrong(first.code));
-    const second = await store.create('admin-owner', '127.0.0.1', 0);
+    const first = await open('admin-owner');
+    for (let i = 0; i < 5; i++) await store.verify(first.challengeToken, mailed(wrong(first.code)));
+    const second = await open('admin-owner');
     await new Promise((r) => setTimeout(r, 1_050));
-    expect((await store.verify(second.challengeToken, second.code)).outcome).toBe('verified');
+    expect((await store.verify(second.challengeToken, mailed(second.code))).outcome).toBe('verified');
     expect(await failures('admin-owner')).toBeNull();
   });
 
   it('never takes a challenge below one guess', async () => {
-    await raw.set(`${names.redisPrefix}otp-fail:admin-many`, '500');
-    const challenge = await store.create('admin-many', '127.0.0.1', 0);
+    await raw.set(`${names.redisPrefix}otp-fail:admin:admin-many`, '500');
+    const challenge = await open('admin-many');
     expect(await raw.hget(`${names.redisPrefix}otp:{${challenge.challengeToken.split('.')[0]}}`, 'max')).toBe('1');
   });
 });

@@ -5,7 +5,7 @@ import type http from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
 import { edgeSpan, type EdgeSpan } from '@acct/shared/tracing';
-import { InternalHeaders, NOT_FOUND_ENVELOPE, canonicalAddress, errors, toErrorAnswer, type AccessTokenVerifier, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
+import { InternalHeaders, NOT_FOUND_ENVELOPE, canonicalAddress, errors, toErrorAnswer, type AccessTokenVerifier, type AccountKind, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
 import { assertSessionLive, type RevocationCheck } from '@acct/shared/redis';
 import type { GatewayConfig } from './config';
 import { Cors } from './cors';
@@ -200,7 +200,7 @@ async function requestBody(req: http.IncomingMessage, route: RouteSpec, ctx: For
 function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: UpstreamAnswer, ctx: ForwardContext): void {
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
   if (route.cookieKind) {
-    const cookie = refreshCookieFromAnswer(answer.headers, route.cookieKind, ctx.production);
+    const cookie = refreshCookieFromAnswer(answer.headers, cookieKindOf(route, answer.headers), ctx.production);
     if (cookie) headers.push('Set-Cookie', cookie);
   }
   for (const name of RETURNED_RESPONSE_HEADERS) {
@@ -210,6 +210,12 @@ function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: Upstrea
   res.writeHead(answer.status, headers);
   answer.body.once('error', () => res.destroy());
   answer.body.pipe(res);
+}
+
+/** The kind whose cookie the answer sets: the route's, or on a route that serves both kinds, the one the service names. */
+function cookieKindOf(route: RouteSpec, headers: http.IncomingHttpHeaders): AccountKind {
+  const named = headers[InternalHeaders.refreshTokenKind];
+  return route.cookieKindFromAnswer && (named === 'admin' || named === 'user') ? named : (route.cookieKind as AccountKind);
 }
 
 function sendError(res: http.ServerResponse, err: unknown, ctx: ForwardContext, logger: Logger): void {

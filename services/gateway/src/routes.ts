@@ -16,7 +16,28 @@ export interface RouteSpec {
   readsCookie?: boolean;
   /** Whether the route acts on an access token: one of an ended session is refused here (401 `session_revoked`). */
   bearer?: boolean;
+  /** The service's answer names the kind whose cookie it sets (verify-otp serves both); `cookieKind` when it does not. */
+  cookieKindFromAnswer?: boolean;
 }
+
+/** Second factors: sign-in with a passkey, and what a signed-in account does with its own factors. */
+const factorRoutes = (kind: AccountKind): RouteSpec[] => {
+  const base = `/api/auth/${kind}`;
+  const own = (method: RouteSpec['method'], path: string, body: RouteSpec['body'] = 'none'): RouteSpec => ({ method, path: `${base}${path}`, upstream: 'auth', body, bearer: true });
+  return [
+    { method: 'post', path: `${base}/passkey/options`, upstream: 'auth', body: 'none' },
+    { method: 'post', path: `${base}/passkey/login`, upstream: 'auth', body: 'json', cookieKind: kind },
+    own('post', '/reauthenticate', 'json'),
+    own('get', '/factors'),
+    own('post', '/factors/totp'),
+    own('post', '/factors/totp/confirm', 'json'),
+    own('delete', '/factors/totp'),
+    own('post', '/factors/recovery-codes'),
+    own('post', '/factors/passkeys/options'),
+    own('post', '/factors/passkeys', 'json'),
+    own('delete', '/factors/passkeys/:passkeyId'),
+  ];
+};
 
 const accountRoutes = (kind: AccountKind): RouteSpec[] =>
   (['register', 'login', 'refresh', 'logout', 'forgot-password', 'reset-password'] as const).map((action) => ({
@@ -32,7 +53,10 @@ const accountRoutes = (kind: AccountKind): RouteSpec[] =>
 export const ROUTES: RouteSpec[] = [
   ...accountRoutes('admin'),
   ...accountRoutes('user'),
-  { method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', cookieKind: 'admin' },
+  { method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', cookieKind: 'admin', cookieKindFromAnswer: true },
+  { method: 'post', path: '/api/auth/verify-otp/passkey-options', upstream: 'auth', body: 'json' },
+  ...factorRoutes('admin'),
+  ...factorRoutes('user'),
   { method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none', bearer: true },
@@ -42,6 +66,8 @@ export const ROUTES: RouteSpec[] = [
   { method: 'get', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', bearer: true },
   { method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json', bearer: true },
   { method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream', bearer: true },
+  { method: 'get', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'delete', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none' },
   { method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json', bearer: true },

@@ -48,6 +48,14 @@ describe('notifier: email events through real SMTP', () => {
     expect(mail.decoded).toContain('If this was not you');
   });
 
+  it('account.security.changed tells the owner what changed in how the account signs in', async () => {
+    await publisher.publish('account.security.changed', { kind: 'user', accountId: 'u4', email: 'factor@example.com', name: 'Fay', change: 'totp_removed' });
+    const mail = await smtp.waitFor((m) => m.to.includes('factor@example.com'));
+    expect(mail.subject).toBe('Security notice for your Account Service account');
+    expect(mail.decoded).toContain('The authenticator app was removed from your second factors');
+    expect(mail.decoded).toContain('If this was not you');
+  });
+
   it('retries a transient SMTP failure and sends once it passes', async () => {
     smtp.failNext(2, 451);
     await publisher.publish('account.password_reset.completed', { kind: 'user', accountId: 'u3', email: 'retry@example.com', name: 'Retry' });

@@ -5,11 +5,13 @@ import { toAccountRecord, type Account, type AccountRecord } from './account';
 import { enforceLimit } from './limits';
 import type { Needs, RequestContext } from './ports';
 import { openSession, type OpenedSession } from './sessions';
+import { passkeySignInAccount, proveSecondStep, secondFactorsOf, type SecondFactor } from './factors';
 import { validateLogin, validateOtp } from './validation';
 
 export type LoginResult =
   | ({ kind: 'session'; account: AccountRecord } & OpenedSession)
-  | { kind: 'otp_required'; challengeToken: string; expiresInSeconds: number };
+  /** `factors`: what the account may answer with, when it has factors of its own (absent: the mailed code). */
+  | { kind: 'otp_required'; challengeToken: string; expiresInSeconds: number; factors?: SecondFactor[] };
 
 type FailureReason = 'not_found' | 'no_password' | 'wrong_password';
 
@@ -26,7 +28,7 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'outbox' | 'audit' | 'logger' | 'policy' | 'metrics'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'factors' | 'ceremonies' | 'outbox' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
@@ -63,24 +65,45 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
   }
   upgradeHashLater(deps, kind, found, input.password);
 
+  // An account with factors of its own answers with one of them; an admin without, with a mailed code.
+  const factors = secondFactorsOf(await deps.factors.of(kind, found.id));
+  if (factors.length > 0) {
+    const challenge = await deps.otp.create(kind, found.id, ctx.ip, found.credentialEpoch, { mailCode: false });
+    deps.metrics.login(kind, 'otp_required');
+    return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: deps.policy.otpTtlSeconds, factors };
+  }
   if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(deps, found, ctx);
+  return signIn(deps, kind, found, ctx);
+}
 
-  const session = await openSession(deps, kind, found, ctx);
+/** A passkey in place of the password: both factors at once, for either kind (when passkeys are on). */
+export async function passkeyLogin(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
+  const account = await passkeySignInAccount(deps, kind, body, ctx);
+  return signIn(deps, kind, account, ctx);
+}
+
+/** The session of an account whose factors all held; a user's login is pushed to their devices. */
+async function signIn(deps: LoginNeeds, kind: AccountKind, account: Account, ctx: RequestContext): Promise<LoginResult> {
+  if (account.disabled) {
+    deps.metrics.login(kind, 'account_disabled');
+    throw AuthErrors.accountDisabled();
+  }
+  const session = await openSession(deps, kind, account, ctx);
   deps.metrics.login(kind, 'success');
-  if (kind === 'user') notifyLogin(deps, found.id, ctx);
-  return { kind: 'session', account: toAccountRecord(kind, found), ...session };
+  if (kind === 'user') notifyLogin(deps, account.id, ctx);
+  return { kind: 'session', account: toAccountRecord(kind, account), ...session };
 }
 
 /** Opens the admin's one challenge (ending any older one) and mails its code through the outbox. */
 async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'policy' | 'metrics'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
   const adminId = admin.id;
-  const challenge = await deps.otp.create(adminId, ctx.ip, admin.credentialEpoch);
+  const challenge = await deps.otp.create('admin', adminId, ctx.ip, admin.credentialEpoch, { mailCode: true });
   try {
     await deps.outbox.add('admin.otp.requested', {
       adminId,
       email: admin.email,
       name: admin.name,
-      code: challenge.code,
+      code: challenge.code as string,
       expiresAt: challenge.expiresAt.toISOString(),
       requestId: ctx.requestId,
     });
@@ -94,23 +117,32 @@ async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'policy' | 'metrics
   return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: deps.policy.otpTtlSeconds };
 }
 
+/**
+ * The second step, for either kind: the mailed code, an authenticator code, a recovery code or a
+ * passkey. Each is one attempt against the challenge, so a recovery code guess costs a code guess.
+ */
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'logger'>,
+  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'logger' | 'policy'>,
   body: unknown,
   ctx: RequestContext,
-): Promise<{ account: AccountRecord } & OpenedSession> {
+): Promise<{ kind: AccountKind; account: AccountRecord } & OpenedSession> {
   const input = validateOtp(body);
   await enforceLimit(deps, 'otpIp', ctx.budget);
-  const result = await deps.otp.verify(input.challengeToken, input.code);
+  const result = await deps.otp.verify(input.challengeToken, (challenge) => proveSecondStep(deps, challenge, input.proof, ctx));
   deps.metrics.otp(result.outcome);
   if (result.outcome === 'throttled') throw AuthErrors.rateLimited(result.retryAfterMs / 1000);
   if (result.outcome !== 'verified') throw result.outcome === 'wrong_code' ? AuthErrors.invalidCode() : AuthErrors.invalidChallenge();
-  const admin = await deps.accounts.admin.findById(result.adminId);
+  const { kind } = result;
+  const account = await deps.accounts[kind].findById(result.accountId);
   // Opened with a password that a reset (or a disable) has since replaced: it ended with the change.
-  if (!admin || admin.credentialEpoch > result.credentialEpoch) throw AuthErrors.invalidChallenge();
-  if (admin.disabled) throw AuthErrors.accountDisabled();
-  const session = await openSession(deps, 'admin', admin, ctx);
-  return { account: toAccountRecord('admin', admin), ...session };
+  if (!account || account.credentialEpoch > result.credentialEpoch) throw AuthErrors.invalidChallenge();
+  if (account.disabled) throw AuthErrors.accountDisabled();
+  const session = await openSession(deps, kind, account, ctx);
+  if (kind === 'user') {
+    deps.metrics.login(kind, 'success');
+    notifyLogin(deps, account.id, ctx);
+  }
+  return { kind, account: toAccountRecord(kind, account), ...session };
 }
 
 /** Answers the failure reason, having spent one bcrypt compare whatever the case. */

@@ -91,18 +91,98 @@ export interface Sessions {
 }
 
 export type OtpVerifyResult =
-  | { outcome: 'verified'; adminId: string; credentialEpoch: number }
+  | { outcome: 'verified'; kind: AccountKind; accountId: string; credentialEpoch: number }
   | { outcome: 'invalid_challenge' | 'wrong_code' }
-  /** The admin's wrong codes across challenges call for a wait before the next guess. */
+  /** The account's wrong codes across challenges call for a wait before the next guess. */
   | { outcome: 'throttled'; retryAfterMs: number };
 
+/** An open second-step challenge, as the proof presented against it sees it (its attempt already counted). */
+export interface OpenChallenge {
+  kind: AccountKind;
+  accountId: string;
+  /** Whether `code` is the one mailed for this challenge (false when none was mailed). */
+  isMailedCode(code: string): boolean;
+  /** The WebAuthn challenge handed out for this second step, if one was. */
+  webauthnChallenge?: string;
+}
+
 export interface OtpChallenges {
-  /** Opens the admin's one challenge, under the credential epoch the password was checked against. */
-  create(adminId: string, ip: string, credentialEpoch: number): Promise<{ challengeToken: string; code: string; expiresAt: Date }>;
-  verify(challengeToken: string, code: string): Promise<OtpVerifyResult>;
+  /**
+   * Opens the account's one challenge, under the credential epoch the password was checked against;
+   * `mailCode` makes a 6-digit code to mail (an admin with no factor of their own).
+   */
+  create(kind: AccountKind, accountId: string, ip: string, credentialEpoch: number, options: { mailCode: boolean }): Promise<{ challengeToken: string; code?: string; expiresAt: Date }>;
+  /**
+   * Counts one attempt against the challenge, then asks `prove` whether the presented proof holds: a
+   * true answer uses the challenge up, a false one counts as a wrong code.
+   */
+  verify(challengeToken: string, prove: (challenge: OpenChallenge) => Promise<boolean>): Promise<OtpVerifyResult>;
+  /** The challenge's owner while it is open (no attempt counted), with a WebAuthn challenge stored for it. */
+  attachWebauthn(challengeToken: string, webauthnChallenge: string): Promise<{ kind: AccountKind; accountId: string } | undefined>;
   cancel(challengeToken: string): Promise<void>;
-  /** Ends the admin's pending challenge, if any (a reset or a disable). */
-  cancelFor(adminId: string): Promise<void>;
+  /** Ends the account's pending challenge, if any (a reset or a disable). */
+  cancelFor(kind: AccountKind, accountId: string): Promise<void>;
+}
+
+export interface Passkey {
+  /** The credential id, base64url. */
+  id: string;
+  name: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export type NewPasskey = Omit<Passkey, 'createdAt' | 'lastUsedAt'>;
+
+export interface FactorSet {
+  /** The authenticator, confirmed or still pending its first code; its seed in the clear. */
+  totp: { secret: string; confirmed: boolean; lastStep: number; createdAt: Date } | null;
+  passkeys: Passkey[];
+  recoveryCodesLeft: number;
+}
+
+/** Second factors at rest: seeds sealed, recovery codes hashed, by the store. */
+export interface Factors {
+  of(kind: AccountKind, accountId: string): Promise<FactorSet>;
+  /** Starts (or restarts) an authenticator enrolment; `exists` when a confirmed one is live. */
+  startTotp(kind: AccountKind, accountId: string, secret: string): Promise<'started' | 'exists'>;
+  /** Makes the pending authenticator live, its first code's step used; false when none is pending. */
+  confirmTotp(kind: AccountKind, accountId: string, step: number): Promise<boolean>;
+  /** Uses a time step of the live authenticator; false when it (or a later one) was used already. */
+  useTotpStep(kind: AccountKind, accountId: string, step: number): Promise<boolean>;
+  removeTotp(kind: AccountKind, accountId: string): Promise<boolean>;
+  addPasskey(kind: AccountKind, accountId: string, passkey: NewPasskey): Promise<'added' | 'exists'>;
+  findPasskey(credentialId: string): Promise<(Passkey & { kind: AccountKind; accountId: string }) | null>;
+  usePasskey(credentialId: string, counter: number): Promise<void>;
+  removePasskey(kind: AccountKind, accountId: string, credentialId: string): Promise<boolean>;
+  /** Replaces the account's recovery codes (the old set ends). */
+  replaceRecoveryCodes(kind: AccountKind, accountId: string, codes: string[]): Promise<void>;
+  /** Uses one recovery code: the count left, or undefined when it is not one of the unused codes. */
+  useRecoveryCode(kind: AccountKind, accountId: string, code: string): Promise<number | undefined>;
+  removeRecoveryCodes(kind: AccountKind, accountId: string): Promise<void>;
+  /** Removes every factor and the recovery codes; answers how many factors went. */
+  removeAll(kind: AccountKind, accountId: string): Promise<number>;
+}
+
+/** Short-lived, single-use state of the WebAuthn ceremonies and the sessions' recent proofs (Redis). */
+export interface Ceremonies {
+  /** Stores a WebAuthn challenge under a new token (sign-in) or the session (registration). */
+  begin(purpose: 'login' | 'register', key: string | undefined, state: CeremonyState): Promise<string>;
+  /** Takes the state back once: a second call answers undefined. */
+  finish(purpose: 'login' | 'register', key: string): Promise<CeremonyState | undefined>;
+  /** The session just proved the password or a second factor. */
+  markProof(sessionId: string): Promise<void>;
+  hasRecentProof(sessionId: string): Promise<boolean>;
+}
+
+export interface CeremonyState {
+  challenge: string;
+  kind: AccountKind;
+  accountId?: string;
 }
 
 export interface ResetTokens {
@@ -205,6 +285,8 @@ export interface AuthPolicy {
   adminRegistrationOpen: boolean;
   /** Whether a new admin gets a second factor. */
   adminTwoFactor: boolean;
+  /** The second factors' settings; `webauthn` undefined: passkeys are off. */
+  mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[] } };
 }
 
 export interface AuthDeps {
@@ -217,6 +299,8 @@ export interface AuthDeps {
   /** Whether a session ended, from the replica's memory (the revocation feed). */
   revocations: RevocationCheck;
   otp: OtpChallenges;
+  factors: Factors;
+  ceremonies: Ceremonies;
   resets: ResetTokens;
   resetRequests: ResetRequests;
   loginAttempts: LoginAttempts;

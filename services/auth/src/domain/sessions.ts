@@ -13,10 +13,12 @@ export interface OpenedSession {
  * Opens a session for an account as it was checked; refused (as the credentials it was checked with)
  * when a reset, a password set or a disable was recorded meanwhile.
  */
-export async function openSession(deps: Needs<'sessions' | 'tokens' | 'outbox' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
+export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
   const opened = await deps.sessions.create({ kind, accountId: account.id, role: account.role, credentialEpoch: account.credentialEpoch });
   if (opened === 'superseded') throw AuthErrors.invalidCredentials();
   const { token, sessionId } = opened;
+  // The login just proved the account's factors: for a few minutes the session may change them.
+  await deps.ceremonies.markProof(sessionId);
   // Over the cap per account, the oldest sessions ended to make room.
   await announceEnded(deps, kind, account.id, opened.evicted, ctx);
   const accessToken = deps.tokens.sign({ sub: account.id, kind, role: account.role, sid: sessionId }, opened.endsAt);
@@ -55,7 +57,7 @@ export async function refreshSession(
  */
 export async function endEverySession(deps: Needs<'sessions' | 'otp' | 'outbox' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch);
-  if (kind === 'admin') await deps.otp.cancelFor(account.id);
+  await deps.otp.cancelFor(kind, account.id);
   await announceEnded(deps, kind, account.id, 'all', ctx);
 }
 

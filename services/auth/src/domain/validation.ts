@@ -58,11 +58,57 @@ export function validateLogin(raw: unknown): LoginInput {
   return { email: address, password: typeof password === 'string' ? password : '' };
 }
 
-export function validateOtp(raw: unknown): { challengeToken: string; code: string } {
-  const { challenge_token: challengeToken, code } = asBody(raw);
+/** What the second step presents: a 6-digit code (mailed or from an authenticator app), a recovery code, or a passkey's answer. */
+export type SecondStepProof = { type: 'code'; code: string } | { type: 'recovery'; code: string } | { type: 'passkey'; response: PasskeyAnswer };
+
+/** A WebAuthn answer as `@simplewebauthn/browser` gives it; its content is the library's to check. */
+export type PasskeyAnswer = Record<string, unknown> & { id: string; response: Record<string, unknown> };
+
+/**
+ * The contract's fields and words for a code; beside them, for accounts with factors of their own,
+ * `recovery_code` or `passkey` in place of `code`.
+ */
+export function validateOtp(raw: unknown): { challengeToken: string; proof: SecondStepProof } {
+  const { challenge_token: challengeToken, code, recovery_code: recoveryCode, passkey } = asBody(raw);
+  const token = typeof challengeToken === 'string' ? challengeToken : '';
+  if (present(challengeToken) && !present(code)) {
+    if (present(recoveryCode)) return { challengeToken: token, proof: { type: 'recovery', code: requireRecoveryCode(recoveryCode) } };
+    if (present(passkey)) return { challengeToken: token, proof: { type: 'passkey', response: requirePasskeyAnswer(passkey) } };
+  }
   if (!present(challengeToken) || !present(code)) throw AuthErrors.otpMissing();
   if (typeof code !== 'string' || !OTP_PATTERN.test(code)) throw AuthErrors.otpFormat();
-  return { challengeToken: typeof challengeToken === 'string' ? challengeToken : '', code };
+  return { challengeToken: token, proof: { type: 'code', code } };
+}
+
+/** A 6-digit code outside the contract's route (enrolment, step-up): the same rule and words. */
+export function requireCode(value: unknown): string {
+  if (!present(value)) throw AuthErrors.codeMissing();
+  if (typeof value !== 'string' || !OTP_PATTERN.test(value)) throw AuthErrors.otpFormat();
+  return value;
+}
+
+const RECOVERY_CODE = /^[a-z2-9]{5}-?[a-z2-9]{5}$/;
+
+/** A recovery code as issued (`abcde-23456`), in any letter case, with or without its dash; answers it without. */
+export function requireRecoveryCode(value: unknown): string {
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  if (!RECOVERY_CODE.test(text)) throw AuthErrors.recoveryCodeFormat();
+  return text.replace('-', '');
+}
+
+export function requirePasskeyAnswer(value: unknown): PasskeyAnswer {
+  const answer = value as PasskeyAnswer;
+  const valid =
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    typeof answer.id === 'string' &&
+    /^[A-Za-z0-9_-]{1,1366}$/.test(answer.id) &&
+    answer.response !== null &&
+    typeof answer.response === 'object' &&
+    !Array.isArray(answer.response);
+  if (!valid) throw AuthErrors.passkeyAnswerFormat();
+  return answer;
 }
 
 /**

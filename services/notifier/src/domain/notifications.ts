@@ -1,7 +1,7 @@
 // What each event becomes, as one table: every event type has a handler and the queue it is
 // consumed from (the queue bindings are derived from it, topology.ts). A new event type is a
 // schema in @acct/shared/events plus a row here.
-import type { EventPayload, EventType } from '@acct/shared';
+import type { EventPayload, EventType, SecurityChange } from '@acct/shared';
 import type { Needs, NotifierDeps, PushNotification } from './ports';
 import type { TemplateName } from './templates';
 
@@ -26,6 +26,18 @@ const SUBJECTS: Record<TemplateName, (product: string) => string> = {
   'admin-otp': (p) => `Your ${p} sign-in code`,
   'password-reset-requested': (p) => `Reset your ${p} password`,
   'password-reset-completed': (p) => `Your ${p} password was changed`,
+  'security-notice': (p) => `Security notice for your ${p} account`,
+};
+
+/** What each change to how an account signs in is called in its notice. */
+export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
+  totp_added: 'An authenticator app was added as a second factor.',
+  totp_removed: 'The authenticator app was removed from your second factors, and your other sessions were signed out.',
+  passkey_added: 'A passkey was added.',
+  passkey_removed: 'A passkey was removed, and your other sessions were signed out.',
+  recovery_codes_regenerated: 'New recovery codes were made; the old ones no longer work.',
+  recovery_code_used: 'A recovery code was used to sign in.',
+  factors_reset: 'An administrator removed every second factor of your account, and every session was signed out.',
 };
 
 export const handlers: { [T in EventType]: Handler<T> } = {
@@ -57,6 +69,10 @@ export const handlers: { [T in EventType]: Handler<T> } = {
   'account.password_reset.completed': {
     queue: 'email',
     handle: (deps, p) => mail(deps, 'password-reset-completed', p.email, p.eventId, { name: p.name }),
+  },
+  'account.security.changed': {
+    queue: 'email',
+    handle: (deps, p) => mail(deps, 'security-notice', p.email, p.eventId, { name: p.name, change: SECURITY_CHANGE_WORDS[p.change] }),
   },
 };
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type TemplateName = 'admin-otp' | 'password-reset-requested' | 'password-reset-completed';
+export type TemplateName = 'admin-otp' | 'password-reset-requested' | 'password-reset-completed' | 'security-notice';
 
 const TEMPLATE_DIR = path.resolve(__dirname, '..', '..', 'templates');
 

@@ -3,7 +3,8 @@
 import { Router, type Request, type Response } from 'express';
 import { InternalHeaders, ok, type AccountKind } from '@acct/shared';
 import type { HttpSettings } from './http-settings';
-import { login, verifyOtp } from '../../domain/login';
+import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/login';
+import { passkeySignInOptions, secondStepPasskeyOptions } from '../../domain/factors';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset';
 import { register } from '../../domain/register';
 import { closeSession, refreshSession } from '../../domain/sessions';
@@ -27,6 +28,19 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
   const sendRefresh = (res: Response, token: string) =>
     res.setHeader(InternalHeaders.setRefreshToken, token).setHeader(InternalHeaders.refreshTokenMaxAge, cookieMaxAge).setHeader('Cache-Control', 'no-store');
 
+  // A login's answer, by password or by passkey: the contract's two shapes.
+  const sendLogin = (res: Response, kind: AccountKind, result: LoginResult) => {
+    if (result.kind === 'otp_required') {
+      res.setHeader('Cache-Control', 'no-store');
+      // `factors` only for an account with factors of its own: the contract's answer stays exact for the others.
+      const factors = result.factors ? { factors: result.factors } : {};
+      res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds, ...factors }));
+      return;
+    }
+    sendRefresh(res, result.refreshToken);
+    res.json(ok('Login successful', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
+  };
+
   for (const kind of KINDS) {
     const base = `/api/auth/${kind}`;
 
@@ -38,14 +52,17 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
 
     router.post(`${base}/login`, async (req, res) => {
       // A login that waits for a bcrypt slot is dropped if its client leaves meanwhile.
-      const result = await login(deps, kind, req.body, requestContextWithSignal(req));
-      if (result.kind === 'otp_required') {
-        res.setHeader('Cache-Control', 'no-store');
-        res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds }));
-        return;
-      }
-      sendRefresh(res, result.refreshToken);
-      res.json(ok('Login successful', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
+      sendLogin(res, kind, await login(deps, kind, req.body, requestContextWithSignal(req)));
+    });
+
+    router.post(`${base}/passkey/options`, async (req, res) => {
+      const { options, passkeyToken } = await passkeySignInOptions(deps, kind, ctx(req));
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(ok('Passkey sign-in options', { options, passkey_token: passkeyToken }));
+    });
+
+    router.post(`${base}/passkey/login`, async (req, res) => {
+      sendLogin(res, kind, await passkeyLogin(deps, kind, req.body, ctx(req)));
     });
 
     router.post(`${base}/refresh`, async (req, res) => {
@@ -74,8 +91,16 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
   router.post('/api/auth/verify-otp', async (req, res) => {
     const result = await verifyOtp(deps, req.body, ctx(req));
     sendRefresh(res, result.refreshToken);
+    // The contract's route is an admin's; an account of either kind may now take a second step.
+    res.setHeader(InternalHeaders.refreshTokenKind, result.kind);
     // `token` and `user` are the interface's names; `accessToken` beside them is what every other answer calls it.
     res.json(ok('Login successful', { token: result.accessToken, accessToken: result.accessToken, expiresIn, user: result.account }));
+  });
+
+  router.post('/api/auth/verify-otp/passkey-options', async (req, res) => {
+    const options = await secondStepPasskeyOptions(deps, req.body, ctx(req));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Passkey options', { options }));
   });
 
   return router;

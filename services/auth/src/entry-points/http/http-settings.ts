@@ -8,4 +8,6 @@ export interface HttpSettings {
   /** How long the gateway keeps a refresh cookie: the session's idle lifetime. */
   refreshCookieMaxAgeSeconds: number;
   http: HttpMetrics;
+  /** How long a password or code proof lets a session change its factors. */
+  stepUpSeconds: number;
 }

@@ -1,0 +1,80 @@
+// A real browser for tests that need one (passkeys): Debian's Chromium driven by puppeteer-core over
+// the DevTools protocol, with a WebAuthn virtual authenticator, and a page served on a loopback
+// origin of the test's own that carries @simplewebauthn/browser. Chromium is installed from Debian's
+// packages when missing and the test runs as root; where that cannot be done the test says why.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => !!p);
+
+/** The browser's path, installing Debian's chromium when it can; otherwise the reason it cannot. */
+export function findChromium(): { path: string } | { missing: string } {
+  const found = () => CANDIDATES.find((p) => fs.existsSync(p));
+  let path = found();
+  if (!path && process.getuid?.() === 0 && fs.existsSync('/usr/bin/apt-get')) {
+    process.stdout.write('browser tests: installing Debian chromium (apt-get install chromium), once per machine\n');
+    try {
+      execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', timeout: 300_000 });
+      execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'ignore', timeout: 600_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    } catch (err) {
+      return { missing: `installing chromium failed: ${(err as Error).message}` };
+    }
+    path = found();
+  }
+  return path ? { path } : { missing: 'no Chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH), and not root to install it' };
+}
+
+/** Headless Chromium as this machine lets it run: no sandbox as root, no background network calls. */
+export function launchChromium(executablePath: string): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+/** A platform authenticator with resident keys and user verification, that says yes by itself. */
+export async function addVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await page.createCDPSession();
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return { cdp, authenticatorId };
+}
+
+/**
+ * An empty page on `http://localhost:<port>` that loads @simplewebauthn/browser (as the global
+ * `SimpleWebAuthnBrowser`): the origin a test lists in CORS_ORIGINS and WEBAUTHN_ORIGINS.
+ */
+export async function servePasskeyPage(): Promise<{ origin: string; close(): Promise<void> }> {
+  // The package exports its modules only; its browser bundle sits beside them.
+  const packageDir = path.resolve(path.dirname(require.resolve('@simplewebauthn/browser')), '..');
+  const bundle = fs.readFileSync(path.join(packageDir, 'dist', 'bundle', 'index.umd.min.js'));
+  const server = http.createServer((req, res) => {
+    if (req.url === '/simplewebauthn.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>passkeys</title><script src="/simplewebauthn.js"></script><p>app</p>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://localhost:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,41 @@
+// Secrets the service must read back (authenticator seeds) are kept sealed with AES-256-GCM under
+// MFA_ENCRYPTION_KEY; secrets it only compares (recovery codes) are kept as keyed hashes. A sealed
+// value is `v1.<iv>.<tag>.<ciphertext>` (base64url), bound to what it belongs to (associated data),
+// so a sealed seed copied onto another account does not open.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { configError } from '@acct/shared';
+import { parseMfaKey } from '../config';
+
+export class SecretBox {
+  private readonly key: Buffer;
+  private readonly macKey: Buffer;
+
+  constructor(key: string) {
+    const parsed = parseMfaKey(key);
+    if (!parsed) throw configError('MFA_ENCRYPTION_KEY', 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -hex 32)');
+    this.key = parsed;
+    // A separate key for hashes, so no value is ever both encrypted and MACed under one key.
+    this.macKey = createHmac('sha256', parsed).update('recovery-code-hash').digest();
+  }
+
+  seal(plain: string, boundTo: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv).setAAD(Buffer.from(boundTo));
+    const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), sealed.toString('base64url')].join('.');
+  }
+
+  /** The plain value; throws when the value was altered, sealed for something else, or under another key. */
+  open(sealed: string, boundTo: string): string {
+    const [version, iv, tag, data] = sealed.split('.');
+    if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('not a sealed value');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url')).setAAD(Buffer.from(boundTo));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /** A keyed hash for values only ever compared: one who reads the database cannot test guesses offline. */
+  hash(value: string): string {
+    return createHmac('sha256', this.macKey).update(value).digest('base64url');
+  }
+}

@@ -1,0 +1,154 @@
+// Passkeys in a real browser: Chromium with the DevTools WebAuthn virtual authenticator, on a page of
+// an origin listed in CORS_ORIGINS and WEBAUTHN_ORIGINS, using @simplewebauthn/browser as an app
+// would: it adds a passkey, answers a login's second step with it, signs in with it alone, and the
+// service refuses what a browser on another origin, a replay, or an answer to another ceremony gives.
+import type { Browser, Page } from 'puppeteer-core';
+import { addVirtualAuthenticator, findChromium, launchChromium, servePasskeyPage } from '@acct/test-harness/browser';
+import { call } from '@acct/test-harness/http-client';
+import { registerAndLogin } from '@acct/test-harness/factories';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+
+const chromium = findChromium();
+if ('missing' in chromium) process.stdout.write(`passkeys.browser.test.ts skipped: ${chromium.missing}\n`);
+const describeInBrowser = 'path' in chromium ? describe : describe.skip;
+
+/** What the page answers: the status and body of each call it made. */
+interface PageAnswer {
+  status: number;
+  body: any;
+}
+
+describeInBrowser('passkeys in Chromium', () => {
+  let stack: TestStack;
+  let app: Awaited<ReturnType<typeof servePasskeyPage>>;
+  let otherApp: Awaited<ReturnType<typeof servePasskeyPage>>;
+  let browser: Browser;
+  let page: Page;
+  let authenticator: Awaited<ReturnType<typeof addVirtualAuthenticator>>;
+  let api: string;
+
+  beforeAll(async () => {
+    app = await servePasskeyPage();
+    otherApp = await servePasskeyPage();
+    stack = await startStack('passkeys', {
+      // The other page may call the API (CORS) but is no origin of the relying party.
+      auth: { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: app.origin },
+      gateway: { CORS_ORIGINS: `${app.origin},${otherApp.origin}` },
+    });
+    api = stack.url.replace('127.0.0.1', 'localhost');
+    browser = await launchChromium((chromium as { path: string }).path);
+    page = await browser.newPage();
+    authenticator = await addVirtualAuthenticator(page);
+    await page.goto(app.origin);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await app?.close();
+    await otherApp?.close();
+  });
+
+  /** Calls the API from the page, as the app's fetch would. */
+  const fetchFromPage = (path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<PageAnswer> =>
+    page.evaluate(
+      async (url, method, body, token) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (token) headers.authorization = `Bearer ${token}`;
+        const res = await fetch(url, { method, headers, credentials: 'include', body: body === undefined ? undefined : JSON.stringify(body) });
+        return { status: res.status, body: await res.json() };
+      },
+      `${api}${path}`,
+      init.method ?? 'POST',
+      init.body as any,
+      init.token,
+    );
+
+  /** Runs a WebAuthn ceremony in the page with @simplewebauthn/browser; answers what it resolved with. */
+  const ceremony = (kind: 'startRegistration' | 'startAuthentication', optionsJSON: unknown): Promise<any> =>
+    page.evaluate(
+      (fn, options) => (globalThis as any).SimpleWebAuthnBrowser[fn]({ optionsJSON: options }),
+      kind,
+      optionsJSON as any,
+    );
+
+  async function userWithPasskey() {
+    // One passkey in the authenticator at a time: a sign-in without a user name then has one to choose.
+    await authenticator.cdp.send('WebAuthn.clearCredentials', { authenticatorId: authenticator.authenticatorId });
+    const user = await registerAndLogin(stack, 'user');
+    const options = await fetchFromPage('/api/auth/user/factors/passkeys/options', { token: user.accessToken });
+    expect(options.status).toBe(200);
+    expect(options.body.data.options.rp.id).toBe('localhost');
+    const created = await ceremony('startRegistration', options.body.data.options);
+    const added = await fetchFromPage('/api/auth/user/factors/passkeys', { token: user.accessToken, body: { name: 'Laptop', passkey: created } });
+    return { user, added, created };
+  }
+
+  it('adds a passkey (the first factor comes with recovery codes) and lists it by name', async () => {
+    const { user, added } = await userWithPasskey();
+    expect(added.status).toBe(201);
+    expect(added.body.data.passkey).toMatchObject({ name: 'Laptop' });
+    expect(added.body.data.recoveryCodes).toHaveLength(10);
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === user.id && p.change === 'passkey_added');
+    const listed = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: { authorization: `Bearer ${user.accessToken}` } });
+    expect(listed.body.data.factors.passkeys).toEqual([expect.objectContaining({ id: added.body.data.passkey.id, name: 'Laptop', lastUsedAt: null })]);
+  });
+
+  it('answers the second step of a password login with the passkey', async () => {
+    const { user } = await userWithPasskey();
+    const login = await fetchFromPage('/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } });
+    expect(login.body.data).toMatchObject({ requires_2fa: true, factors: ['passkey', 'recovery_code'] });
+    const options = await fetchFromPage('/api/auth/verify-otp/passkey-options', { body: { challenge_token: login.body.data.challenge_token } });
+    expect(options.status).toBe(200);
+    const answer = await ceremony('startAuthentication', options.body.data.options);
+    const verified = await fetchFromPage('/api/auth/verify-otp', { body: { challenge_token: login.body.data.challenge_token, passkey: answer } });
+    expect(verified.status).toBe(200);
+    expect(verified.body.data.user.id).toBe(user.id);
+  });
+
+  it('signs in with the passkey alone, with the login push, and refuses the same answer again', async () => {
+    const { user } = await userWithPasskey();
+    const options = await fetchFromPage('/api/auth/user/passkey/options');
+    const answer = await ceremony('startAuthentication', options.body.data.options);
+    const signedIn = await fetchFromPage('/api/auth/user/passkey/login', { body: { passkey_token: options.body.data.passkey_token, passkey: answer } });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.data.user.id).toBe(user.id);
+    await stack.events.waitFor('user.login.succeeded', (p) => p.userId === user.id);
+
+    const replay = await fetchFromPage('/api/auth/user/passkey/login', { body: { passkey_token: options.body.data.passkey_token, passkey: answer } });
+    expect([replay.status, replay.body.code]).toEqual([401, 'passkey_rejected']);
+    // The answer to one ceremony does not finish another.
+    const other = await fetchFromPage('/api/auth/user/passkey/options');
+    const crossed = await fetchFromPage('/api/auth/user/passkey/login', { body: { passkey_token: other.body.data.passkey_token, passkey: answer } });
+    expect([crossed.status, crossed.body.code]).toEqual([401, 'passkey_rejected']);
+    // A user's passkey signs no admin in.
+    const admin = await fetchFromPage('/api/auth/admin/passkey/options');
+    const asAdmin = await ceremony('startAuthentication', admin.body.data.options);
+    const adminLogin = await fetchFromPage('/api/auth/admin/passkey/login', { body: { passkey_token: admin.body.data.passkey_token, passkey: asAdmin } });
+    expect([adminLogin.status, adminLogin.body.code]).toEqual([401, 'passkey_rejected']);
+  });
+
+  it('refuses a passkey answer made on a page of another origin', async () => {
+    await userWithPasskey();
+    // Same authenticator, same RP id: only the origin the browser signed differs.
+    await page.goto(otherApp.origin);
+    try {
+      const options = await fetchFromPage('/api/auth/user/passkey/options');
+      const answer = await ceremony('startAuthentication', options.body.data.options);
+      const res = await fetchFromPage('/api/auth/user/passkey/login', { body: { passkey_token: options.body.data.passkey_token, passkey: answer } });
+      expect([res.status, res.body.code]).toEqual([401, 'passkey_rejected']);
+    } finally {
+      await page.goto(app.origin);
+    }
+  });
+
+  it('removes a passkey after a recent proof, and a malformed answer is a 400', async () => {
+    const { user, added } = await userWithPasskey();
+    const malformed = await fetchFromPage('/api/auth/user/factors/passkeys', { token: user.accessToken, body: { passkey: 'nope' } });
+    expect([malformed.status, malformed.body.code]).toEqual([400, 'validation_failed']);
+    const removed = await fetchFromPage(`/api/auth/user/factors/passkeys/${added.body.data.passkey.id}`, { method: 'DELETE', token: user.accessToken });
+    expect([removed.status, removed.body.data]).toEqual([200, { signedOut: 0 }]);
+    const gone = await fetchFromPage(`/api/auth/user/factors/passkeys/${added.body.data.passkey.id}`, { method: 'DELETE', token: user.accessToken });
+    expect([gone.status, gone.body.code]).toEqual([404, 'factor_not_found']);
+  });
+});

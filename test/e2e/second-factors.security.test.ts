@@ -1,0 +1,271 @@
+// Authenticator apps and recovery codes, end to end through the gateway, for users and admins: the
+// codes come from a real TOTP generator (otpauth) at times the test chooses, so clock skew and
+// replay are checked against the service's own clock.
+import { Secret, TOTP, URI } from 'otpauth';
+import { call, cookieValue } from '@acct/test-harness/http-client';
+import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack('factors', { auth: { ADMIN_REGISTRATION_OPEN: 'true' } });
+});
+afterAll(() => stack.stop());
+
+type Kind = 'user' | 'admin';
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const cookieName = (kind: Kind) => (kind === 'admin' ? 'adminRefreshToken' : 'userRefreshToken');
+
+/** A code of the app at `offsetMs` from now. */
+const codeAt = (secret: string, offsetMs = 0) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: Date.now() + offsetMs });
+
+/** Waits until now is at least 3 s from either edge of a 30 s step, so that a step chosen here is the service's too. */
+async function awayFromStepEdge(): Promise<void> {
+  const into = Date.now() % 30_000;
+  if (into < 3_000) await new Promise((r) => setTimeout(r, 3_000 - into));
+  else if (into > 26_000) await new Promise((r) => setTimeout(r, 30_000 - into + 3_000));
+}
+
+/** A signed-in account with a live authenticator app: its secret and its recovery codes. */
+async function withAuthenticator(kind: Kind = 'user') {
+  const signedIn = await registerAndLogin(stack, kind);
+  const started = await call(stack.url, 'POST', `/api/auth/${kind}/factors/totp`, { headers: bearer(signedIn.accessToken) });
+  expect(started.status).toBe(200);
+  const secret = started.body.data.secret as string;
+  await awayFromStepEdge();
+  const confirmed = await call(stack.url, 'POST', `/api/auth/${kind}/factors/totp/confirm`, { headers: bearer(signedIn.accessToken), body: { code: codeAt(secret) } });
+  expect(confirmed.status).toBe(200);
+  return { ...signedIn, secret, started, recoveryCodes: confirmed.body.data.recoveryCodes as string[] };
+}
+
+const login = (kind: Kind, account: { email: string; password: string }) => call(stack.url, 'POST', `/api/auth/${kind}/login`, { body: { email: account.email, password: account.password } });
+const verify = (body: unknown) => call(stack.url, 'POST', '/api/auth/verify-otp', { body });
+
+describe('adding an authenticator app', () => {
+  it('answers a 160-bit SHA-1 secret, its otpauth URI and a QR image, and is live only after its first code', async () => {
+    const signedIn = await registerAndLogin(stack, 'user');
+    const started = await call(stack.url, 'POST', '/api/auth/user/factors/totp', { headers: bearer(signedIn.accessToken) });
+    expect(started.status).toBe(200);
+    expect(started.headers.get('cache-control')).toBe('no-store');
+    const parsed = URI.parse(started.body.data.otpauthUrl) as TOTP;
+    expect(parsed).toBeInstanceOf(TOTP);
+    expect(parsed.secret.bytes).toHaveLength(20);
+    expect([parsed.algorithm, parsed.digits, parsed.period, parsed.label]).toEqual(['SHA1', 6, 30, signedIn.account.email]);
+    expect(parsed.secret.base32).toBe(started.body.data.secret);
+    expect(started.body.data.qrCode).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
+
+    // Pending: a login still needs nothing but the password.
+    const pending = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: bearer(signedIn.accessToken) });
+    expect(pending.body.data.factors.totp).toEqual({ enabled: false, pending: true, createdAt: null });
+    expect((await login('user', signedIn.account)).body.data.accessToken).toBeDefined();
+
+    const wrong = await call(stack.url, 'POST', '/api/auth/user/factors/totp/confirm', { headers: bearer(signedIn.accessToken), body: { code: codeAt(started.body.data.secret, 120_000) } });
+    expect([wrong.status, wrong.body.code]).toEqual([401, 'invalid_otp']);
+    await awayFromStepEdge();
+    const confirmed = await call(stack.url, 'POST', '/api/auth/user/factors/totp/confirm', { headers: bearer(signedIn.accessToken), body: { code: codeAt(started.body.data.secret) } });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.data.recoveryCodes).toHaveLength(10);
+    expect(new Set(confirmed.body.data.recoveryCodes).size).toBe(10);
+    const notice = await stack.events.waitFor('account.security.changed', (p) => p.accountId === signedIn.id && p.change === 'totp_added');
+    expect(notice.payload).toMatchObject({ kind: 'user', email: signedIn.account.email });
+
+    const listed = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: bearer(signedIn.accessToken) });
+    expect(listed.body.data.factors).toMatchObject({ totp: { enabled: true, pending: false }, recoveryCodes: { remaining: 10 } });
+    expect(listed.text).not.toContain(started.body.data.secret);
+  });
+
+  it('refuses a second app while one is live, and a confirmation with nothing pending', async () => {
+    const { accessToken } = await withAuthenticator();
+    const again = await call(stack.url, 'POST', '/api/auth/user/factors/totp', { headers: bearer(accessToken) });
+    expect([again.status, again.body.code]).toEqual([409, 'factor_exists']);
+    const confirm = await call(stack.url, 'POST', '/api/auth/user/factors/totp/confirm', { headers: bearer(accessToken), body: { code: '123456' } });
+    expect([confirm.status, confirm.body.code]).toEqual([404, 'factor_not_found']);
+  });
+
+  it.each([
+    [{}, 'Please provide code'],
+    [{ code: '12345' }, 'Code must be a 6 digit OTP'],
+    [{ code: 123456 }, 'Code must be a 6 digit OTP'],
+  ])('answers 400 to the confirmation %j', async (body, message) => {
+    const signedIn = await registerAndLogin(stack, 'user');
+    await call(stack.url, 'POST', '/api/auth/user/factors/totp', { headers: bearer(signedIn.accessToken) });
+    const res = await call(stack.url, 'POST', '/api/auth/user/factors/totp/confirm', { headers: bearer(signedIn.accessToken), body });
+    expect([res.status, res.body.code, res.body.message]).toEqual([400, 'validation_failed', message]);
+  });
+});
+
+describe('signing in with an authenticator app', () => {
+  it.each<Kind>(['user', 'admin'])('a %s with an app gets the second step, and its code gives the kind its own cookie', async (kind) => {
+    const { account, id, secret } = await withAuthenticator(kind);
+    const first = await login(kind, account);
+    expect(first.body.message).toBe('OTP verification required');
+    expect(first.body.data).toMatchObject({ requires_2fa: true, factors: ['totp', 'recovery_code'] });
+    expect(first.setCookies).toEqual([]);
+
+    // The confirmation used the current step; the next one is within the skew allowed.
+    await awayFromStepEdge();
+    const res = await verify({ challenge_token: first.body.data.challenge_token, code: codeAt(secret, 30_000) });
+    expect(res.status).toBe(200);
+    expect(res.body.data.user.id).toBe(id);
+    expect(cookieValue(res.setCookies, cookieName(kind))).toBeDefined();
+    expect(cookieValue(res.setCookies, cookieName(kind === 'admin' ? 'user' : 'admin'))).toBeUndefined();
+    // The cookie is the kind's own: it refreshes on the kind's route.
+    const refreshed = await call(stack.url, 'POST', `/api/auth/${kind}/refresh`, { cookie: `${cookieName(kind)}=${cookieValue(res.setCookies, cookieName(kind))}` });
+    expect(refreshed.status).toBe(200);
+    if (kind === 'user') await stack.events.waitFor('user.login.succeeded', (p) => p.userId === id);
+  });
+
+  it('accepts a code one step old, refuses it when used again, and refuses a code two steps ahead', async () => {
+    const { account, secret } = await withAuthenticator();
+    await awayFromStepEdge();
+    // The confirmation used a step at most one before now: a code of the step before now is no newer.
+    const older = await login('user', account);
+    expect((await verify({ challenge_token: older.body.data.challenge_token, code: codeAt(secret, -30_000) })).body.code).toBe('invalid_otp');
+
+    const ahead = await login('user', account);
+    expect((await verify({ challenge_token: ahead.body.data.challenge_token, code: codeAt(secret, 60_000) })).body.code).toBe('invalid_otp');
+
+    // One step of skew either way: the next step's code is accepted now, and once only.
+    const next = await login('user', account);
+    const skewed = codeAt(secret, 30_000);
+    expect((await verify({ challenge_token: next.body.data.challenge_token, code: skewed })).status).toBe(200);
+    const again = await login('user', account);
+    expect((await verify({ challenge_token: again.body.data.challenge_token, code: skewed })).body.code).toBe('invalid_otp');
+  });
+
+  it('an admin with an app gets no mailed code', async () => {
+    const { account, id } = await withAuthenticator('admin');
+    await login('admin', account);
+    await expect(stack.events.waitFor('admin.otp.requested', (p) => p.adminId === id, 1_000)).rejects.toThrow();
+  });
+});
+
+describe('recovery codes', () => {
+  it('signs in once per code, in any letter case and without its dash, and tells the owner', async () => {
+    const { account, id, recoveryCodes } = await withAuthenticator();
+    const [code] = recoveryCodes;
+    const first = await login('user', account);
+    const used = await verify({ challenge_token: first.body.data.challenge_token, recovery_code: code.toUpperCase().replace('-', '') });
+    expect(used.status).toBe(200);
+    expect(cookieValue(used.setCookies, 'userRefreshToken')).toBeDefined();
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'recovery_code_used');
+
+    const second = await login('user', account);
+    const replay = await verify({ challenge_token: second.body.data.challenge_token, recovery_code: code });
+    expect([replay.status, replay.body.code]).toEqual([401, 'invalid_otp']);
+    const factors = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: bearer(used.body.data.accessToken) });
+    expect(factors.body.data.factors.recoveryCodes.remaining).toBe(9);
+  });
+
+  it('a wrong recovery code costs one of the challenge’s attempts, as a wrong code does', async () => {
+    const { account, recoveryCodes } = await withAuthenticator();
+    const challenge = await login('user', account);
+    for (let i = 0; i < 5; i++) {
+      const res = await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: 'aaaaa-aaaaa' });
+      expect(res.body.code).toBe('invalid_otp');
+    }
+    const spent = await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: recoveryCodes[0] });
+    expect([spent.status, spent.body.code]).toEqual([401, 'invalid_challenge']);
+  });
+
+  it('answers 400 to a malformed recovery code and keeps the contract’s words for a missing code', async () => {
+    const { account } = await withAuthenticator();
+    const challenge = await login('user', account);
+    const malformed = await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: 'not a code' });
+    expect([malformed.status, malformed.body.message]).toEqual([400, 'Recovery code must be 10 letters and digits as issued, such as abcde-23456']);
+    const missing = await verify({ challenge_token: challenge.body.data.challenge_token });
+    expect(missing.body.message).toBe('Please provide challenge_token and code');
+  });
+
+  it('regenerating ends the old set', async () => {
+    const { account, accessToken, recoveryCodes } = await withAuthenticator();
+    const fresh = await call(stack.url, 'POST', '/api/auth/user/factors/recovery-codes', { headers: bearer(accessToken) });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.data.recoveryCodes).toHaveLength(10);
+    const old = await login('user', account);
+    expect((await verify({ challenge_token: old.body.data.challenge_token, recovery_code: recoveryCodes[1] })).body.code).toBe('invalid_otp');
+    const renewed = await login('user', account);
+    expect((await verify({ challenge_token: renewed.body.data.challenge_token, recovery_code: fresh.body.data.recoveryCodes[0] })).status).toBe(200);
+  });
+});
+
+describe('changing factors', () => {
+  /** Ends the session's recent proof, as the passing of STEP_UP_SECONDS would. */
+  const forgetProof = async (accessToken: string) => {
+    const sid = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
+    await stack.redis.del(`${stack.names.redisPrefix}step-up:{${sid}}`);
+  };
+
+  it('needs a recent proof: without one it answers 403 step_up_required, after the password or a code it goes on', async () => {
+    const { accessToken, secret, account } = await withAuthenticator();
+    await forgetProof(accessToken);
+    const refused = await call(stack.url, 'DELETE', '/api/auth/user/factors/totp', { headers: bearer(accessToken) });
+    expect([refused.status, refused.body.code]).toEqual([403, 'step_up_required']);
+
+    const wrongPassword = await call(stack.url, 'POST', '/api/auth/user/reauthenticate', { headers: bearer(accessToken), body: { password: 'not-the-password' } });
+    expect([wrongPassword.status, wrongPassword.body.code]).toEqual([401, 'invalid_credentials']);
+    const byPassword = await call(stack.url, 'POST', '/api/auth/user/reauthenticate', { headers: bearer(accessToken), body: { password: account.password } });
+    expect([byPassword.status, byPassword.body.data]).toEqual([200, { expiresIn: 300 }]);
+    expect((await call(stack.url, 'POST', '/api/auth/user/factors/recovery-codes', { headers: bearer(accessToken) })).status).toBe(200);
+
+    await forgetProof(accessToken);
+    await awayFromStepEdge();
+    const byCode = await call(stack.url, 'POST', '/api/auth/user/reauthenticate', { headers: bearer(accessToken), body: { code: codeAt(secret, 30_000) } });
+    expect(byCode.status).toBe(200);
+    const missing = await call(stack.url, 'POST', '/api/auth/user/reauthenticate', { headers: bearer(accessToken), body: {} });
+    expect([missing.status, missing.body.message]).toEqual([400, 'Please provide password or code']);
+  });
+
+  it('removing the app ends the other sessions, drops the recovery codes and tells the owner', async () => {
+    const { account, id, accessToken, recoveryCodes } = await withAuthenticator();
+    // A second session, by recovery code.
+    const challenge = await login('user', account);
+    const second = await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: recoveryCodes[0] });
+    expect(second.status).toBe(200);
+
+    const removed = await call(stack.url, 'DELETE', '/api/auth/user/factors/totp', { headers: bearer(accessToken) });
+    expect([removed.status, removed.body.data]).toEqual([200, { signedOut: 1 }]);
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'totp_removed');
+    const secondRefresh = await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${cookieValue(second.setCookies, 'userRefreshToken')}` });
+    expect(secondRefresh.status).toBe(401);
+    const factors = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: bearer(accessToken) });
+    expect(factors.body.data.factors).toMatchObject({ totp: { enabled: false }, recoveryCodes: { remaining: 0 } });
+    // The password alone signs in again.
+    expect((await login('user', account)).body.message).toBe('Login successful');
+  });
+
+  it("an admin sees whether a user has factors, never their secrets, and resets them: the user's sessions end", async () => {
+    const user = await withAuthenticator();
+    const admin = await registerAndLogin(stack, 'admin');
+    const seen = await call(stack.url, 'GET', `/api/admin/users/${user.id}/factors`, { headers: bearer(admin.accessToken) });
+    expect(seen.body.data.factors).toEqual({ totp: true, passkeys: 0, recoveryCodesLeft: 10 });
+    expect(seen.text).not.toContain(user.secret);
+    const byUser = await call(stack.url, 'GET', `/api/admin/users/${user.id}/factors`, { headers: bearer(user.accessToken) });
+    expect(byUser.status).toBe(403);
+
+    const reset = await call(stack.url, 'DELETE', `/api/admin/users/${user.id}/factors`, { headers: bearer(admin.accessToken) });
+    expect([reset.status, reset.body.data]).toEqual([200, { removed: 1 }]);
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === user.id && p.change === 'factors_reset');
+    expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${user.refresh}` })).status).toBe(401);
+    expect((await login('user', user.account)).body.message).toBe('Login successful');
+    const unknown = await call(stack.url, 'DELETE', '/api/admin/users/6740c0ffee0000000000ffff/factors', { headers: bearer(admin.accessToken) });
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'user_not_found']);
+  });
+
+  it('no factor secret, code or challenge reaches a log record', async () => {
+    const { secret, recoveryCodes, account } = await withAuthenticator();
+    const challenge = await login('user', account);
+    await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: recoveryCodes[2] });
+    const logged = JSON.stringify([stack.logs.request, stack.logs.audit, stack.logs.service]);
+    for (const secretValue of [secret, ...recoveryCodes, recoveryCodes[2].replace('-', ''), challenge.body.data.challenge_token]) expect(logged).not.toContain(secretValue);
+  });
+});
+
+describe('without a factor of its own', () => {
+  it('a user login answers exactly as before', async () => {
+    const account = buildAccount();
+    await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+    const res = await login('user', account);
+    expect(Object.keys(res.body.data).sort()).toEqual(['accessToken', 'expiresIn', 'user']);
+  });
+});
