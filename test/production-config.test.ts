@@ -64,11 +64,12 @@ describe('production configuration', () => {
   });
 
   it('warns of weakened production settings, one line each, and of none elsewhere', () => {
-    const weak = { ADMIN_REGISTRATION_OPEN: 'true', ADMIN_2FA_DEFAULT: 'false', BCRYPT_COST: '8', ACCESS_TOKEN_TTL_SECONDS: '7200', WEBAUTHN_RP_ID: undefined };
+    const weak = { ADMIN_REGISTRATION_OPEN: 'true', ADMIN_2FA_DEFAULT: 'false', BCRYPT_COST: '8', ACCESS_TOKEN_TTL_SECONDS: '7200', WEBAUTHN_RP_ID: undefined, BREACHED_PASSWORD_CHECK: 'false' };
     expect(weakenedSettings(loadAuthConfig({ ...authProduction, ...weak })).map((w) => w.split(/[= ]/)[0])).toEqual([
       'ADMIN_REGISTRATION_OPEN',
       'ADMIN_2FA_DEFAULT',
       'BCRYPT_COST',
+      'BREACHED_PASSWORD_CHECK',
       'WEBAUTHN_RP_ID',
       'ACCESS_TOKEN_TTL_SECONDS',
     ]);
@@ -98,6 +99,8 @@ describe('production configuration', () => {
     expect(loadAuthConfig({}).policy.mfa.webauthn).toMatchObject({ rpId: 'localhost' });
     expect(loadAuthConfig({ ...authProduction, WEBAUTHN_RP_ID: undefined }).policy.mfa.webauthn).toBeUndefined();
     expect(loadAuthConfig(authProduction).policy.mfa.webauthn).toEqual({ rpId: 'example.com', rpName: 'Account Service', origins: ['https://example.com'] });
+    // The common-password screen: on in production unless turned off, off elsewhere unless turned on.
+    expect([loadAuthConfig(authProduction).breachedPasswordCheck, loadAuthConfig({}).breachedPasswordCheck, loadAuthConfig({ BREACHED_PASSWORD_CHECK: 'true' }).breachedPasswordCheck]).toEqual([true, false, true]);
   });
 
   it('caps BCRYPT_COST, showing the value it refused', () => {

@@ -20,6 +20,7 @@ export const SECURITY_CHANGES = [
   'recovery_codes_regenerated',
   'recovery_code_used',
   'factors_reset',
+  'password_changed',
 ] as const;
 
 export const eventSchemas = {

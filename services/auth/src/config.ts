@@ -56,6 +56,8 @@ export const authSchema = z.object({
   RATE_FORGOT_EMAIL_PER_HOUR: env.int(10, 1),
   RATE_RESET_IP_PER_HOUR: env.int(20, 1),
   RATE_OTP_IP_PER_MINUTE: env.int(30, 1),
+  /** Whether new passwords are screened against the bundled list of common ones: `auto` means on in production, off elsewhere. */
+  BREACHED_PASSWORD_CHECK: z.enum(['auto', 'true', 'false']).default('auto'),
   /** AES-256-GCM key of stored authenticator secrets: 32 bytes as 64 hex digits or base64. Required in production. */
   ...env.secret('MFA_ENCRYPTION_KEY'),
   /** The issuer an authenticator app shows beside the account. */
@@ -110,6 +112,7 @@ export function weakenedSettings(config: AuthConfig): string[] {
   if (config.ADMIN_REGISTRATION_OPEN) weak.push('ADMIN_REGISTRATION_OPEN=true: anyone can register an admin');
   if (config.ADMIN_2FA_DEFAULT === 'false') weak.push('ADMIN_2FA_DEFAULT=false: new admins sign in without a second factor');
   if (config.BCRYPT_COST < 10) weak.push(`BCRYPT_COST=${config.BCRYPT_COST}: under 10, stolen hashes are cheap to guess`);
+  if (config.BREACHED_PASSWORD_CHECK === 'false') weak.push('BREACHED_PASSWORD_CHECK=false: new passwords are not screened against commonly breached ones');
   if (!config.WEBAUTHN_RP_ID) weak.push('WEBAUTHN_RP_ID unset: passkeys are off (set it to the site passkeys belong to)');
   if (config.ACCESS_TOKEN_TTL_SECONDS > 3600) weak.push(`ACCESS_TOKEN_TTL_SECONDS=${config.ACCESS_TOKEN_TTL_SECONDS}: over an hour, a leaked access token stays useful long`);
   return weak;
@@ -142,6 +145,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
     },
     otp: { secret: config.OTP_SECRET ?? 'development-only-otp-secret', ttlMs: config.OTP_TTL_SECONDS * 1000, maxAttempts: config.OTP_MAX_ATTEMPTS },
     mfa: mfaSection(config),
+    breachedPasswordCheck: config.BREACHED_PASSWORD_CHECK === 'auto' ? config.NODE_ENV === 'production' : config.BREACHED_PASSWORD_CHECK === 'true',
     passwords: {
       cost: config.BCRYPT_COST,
       concurrency: config.BCRYPT_CONCURRENCY || undefined,

@@ -15,6 +15,7 @@ export const authErrorCatalogue = errorCatalogue({
   session_not_found: { status: 404, meaning: 'The signed-in user has no live session with this id (it ended already, or is another account\'s).' },
   email_taken: { status: 409, meaning: 'Another account of this kind already has this email.' },
   reset_token_invalid: { status: 400, meaning: 'The reset token is unknown, used up, replaced by a newer link or expired: ask for a new link.' },
+  password_too_common: { status: 400, meaning: 'The new password is in the bundled list of commonly breached passwords (when `BREACHED_PASSWORD_CHECK` is on): choose another.' },
   step_up_required: { status: 403, meaning: 'Adding or removing a second factor needs the password or a code in the last few minutes: call `reauthenticate`, then retry.' },
   factor_exists: { status: 409, meaning: 'An authenticator app is already set up (remove it first), or this passkey is already registered.' },
   factor_not_found: { status: 404, meaning: 'No such factor of the signed-in account, no authenticator enrolment waiting for its first code, or no factor that recovery codes could stand in for.' },
@@ -40,6 +41,8 @@ export const AuthErrors = {
   resetMissing: () => bad('Please provide token and newPassword'),
   // Decisions of DESIGN.md for what the spec leaves open.
   passwordPolicy: () => bad('Password must be 8-128 characters'),
+  passwordTooCommon: () => error('password_too_common', 'This password is too common; choose another'),
+  changePasswordMissing: () => bad('Please provide currentPassword and newPassword'),
   invalidCredentials: () => error('invalid_credentials', 'Invalid credentials'),
   accountDisabled: () => error('account_disabled', 'Account is disabled'),
   emailTaken: () => error('email_taken', 'Email already registered'),

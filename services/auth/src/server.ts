@@ -13,6 +13,7 @@ import { MongoFirstAdminClaim } from './data-access/first-admin-claim';
 import { MongoFactors } from './data-access/mongo-factors';
 import { RedisCeremonies } from './data-access/redis-ceremonies';
 import { SecretBox } from './security/secret-box';
+import { CommonPasswordList } from './security/common-passwords';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
 import { RedisOtpChallenges } from './data-access/redis-otp-challenges';
 import { RedisRateLimits } from './data-access/redis-rate-limits';
@@ -69,6 +70,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       ceremonies: new RedisCeremonies(redis, { ttlMs: config.OTP_TTL_SECONDS * 1000, stepUpMs: config.mfa.stepUpMs }),
       rateLimits: new RedisRateLimits(redis, config.rateLimits),
       hasher,
+      passwordScreen: new CommonPasswordList(config.breachedPasswordCheck),
       tokens,
       avatars: new GridFsAvatars(mongo),
       firstAdmin: new MongoFirstAdminClaim(mongo),

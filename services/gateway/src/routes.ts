@@ -28,6 +28,8 @@ const factorRoutes = (kind: AccountKind): RouteSpec[] => {
     { method: 'post', path: `${base}/passkey/options`, upstream: 'auth', body: 'none' },
     { method: 'post', path: `${base}/passkey/login`, upstream: 'auth', body: 'json', cookieKind: kind },
     own('post', '/reauthenticate', 'json'),
+    // Answers a new session in the kind's cookie: every other one ended with the change.
+    { ...own('post', '/password', 'json'), cookieKind: kind },
     own('get', '/factors'),
     own('post', '/factors/totp'),
     own('post', '/factors/totp/confirm', 'json'),

@@ -2,7 +2,7 @@
 import type { Readable } from 'node:stream';
 import { AuthErrors } from '../errors';
 import { isAccountId, toAccountRecord, type AccountChanges, type AccountRecord } from './account';
-import { assertPasswordPolicy } from './passwords';
+import { assertNotCommon, assertPasswordPolicy } from './passwords';
 import type { Needs } from './ports';
 import { asBody, requireEmail, requireName } from './validation';
 import { endEverySession } from './sessions';
@@ -13,7 +13,7 @@ export function assertUserId(id: string): void {
   if (!isAccountId(id)) throw AuthErrors.badUserId();
 }
 
-export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'sessions' | 'otp' | 'outbox' | 'logger'>, id: string, raw: unknown): Promise<AccountRecord> {
+export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'sessions' | 'otp' | 'outbox' | 'logger'>, id: string, raw: unknown): Promise<AccountRecord> {
   assertUserId(id);
   const { name, email, disabled, password } = asBody(raw);
   if (name === undefined && email === undefined && disabled === undefined && password === undefined) throw AuthErrors.nothingToUpdate();
@@ -31,6 +31,7 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'sessions' 
   if (password !== undefined) {
     if (typeof password !== 'string') throw AuthErrors.passwordPolicy();
     assertPasswordPolicy(password);
+    assertNotCommon(deps, password);
     changes.passwordHash = await deps.hasher.hash(password);
   }
   // A disable or a new password ends every session, also of a login that raced this change.

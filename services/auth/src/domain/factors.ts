@@ -22,6 +22,7 @@ import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { enforceLimit } from './limits';
 import type { FactorSet, Needs, OpenChallenge, RequestContext } from './ports';
+import { securityNotice } from './security-notices';
 import { announceEnded, endEverySession } from './sessions';
 import { asBody, requireCode, requirePasskeyAnswer, type PasskeyAnswer, type SecondStepProof } from './validation';
 
@@ -73,7 +74,7 @@ export async function proveSecondStep(
       const left = await deps.factors.useRecoveryCode(kind, accountId, proof.code);
       if (left === undefined) return false;
       const account = await deps.accounts[kind].findById(accountId);
-      if (account) await notice(deps, kind, account, 'recovery_code_used', ctx);
+      if (account) await securityNotice(deps, kind, account, 'recovery_code_used', ctx);
       return true;
     }
     case 'passkey': {
@@ -245,7 +246,7 @@ export async function confirmAuthenticator(
   if (!(await deps.factors.confirmTotp(caller.kind, caller.sub, step))) throw AuthErrors.noPendingAuthenticator();
   const account = await ownAccount(deps, caller);
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await notice(deps, caller.kind, account, 'totp_added', ctx);
+  await securityNotice(deps, caller.kind, account, 'totp_added', ctx);
   return recoveryCodes ? { recoveryCodes } : {};
 }
 
@@ -267,7 +268,7 @@ export async function regenerateRecoveryCodes(deps: OwnNeeds, caller: AccessClai
   const set = await deps.factors.of(caller.kind, caller.sub);
   if (!hasOwnFactor(set)) throw AuthErrors.noFactorForRecoveryCodes();
   const codes = await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await notice(deps, caller.kind, await ownAccount(deps, caller), 'recovery_codes_regenerated', ctx);
+  await securityNotice(deps, caller.kind, await ownAccount(deps, caller), 'recovery_codes_regenerated', ctx);
   return codes;
 }
 
@@ -330,7 +331,7 @@ export async function registerPasskey(
   };
   if ((await deps.factors.addPasskey(caller.kind, caller.sub, stored)) === 'exists') throw AuthErrors.passkeyExists();
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await notice(deps, caller.kind, await ownAccount(deps, caller), 'passkey_added', ctx);
+  await securityNotice(deps, caller.kind, await ownAccount(deps, caller), 'passkey_added', ctx);
   return { passkey: { id: stored.id, name: stored.name, createdAt: new Date().toISOString() }, ...(recoveryCodes ? { recoveryCodes } : {}) };
 }
 
@@ -353,7 +354,7 @@ export async function resetUserFactors(deps: Needs<'accounts' | 'factors' | 'ses
   const updated = await deps.accounts.user.update(userId, { endSessions: true });
   if (!updated || updated === 'email_taken') throw AuthErrors.userNotFound();
   await endEverySession(deps, 'user', updated, ctx);
-  await notice(deps, 'user', updated, 'factors_reset', ctx);
+  await securityNotice(deps, 'user', updated, 'factors_reset', ctx);
   return removed;
 }
 
@@ -382,7 +383,7 @@ async function afterRemoval(deps: OwnNeeds, caller: AccessClaims, change: Securi
   if (!hasOwnFactor(set)) await deps.factors.removeRecoveryCodes(caller.kind, caller.sub);
   const ended = await deps.sessions.revokeOthers(caller.kind, caller.sub, caller.sid);
   await announceEnded(deps, caller.kind, caller.sub, ended, ctx);
-  await notice(deps, caller.kind, await ownAccount(deps, caller), change, ctx);
+  await securityNotice(deps, caller.kind, await ownAccount(deps, caller), change, ctx);
   return ended.length;
 }
 
@@ -398,11 +399,4 @@ async function issueRecoveryCodes(deps: Needs<'factors'>, kind: AccountKind, acc
     codes.map((c) => c.replace('-', '')),
   );
   return codes;
-}
-
-/** The owner's notice of a change to how the account signs in; recorded with the change, sent by the notifier. */
-async function notice(deps: Needs<'outbox' | 'logger'>, kind: AccountKind, account: Account, change: SecurityChange, ctx: RequestContext): Promise<void> {
-  await deps.outbox
-    .add('account.security.changed', { kind, accountId: account.id, email: account.email, name: account.name, change, requestId: ctx.requestId })
-    .catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id, change }, 'Could not record the security notice'));
 }

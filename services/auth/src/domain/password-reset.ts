@@ -6,6 +6,7 @@ import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { enforceLimit, withinLimit } from './limits';
 import type { ClaimedResetRequest, Needs, RequestContext } from './ports';
+import { assertNotCommon } from './passwords';
 import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
 import { endEverySession } from './sessions';
 
@@ -51,7 +52,7 @@ export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'ou
 }
 
 export async function resetPassword(
-  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'accounts' | 'sessions' | 'otp' | 'outbox' | 'logger' | 'metrics'>,
+  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'otp' | 'outbox' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
@@ -60,6 +61,7 @@ export async function resetPassword(
   await enforceLimit(deps, 'resetIp', ctx.budget);
   // A cheap read first: a bogus token costs no bcrypt hash.
   if (!(await deps.resets.find(token, kind))) throw AuthErrors.resetInvalid();
+  assertNotCommon(deps, newPassword);
   const passwordHash = await deps.hasher.hash(newPassword);
   // Used up atomically: of two resets with one token, one wins.
   const accountId = await deps.resets.consume(token, kind);

@@ -247,6 +247,11 @@ export interface PasswordHasher {
   burn(password: string, signal?: AbortSignal): Promise<void>;
 }
 
+/** New passwords are screened against a bundled list of commonly breached ones (when the check is on). */
+export interface PasswordScreen {
+  isCommon(password: string): boolean;
+}
+
 export interface TokenSigner {
   /** A signed access token; it expires after the configured lifetime, or at `notAfterMs` if sooner. */
   sign(claims: AccessClaims, notAfterMs?: number): string;
@@ -307,6 +312,7 @@ export interface AuthDeps {
   rateLimits: RateLimits;
   outbox: EventOutbox;
   hasher: PasswordHasher;
+  passwordScreen: PasswordScreen;
   tokens: TokenSigner;
   avatars: Avatars;
   firstAdmin: FirstAdminClaim;

@@ -5,16 +5,18 @@ import { toAccountRecord, type AccountRecord } from './account';
 import { isLiveAdmin } from './access';
 import { enforceLimit } from './limits';
 import type { Needs, RequestContext } from './ports';
+import { assertNotCommon } from './passwords';
 import { validateRegister } from './validation';
 
 export async function register(
-  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'sessions' | 'firstAdmin' | 'policy' | 'metrics'>,
+  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'firstAdmin' | 'policy' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
 ): Promise<AccountRecord> {
   const input = validateRegister(body);
   await enforceLimit(deps, 'registerIp', ctx.budget);
+  assertNotCommon(deps, input.password);
   let release: (() => Promise<void>) | undefined;
   if (kind === 'admin') {
     const allowed = (await isLiveAdmin(deps, ctx)) || deps.policy.adminRegistrationOpen || (release = await deps.firstAdmin.claim());

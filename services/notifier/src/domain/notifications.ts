@@ -38,6 +38,7 @@ export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
   recovery_codes_regenerated: 'New recovery codes were made; the old ones no longer work.',
   recovery_code_used: 'A recovery code was used to sign in.',
   factors_reset: 'An administrator removed every second factor of your account, and every session was signed out.',
+  password_changed: 'Your password was changed, and your other sessions were signed out.',
 };
 
 export const handlers: { [T in EventType]: Handler<T> } = {

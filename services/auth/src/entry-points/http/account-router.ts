@@ -5,6 +5,8 @@ import { InternalHeaders, ok, type AccountKind } from '@acct/shared';
 import type { HttpSettings } from './http-settings';
 import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/login';
 import { passkeySignInOptions, secondStepPasskeyOptions } from '../../domain/factors';
+import { changePassword } from '../../domain/password-change';
+import { requireSession } from '../../domain/access';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset';
 import { register } from '../../domain/register';
 import { closeSession, refreshSession } from '../../domain/sessions';
@@ -75,6 +77,13 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
       await closeSession(deps, kind, presentedRefresh(req), ctx(req));
       res.setHeader(InternalHeaders.clearRefreshToken, '1');
       res.json(ok('Logged out successfully'));
+    });
+
+    router.post(`${base}/password`, async (req, res) => {
+      const caller = await requireSession(deps, settings.verifier.verifyHeader(req.get('authorization')), kind);
+      const result = await changePassword(deps, caller, req.body, requestContextWithSignal(req));
+      sendRefresh(res, result.refreshToken);
+      res.json(ok('Password changed', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
     });
 
     router.post(`${base}/forgot-password`, async (req, res) => {

@@ -1,0 +1,41 @@
+// A signed-in account changes its own password: with the current one (a wrong one counts as a failed
+// login), under the password policy and the common-password screen. Every session ends, a login that
+// raced the change too (the credential epoch moves on), and the caller gets a new session in the
+// same answer; the owner gets a notice by mail.
+import type { AccessClaims } from '@acct/shared';
+import { AuthErrors } from '../errors';
+import { toAccountRecord, type AccountRecord } from './account';
+import { assertNotCommon, assertPasswordPolicy } from './passwords';
+import type { Needs, RequestContext } from './ports';
+import { securityNotice } from './security-notices';
+import { endEverySession, openSession, type OpenedSession } from './sessions';
+import { asBody } from './validation';
+
+export async function changePassword(
+  deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'otp' | 'tokens' | 'ceremonies' | 'outbox' | 'logger'>,
+  caller: AccessClaims,
+  raw: unknown,
+  ctx: RequestContext,
+): Promise<{ account: AccountRecord } & OpenedSession> {
+  const { currentPassword, newPassword } = asBody(raw);
+  if (typeof currentPassword !== 'string' || currentPassword === '' || newPassword === undefined || newPassword === null || newPassword === '') throw AuthErrors.changePasswordMissing();
+  if (typeof newPassword !== 'string') throw AuthErrors.passwordPolicy();
+  assertPasswordPolicy(newPassword);
+  const kind = caller.kind;
+  const account = await deps.accounts[kind].findById(caller.sub);
+  if (!account) throw AuthErrors.sessionRevoked();
+  // Guessing the current password through a stolen access token is a login guess, and limited as one.
+  const reservation = await deps.loginAttempts.reserve(kind, account.email, ctx.budget);
+  if (!reservation.allowed) throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
+  const valid = account.passwordHash !== null && (await deps.hasher.verify(currentPassword, account.passwordHash, ctx.signal));
+  if (!valid) throw AuthErrors.invalidCredentials();
+  await deps.loginAttempts.succeed(kind, account.email, ctx.budget);
+  assertNotCommon(deps, newPassword);
+  const passwordHash = await deps.hasher.hash(newPassword, ctx.signal);
+  const changed = await deps.accounts[kind].update(account.id, { passwordHash, endSessions: true });
+  if (!changed || changed === 'email_taken') throw AuthErrors.sessionRevoked();
+  await endEverySession(deps, kind, changed, ctx);
+  await securityNotice(deps, kind, changed, 'password_changed', ctx);
+  const session = await openSession(deps, kind, changed, ctx);
+  return { account: toAccountRecord(kind, changed), ...session };
+}

@@ -1,0 +1,12 @@
+// The owner's notice of every change to how an account signs in (DESIGN.md, Beyond the contract):
+// an `account.security.changed` event recorded with the change, mailed by the notifier. A failure to
+// record it is logged and does not undo the change, which has happened.
+import type { AccountKind, SecurityChange } from '@acct/shared';
+import type { Account } from './account';
+import type { Needs, RequestContext } from './ports';
+
+export async function securityNotice(deps: Needs<'outbox' | 'logger'>, kind: AccountKind, account: Account, change: SecurityChange, ctx: RequestContext): Promise<void> {
+  await deps.outbox
+    .add('account.security.changed', { kind, accountId: account.id, email: account.email, name: account.name, change, requestId: ctx.requestId })
+    .catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id, change }, 'Could not record the security notice'));
+}

@@ -1,0 +1,100 @@
+// A signed-in account changes its password, and new passwords are screened against the bundled list
+// of commonly breached ones (BREACHED_PASSWORD_CHECK on, as production has it), end to end through
+// the gateway: every session of the account ends and the caller gets a new one.
+import { call, cookieValue } from '@acct/test-harness/http-client';
+import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+import { until } from '@acct/test-harness/until';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack('pwchange', { auth: { BREACHED_PASSWORD_CHECK: 'true', ADMIN_REGISTRATION_OPEN: 'true' } });
+});
+afterAll(() => stack.stop());
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const change = (kind: 'user' | 'admin', token: string, body: unknown) => call(stack.url, 'POST', `/api/auth/${kind}/password`, { headers: bearer(token), body });
+const NEW_PASSWORD = 'a new and longer passphrase';
+
+describe('common passwords', () => {
+  it('registration refuses one from the list, in any letter case, after the contract’s own checks', async () => {
+    for (const password of ['password123', 'PassWord123', 'iloveyou1']) {
+      const res = await call(stack.url, 'POST', '/api/auth/user/register', { body: { ...buildAccount(), password } });
+      expect([res.status, res.body.code, res.body.message]).toEqual([400, 'password_too_common', 'This password is too common; choose another']);
+    }
+    // The contract's words come first.
+    const missing = await call(stack.url, 'POST', '/api/auth/user/register', { body: { email: 'x@example.com', password: 'password123' } });
+    expect(missing.body.message).toBe('Please provide name, email and password');
+    const short = await call(stack.url, 'POST', '/api/auth/user/register', { body: { ...buildAccount(), password: 'abc123' } });
+    expect(short.body.message).toBe('Password must be 8-128 characters');
+    expect((await call(stack.url, 'POST', '/api/auth/user/register', { body: buildAccount() })).status).toBe(201);
+  });
+
+  it('reset-password and an admin’s password set refuse one too', async () => {
+    const user = await registerAndLogin(stack, 'user');
+    await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: user.account.email }, headers: { 'x-request-id': `pw-${user.id}` } });
+    const event = await stack.events.waitFor('account.password_reset.requested', (p) => p.requestId === `pw-${user.id}`);
+    const token = new URL(event.payload.resetUrl).searchParams.get('token');
+    const reset = await call(stack.url, 'POST', '/api/auth/user/reset-password', { body: { token, newPassword: 'qwertyuiop' } });
+    expect([reset.status, reset.body.code]).toEqual([400, 'password_too_common']);
+    // The link was not used up by the refusal.
+    expect((await call(stack.url, 'POST', '/api/auth/user/reset-password', { body: { token, newPassword: NEW_PASSWORD } })).status).toBe(200);
+
+    const admin = await registerAndLogin(stack, 'admin');
+    const set = await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken), body: { password: 'football123' } });
+    expect([set.status, set.body.code]).toEqual([400, 'password_too_common']);
+  });
+});
+
+describe('changing one’s password', () => {
+  it.each(['user', 'admin'] as const)('a %s with the current password gets a new session; every other session ends; the owner is told', async (kind) => {
+    const signedIn = await registerAndLogin(stack, kind);
+    const other = await call(stack.url, 'POST', `/api/auth/${kind}/login`, { body: { email: signedIn.account.email, password: signedIn.account.password } });
+    const cookie = kind === 'admin' ? 'adminRefreshToken' : 'userRefreshToken';
+
+    const res = await change(kind, signedIn.accessToken, { currentPassword: signedIn.account.password, newPassword: NEW_PASSWORD });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe('Password changed');
+    expect(res.body.data[kind].id).toBe(signedIn.id);
+    const fresh = cookieValue(res.setCookies, cookie);
+    expect(fresh).toBeDefined();
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === signedIn.id && p.change === 'password_changed');
+
+    // Both earlier sessions are gone: their refresh cookies, and (within the feed's second) their access tokens.
+    for (const old of [signedIn.refresh, cookieValue(other.setCookies, cookie)]) {
+      expect((await call(stack.url, 'POST', `/api/auth/${kind}/refresh`, { cookie: `${cookie}=${old}` })).status).toBe(401);
+    }
+    await until(async () => (await change(kind, signedIn.accessToken, { currentPassword: NEW_PASSWORD, newPassword: 'yet another passphrase' })).status === 401, 2_000, 'the old access token refused');
+    // The new session works, and only the new password signs in.
+    expect((await call(stack.url, 'POST', `/api/auth/${kind}/refresh`, { cookie: `${cookie}=${fresh}` })).status).toBe(200);
+    const login = (password: string) => call(stack.url, 'POST', `/api/auth/${kind}/login`, { body: { email: signedIn.account.email, password } });
+    expect((await login(signedIn.account.password)).status).toBe(401);
+    expect((await login(NEW_PASSWORD)).status).toBe(200);
+  });
+
+  it('refuses a wrong current password as a failed login, changing nothing', async () => {
+    const signedIn = await registerAndLogin(stack, 'user');
+    const res = await change('user', signedIn.accessToken, { currentPassword: 'not the password', newPassword: NEW_PASSWORD });
+    expect([res.status, res.body.code]).toEqual([401, 'invalid_credentials']);
+    expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${signedIn.refresh}` })).status).toBe(200);
+  });
+
+  it.each([
+    [{}, 400, 'Please provide currentPassword and newPassword'],
+    [{ currentPassword: 'x' }, 400, 'Please provide currentPassword and newPassword'],
+    [{ currentPassword: 'x', newPassword: 'short' }, 400, 'Password must be 8-128 characters'],
+    [{ currentPassword: 'x', newPassword: 12345678 }, 400, 'Password must be 8-128 characters'],
+  ])('answers %j with %i %s', async (body, status, message) => {
+    const signedIn = await registerAndLogin(stack, 'user');
+    const res = await change('user', signedIn.accessToken, body);
+    expect([res.status, res.body.message]).toEqual([status, message]);
+  });
+
+  it('refuses a common new password, and a call without a session or with the other kind’s', async () => {
+    const signedIn = await registerAndLogin(stack, 'user');
+    const common = await change('user', signedIn.accessToken, { currentPassword: signedIn.account.password, newPassword: 'password123' });
+    expect([common.status, common.body.code]).toEqual([400, 'password_too_common']);
+    expect((await call(stack.url, 'POST', '/api/auth/user/password', { body: { currentPassword: 'x', newPassword: NEW_PASSWORD } })).status).toBe(401);
+    expect((await change('admin', signedIn.accessToken, { currentPassword: signedIn.account.password, newPassword: NEW_PASSWORD })).status).toBe(403);
+  });
+});
