@@ -67,6 +67,7 @@ const productionShell = {
   MFA_ENCRYPTION_KEY: 'cd'.repeat(32),
   RESET_URL_BASE_ADMIN: 'https://admin.example.com/reset-password',
   RESET_URL_BASE_USER: 'https://app.example.com/reset-password',
+  EMAIL_LINK_URL_BASE: 'https://app.example.com/account/email',
   SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
 };
 const services = composeWith(productionShell, true);

@@ -10,6 +10,7 @@ const authProduction = {
   OTP_SECRET: 'a-production-secret-of-enough-length',
   RESET_URL_BASE_ADMIN: 'https://admin.example.com/reset-password',
   RESET_URL_BASE_USER: 'https://app.example.com/reset-password',
+  EMAIL_LINK_URL_BASE: 'https://app.example.com/account/email',
   MFA_ENCRYPTION_KEY: '5f'.repeat(32),
   WEBAUTHN_RP_ID: 'example.com',
 };
@@ -34,6 +35,7 @@ describe('production configuration', () => {
     ["the README's placeholder", { OTP_SECRET: '<openssl rand -hex 32>' }, /^Invalid configuration: OTP_SECRET: a published value/],
     ['an OTP secret under 32 bytes', { OTP_SECRET: 'only-thirty-one-bytes-long-here' }, /^Invalid configuration: OTP_SECRET: shorter than 32 bytes/],
     ['a plain-http reset page', { RESET_URL_BASE_USER: 'http://app.example.com/reset-password' }, /^Invalid configuration: RESET_URL_BASE_USER: must be an https: page/],
+    ['an email link page on localhost', { EMAIL_LINK_URL_BASE: 'http://localhost:3000/account/email' }, /^Invalid configuration: EMAIL_LINK_URL_BASE: points at this machine; in production it must be the public email page/],
     ['no MFA_ENCRYPTION_KEY', { MFA_ENCRYPTION_KEY: undefined }, /^Invalid configuration: MFA_ENCRYPTION_KEY: required in production/],
     ['the published development MFA key', { MFA_ENCRYPTION_KEY: '0'.repeat(64) }, /^Invalid configuration: MFA_ENCRYPTION_KEY: the published development key/],
     ['a passkey relying party on localhost', { WEBAUTHN_RP_ID: 'localhost' }, /^Invalid configuration: WEBAUTHN_RP_ID: names this machine/],
@@ -50,7 +52,7 @@ describe('production configuration', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    expect(message.split('\n').map((line) => line.split(':')[1].trim())).toEqual(['BCRYPT_COST', 'OTP_SECRET', 'MFA_ENCRYPTION_KEY', 'RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER']);
+    expect(message.split('\n').map((line) => line.split(':')[1].trim())).toEqual(['BCRYPT_COST', 'OTP_SECRET', 'MFA_ENCRYPTION_KEY', 'RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER', 'EMAIL_LINK_URL_BASE']);
   });
 
   it.each([

@@ -161,8 +161,8 @@ describe('forgot-password work', () => {
       await conn.close();
       expect(queued).toEqual(
         expect.arrayContaining([
-          { kind: 'user', email: account.email, ip: '127.0.0.1', mail: true, attempts: 0 },
-          { kind: 'user', email: unknown, ip: '127.0.0.1', mail: true, attempts: 0 },
+          { purpose: 'reset', kind: 'user', email: account.email, ip: '127.0.0.1', mail: true, attempts: 0 },
+          { purpose: 'reset', kind: 'user', email: unknown, ip: '127.0.0.1', mail: true, attempts: 0 },
         ]),
       );
     } finally {

@@ -21,6 +21,7 @@ export const SECURITY_CHANGES = [
   'recovery_code_used',
   'factors_reset',
   'password_changed',
+  'email_change_undone',
 ] as const;
 
 export const eventSchemas = {
@@ -35,6 +36,21 @@ export const eventSchemas = {
     expiresAt: z.string().datetime(),
   }),
   'account.password_reset.completed': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string() }),
+  /** A link that proves the address: mailed to `email`. */
+  'account.email_verification.requested': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string(), linkUrl: z.string().url(), expiresAt: z.string().datetime() }),
+  /** A change of address asked for: the confirmation link, mailed to the new address (`email`). */
+  'account.email_change.requested': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string(), linkUrl: z.string().url(), expiresAt: z.string().datetime() }),
+  /** A change of address made: the notice to the old address (`email`), with its undo link. */
+  'account.email_change.completed': z.object({
+    ...envelope,
+    kind,
+    accountId: z.string().min(1),
+    email,
+    newEmail: email,
+    name: z.string(),
+    linkUrl: z.string().url(),
+    expiresAt: z.string().datetime(),
+  }),
   'admin.otp.requested': z.object({
     ...envelope,
     adminId: z.string().min(1),

@@ -56,6 +56,16 @@ export const authSchema = z.object({
   RATE_FORGOT_EMAIL_PER_HOUR: env.int(10, 1),
   RATE_RESET_IP_PER_HOUR: env.int(20, 1),
   RATE_OTP_IP_PER_MINUTE: env.int(30, 1),
+  /** Uses of verification, email-change and undo links from one client address. */
+  RATE_EMAIL_LINK_IP_PER_HOUR: env.int(20, 1),
+  /** `off`: addresses are never proven (the contract's answers exactly); `soft`: users carry `emailVerified` and get a link; `required`: an unverified user cannot sign in. */
+  EMAIL_VERIFICATION: z.enum(['off', 'soft', 'required']).default('off'),
+  /** The page that takes the links of verification, email change and its undo (`?action=…&token=…`). Required in production. */
+  EMAIL_LINK_URL_BASE: z.string().url().optional(),
+  /** How long a verification or an email-change confirmation link works. */
+  EMAIL_LINK_TTL_SECONDS: env.int(86_400, 60),
+  /** How long the old address may undo an email change. */
+  EMAIL_CHANGE_UNDO_SECONDS: env.int(7 * DAY, 60),
   /** Whether new passwords are screened against the bundled list of common ones: `auto` means on in production, off elsewhere. */
   BREACHED_PASSWORD_CHECK: z.enum(['auto', 'true', 'false']).default('auto'),
   /** AES-256-GCM key of stored authenticator secrets: 32 bytes as 64 hex digits or base64. Required in production. */
@@ -96,11 +106,16 @@ const productionRules: ConfigRule = (given) => {
   if (rpId && isLocalHost(rpId)) refused.push(['WEBAUTHN_RP_ID', 'names this machine; in production it is the public site passkeys belong to (example.com)']);
   const localOrigins = splitList(given.WEBAUTHN_ORIGINS ?? '').filter((o) => isLocalUrl(o) || !/^https:\/\//i.test(o));
   if (localOrigins.length) refused.push(['WEBAUTHN_ORIGINS', `in production every origin must be https and public (refused: ${localOrigins.join(', ')})`]);
-  for (const name of ['RESET_URL_BASE_ADMIN', 'RESET_URL_BASE_USER']) {
+  const linkPages: Array<[string, string]> = [
+    ['RESET_URL_BASE_ADMIN', 'reset'],
+    ['RESET_URL_BASE_USER', 'reset'],
+    ['EMAIL_LINK_URL_BASE', 'email'],
+  ];
+  for (const [name, link] of linkPages) {
     const url = given[name];
-    if (!url) refused.push([name, 'required in production: the public page that takes a reset link']);
-    else if (isLocalUrl(url)) refused.push([name, 'points at this machine; in production it must be the public reset page']);
-    else if (!/^https:\/\//i.test(url)) refused.push([name, 'must be an https: page in production (the link carries a reset token)']);
+    if (!url) refused.push([name, `required in production: the public page that takes a ${link} link`]);
+    else if (isLocalUrl(url)) refused.push([name, `points at this machine; in production it must be the public ${link} page`]);
+    else if (!/^https:\/\//i.test(url)) refused.push([name, `must be an https: page in production (the link carries a ${link} token)`]);
   }
   return refused;
 };
@@ -137,6 +152,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       forgotEmailPerHour: config.RATE_FORGOT_EMAIL_PER_HOUR,
       resetIpPerHour: config.RATE_RESET_IP_PER_HOUR,
       otpIpPerMinute: config.RATE_OTP_IP_PER_MINUTE,
+      emailLinkIpPerHour: config.RATE_EMAIL_LINK_IP_PER_HOUR,
     },
     loginAttempts: {
       perAccountAndIp: config.RATE_LOGIN_FAILURES_PER_ACCOUNT_IP,
@@ -162,6 +178,12 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       adminRegistrationOpen: config.ADMIN_REGISTRATION_OPEN,
       adminTwoFactor: config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true',
       mfa: { totpIssuer: config.TOTP_ISSUER, webauthn: mfaSection(config).webauthn },
+      emailVerification: config.EMAIL_VERIFICATION,
+      emailLinks: {
+        urlBase: config.EMAIL_LINK_URL_BASE ?? 'http://localhost:3000/account/email',
+        ttlSeconds: config.EMAIL_LINK_TTL_SECONDS,
+        undoSeconds: config.EMAIL_CHANGE_UNDO_SECONDS,
+      },
     },
   };
 }

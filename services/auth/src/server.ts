@@ -11,6 +11,7 @@ import { MongoAccounts } from './data-access/mongo-accounts';
 import { GridFsAvatars } from './data-access/gridfs-avatars';
 import { MongoFirstAdminClaim } from './data-access/first-admin-claim';
 import { MongoFactors } from './data-access/mongo-factors';
+import { MongoAccountLinks } from './data-access/mongo-account-links';
 import { RedisCeremonies } from './data-access/redis-ceremonies';
 import { SecretBox } from './security/secret-box';
 import { CommonPasswordList } from './security/common-passwords';
@@ -22,6 +23,7 @@ import { MongoResetRequestQueue } from './data-access/reset-request-queue';
 import { MongoResetTokens } from './data-access/mongo-reset-tokens';
 import { BcryptPasswordHasher } from './security/password-hasher';
 import { answerResetRequest } from './domain/password-reset';
+import { answerVerificationRequest } from './domain/email-ownership';
 import type { AuthDeps } from './domain/ports';
 import { ResetMailJob } from './entry-points/jobs/reset-mail';
 import { authMetrics, bcryptMetrics } from './metrics';
@@ -45,9 +47,10 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const accounts = { admin: new MongoAccounts(mongo, 'admin'), user: new MongoAccounts(mongo, 'user') };
     const factors = new MongoFactors(mongo, new SecretBox(config.mfa.key));
     const resets = new MongoResetTokens(mongo);
+    const links = new MongoAccountLinks(mongo);
     const resetRequests = new MongoResetRequestQueue(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
-    await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), resetRequests.init(), outbox.init()]);
+    await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), outbox.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
@@ -60,6 +63,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       audit: overrides.audit ?? createLogger({ level: config.LOG_LEVEL }),
       accounts,
       resets,
+      links,
       resetRequests,
       outbox,
       loginAttempts: new RedisLoginAttempts(redis, config.loginAttempts),
@@ -79,7 +83,12 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
 
     outbox.start(publisher);
     await open('outbox', outbox, (o) => o.stop());
-    const resetMail = new ResetMailJob(resetRequests, (request) => answerResetRequest(deps, request), logger, { pollMs: config.RESET_REQUEST_POLL_MS });
+    const resetMail = new ResetMailJob(
+      resetRequests,
+      (request) => (request.purpose === 'verify' ? answerVerificationRequest(deps, request) : answerResetRequest(deps, request)),
+      logger,
+      { pollMs: config.RESET_REQUEST_POLL_MS },
+    );
     resetMail.start();
     await open('reset-mail', resetMail, (w) => w.stop());
 

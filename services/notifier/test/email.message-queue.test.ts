@@ -56,6 +56,20 @@ describe('notifier: email events through real SMTP', () => {
     expect(mail.decoded).toContain('If this was not you');
   });
 
+  it.each([
+    ['account.email_verification.requested', 'Confirm your email address for Account Service', 'Confirm that this address is yours'],
+    ['account.email_change.requested', 'Confirm your new email address for Account Service', 'The address changes only when you confirm'],
+    ['account.email_change.completed', 'The email address of your Account Service account was changed', 'was changed to new@example.com'],
+  ])('%s mails its link', async (type, subject, words) => {
+    const to = `${type.replace(/\W/g, '-')}@example.com`;
+    const linkUrl = 'https://app.example.com/account/email?action=verify&token=abc_DEF-123';
+    await publisher.publish(type as 'account.email_change.completed', { kind: 'user', accountId: 'u5', email: to, newEmail: 'new@example.com', name: 'Em', linkUrl, expiresAt: inMinutes(24 * 60) });
+    const mail = await smtp.waitFor((m) => m.to.includes(to));
+    expect(mail.subject).toBe(subject);
+    expect(mail.decoded).toContain(words);
+    expect(mail.decoded).toContain('href="https://app.example.com/account/email?action=verify&amp;token=abc_DEF-123"');
+  });
+
   it('retries a transient SMTP failure and sends once it passes', async () => {
     smtp.failNext(2, 451);
     await publisher.publish('account.password_reset.completed', { kind: 'user', accountId: 'u3', email: 'retry@example.com', name: 'Retry' });

@@ -16,6 +16,7 @@ interface AccountDoc {
   role: string;
   disabled: boolean;
   twoFactorEnabled: boolean;
+  emailVerified?: boolean;
   avatar?: { fileId: Types.ObjectId; contentType: string; size: number; updatedAt: Date } | null;
   credentialEpoch?: number;
   createdAt: Date;
@@ -32,6 +33,8 @@ const accountSchema = new mongoose.Schema<AccountDoc>(
     role: { type: String, required: true },
     disabled: { type: Boolean, default: false },
     twoFactorEnabled: { type: Boolean, default: false },
+    // No default: absent means never asked, and counts as proven (turning verification on locks no one out).
+    emailVerified: { type: Boolean, required: false },
     avatar: {
       type: new mongoose.Schema({ fileId: mongoose.Schema.Types.ObjectId, contentType: String, size: Number, updatedAt: Date }, { _id: false }),
       default: null,
@@ -95,8 +98,10 @@ export class MongoAccounts implements Accounts {
     }
   }
 
-  async list(options: { query?: string; after?: string; limit: number }): Promise<Account[]> {
+  async list(options: { query?: string; after?: string; limit: number; emailVerified?: boolean }): Promise<Account[]> {
     const filter: Record<string, unknown> = {};
+    // Never asked counts as proven.
+    if (options.emailVerified !== undefined) filter.emailVerified = options.emailVerified ? { $ne: false } : false;
     if (options.after) filter._id = { $gt: new Types.ObjectId(options.after) };
     if (options.query) {
       const pattern = options.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -121,6 +126,7 @@ function toAccount(doc: AccountDoc | null): Account | null {
     role: doc.role,
     disabled: doc.disabled,
     twoFactorEnabled: doc.twoFactorEnabled,
+    ...(doc.emailVerified !== undefined && doc.emailVerified !== null ? { emailVerified: doc.emailVerified } : {}),
     avatar: doc.avatar ? { ...doc.avatar, fileId: doc.avatar.fileId.toString() } : null,
     credentialEpoch: doc.credentialEpoch ?? 0,
     createdAt: doc.createdAt,

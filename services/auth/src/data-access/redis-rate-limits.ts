@@ -14,6 +14,7 @@ export interface RateLimitSettings {
   forgotEmailPerHour: number;
   resetIpPerHour: number;
   otpIpPerMinute: number;
+  emailLinkIpPerHour: number;
 }
 
 export class RedisRateLimits implements RateLimits {
@@ -30,6 +31,7 @@ export class RedisRateLimits implements RateLimits {
       forgotEmail: make('forgot-email', settings.forgotEmailPerHour, 3600),
       resetIp: make('reset-ip', settings.resetIpPerHour, 3600),
       otpIp: make('otp-ip', settings.otpIpPerMinute, 60),
+      emailLinkIp: make('email-link-ip', settings.emailLinkIpPerHour, 3600),
     };
   }
 

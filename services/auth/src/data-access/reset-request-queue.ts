@@ -15,6 +15,7 @@ interface ResetRequestDoc extends ResetRequest {
 
 const resetRequestSchema = new mongoose.Schema<ResetRequestDoc>(
   {
+    purpose: { type: String, default: 'reset' },
     kind: { type: String, required: true },
     email: { type: String, required: true },
     ip: { type: String, required: true },
@@ -50,7 +51,7 @@ export class MongoResetRequestQueue implements ResetRequests {
   async claim(now = new Date()): Promise<ClaimedResetRequest | undefined> {
     const doc = await this.queue.claim(now);
     if (!doc) return undefined;
-    return { id: doc._id.toString(), kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts };
+    return { id: doc._id.toString(), purpose: doc.purpose ?? 'reset', kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts };
   }
 
   async remove(id: string): Promise<void> {

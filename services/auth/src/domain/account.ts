@@ -9,6 +9,8 @@ export interface Account {
   role: string;
   disabled: boolean;
   twoFactorEnabled: boolean;
+  /** Whether the address was proven by a mailed link; undefined: never asked (before verification was on, or an admin). */
+  emailVerified?: boolean;
   avatar: { fileId: string; contentType: string; size: number; updatedAt: Date } | null;
   /**
    * Moves on with every change that must end the account's sessions (a password reset or set, a
@@ -25,9 +27,10 @@ export interface NewAccount {
   passwordHash: string | null;
   role: string;
   twoFactorEnabled?: boolean;
+  emailVerified?: boolean;
 }
 
-export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar'>> & {
+export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar' | 'emailVerified'>> & {
   /** Move the credential epoch on, in the same write as the change. */
   endSessions?: true;
 };
@@ -40,6 +43,8 @@ export interface AccountRecord {
   role: string;
   disabled: boolean;
   twoFactorEnabled?: boolean;
+  /** Only on accounts whose address was asked to be proven (EMAIL_VERIFICATION soft or required). */
+  emailVerified?: boolean;
   avatar?: { contentType: string; size: number; updatedAt: string } | null;
   createdAt: string;
   updatedAt: string;
@@ -56,6 +61,7 @@ export function toAccountRecord(kind: AccountKind, account: Account): AccountRec
     updatedAt: account.updatedAt.toISOString(),
   };
   if (kind === 'admin') record.twoFactorEnabled = account.twoFactorEnabled;
+  if (account.emailVerified !== undefined) record.emailVerified = account.emailVerified;
   if (account.avatar) {
     record.avatar = { contentType: account.avatar.contentType, size: account.avatar.size, updatedAt: account.avatar.updatedAt.toISOString() };
   }

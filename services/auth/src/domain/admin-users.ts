@@ -3,7 +3,8 @@ import type { Readable } from 'node:stream';
 import { AuthErrors } from '../errors';
 import { isAccountId, toAccountRecord, type AccountChanges, type AccountRecord } from './account';
 import { assertNotCommon, assertPasswordPolicy } from './passwords';
-import type { Needs } from './ports';
+import { sendVerificationLink, verifiesEmail } from './email-ownership';
+import type { Needs, RequestContext } from './ports';
 import { asBody, requireEmail, requireName } from './validation';
 import { endEverySession } from './sessions';
 
@@ -13,7 +14,7 @@ export function assertUserId(id: string): void {
   if (!isAccountId(id)) throw AuthErrors.badUserId();
 }
 
-export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'sessions' | 'otp' | 'outbox' | 'logger'>, id: string, raw: unknown): Promise<AccountRecord> {
+export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'sessions' | 'otp' | 'links' | 'outbox' | 'logger' | 'policy'>, id: string, raw: unknown, ctx: Pick<RequestContext, 'requestId'> = {}): Promise<AccountRecord> {
   assertUserId(id);
   const { name, email, disabled, password } = asBody(raw);
   if (name === undefined && email === undefined && disabled === undefined && password === undefined) throw AuthErrors.nothingToUpdate();
@@ -23,6 +24,8 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordSc
   }
   if (email !== undefined) {
     changes.email = requireEmail(email);
+    // An admin cannot vouch for an inbox: the new address is proven by a link, as a registration's is.
+    if (verifiesEmail(deps, 'user')) changes.emailVerified = false;
   }
   if (disabled !== undefined) {
     if (typeof disabled !== 'boolean') throw AuthErrors.disabledNotBoolean();
@@ -40,6 +43,7 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordSc
   if (updated === 'email_taken') throw AuthErrors.emailTaken();
   if (!updated) throw AuthErrors.userNotFound();
   if (changes.endSessions) await endEverySession(deps, 'user', updated);
+  if (changes.emailVerified === false) await sendVerificationLink(deps, 'user', updated, ctx);
   return toAccountRecord('user', updated);
 }
 
@@ -74,16 +78,23 @@ export interface UserPage {
 }
 
 /** A page of users in a stable order, optionally those whose email or name contains `query`. */
-export async function listUsers(deps: Needs<'accounts'>, params: { query?: unknown; cursor?: unknown; limit?: unknown }): Promise<UserPage> {
+export async function listUsers(deps: Needs<'accounts'>, params: { query?: unknown; cursor?: unknown; limit?: unknown; emailVerified?: unknown }): Promise<UserPage> {
   const limitText = params.limit ?? '20';
   if (typeof limitText !== 'string' || !/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) throw AuthErrors.badListLimit();
   const cursor = params.cursor ?? '';
   if (typeof cursor !== 'string' || (cursor !== '' && !isAccountId(cursor))) throw AuthErrors.badListCursor();
   const query = params.query ?? '';
   if (typeof query !== 'string' || query.length > 100) throw AuthErrors.badListQuery();
+  const verified = params.emailVerified;
+  if (verified !== undefined && verified !== 'true' && verified !== 'false') throw AuthErrors.badListVerified();
   const limit = Number(limitText);
   // One more than asked tells whether another page follows.
-  const found = await deps.accounts.user.list({ query: query.trim() || undefined, after: cursor || undefined, limit: limit + 1 });
+  const found = await deps.accounts.user.list({
+    query: query.trim() || undefined,
+    after: cursor || undefined,
+    limit: limit + 1,
+    emailVerified: verified === undefined ? undefined : verified === 'true',
+  });
   const page = found.slice(0, limit);
   return { users: page.map((u) => toAccountRecord('user', u)), nextCursor: found.length > limit ? page[page.length - 1].id : null };
 }

@@ -22,6 +22,7 @@ import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { enforceLimit } from './limits';
 import type { FactorSet, Needs, OpenChallenge, RequestContext } from './ports';
+import { confirmOwnPassword } from './passwords';
 import { securityNotice } from './security-notices';
 import { announceEnded, endEverySession } from './sessions';
 import { asBody, requireCode, requirePasskeyAnswer, type PasskeyAnswer, type SecondStepProof } from './validation';
@@ -206,11 +207,7 @@ export async function reauthenticate(
   const { password, code } = asBody(raw);
   const account = await ownAccount(deps, caller);
   if (typeof password === 'string' && password !== '') {
-    const reservation = await deps.loginAttempts.reserve(caller.kind, account.email, ctx.budget);
-    if (!reservation.allowed) throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
-    const valid = account.passwordHash !== null && (await deps.hasher.verify(password, account.passwordHash, ctx.signal));
-    if (!valid) throw AuthErrors.invalidCredentials();
-    await deps.loginAttempts.succeed(caller.kind, account.email, ctx.budget);
+    await confirmOwnPassword(deps, caller.kind, account, password, ctx);
   } else if (code !== undefined) {
     await enforceLimit(deps, 'otpIp', ctx.budget);
     if (!(await useAuthenticatorCode(deps, caller.kind, caller.sub, requireCode(code)))) throw AuthErrors.invalidCode();

@@ -5,6 +5,7 @@ import { toAccountRecord, type Account, type AccountRecord } from './account';
 import { enforceLimit } from './limits';
 import type { Needs, RequestContext } from './ports';
 import { openSession, type OpenedSession } from './sessions';
+import { assertMaySignIn } from './email-ownership';
 import { passkeySignInAccount, proveSecondStep, secondFactorsOf, type SecondFactor } from './factors';
 import { validateLogin, validateOtp } from './validation';
 
@@ -59,10 +60,7 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
   }
   await deps.loginAttempts.succeed(kind, input.email, ctx.budget);
   const found = account as Account & { passwordHash: string };
-  if (found.disabled) {
-    deps.metrics.login(kind, 'account_disabled');
-    throw AuthErrors.accountDisabled();
-  }
+  assertMaySignIn(deps, kind, found);
   upgradeHashLater(deps, kind, found, input.password);
 
   // An account with factors of its own answers with one of them; an admin without, with a mailed code.
@@ -84,10 +82,7 @@ export async function passkeyLogin(deps: LoginNeeds, kind: AccountKind, body: un
 
 /** The session of an account whose factors all held; a user's login is pushed to their devices. */
 async function signIn(deps: LoginNeeds, kind: AccountKind, account: Account, ctx: RequestContext): Promise<LoginResult> {
-  if (account.disabled) {
-    deps.metrics.login(kind, 'account_disabled');
-    throw AuthErrors.accountDisabled();
-  }
+  assertMaySignIn(deps, kind, account);
   const session = await openSession(deps, kind, account, ctx);
   deps.metrics.login(kind, 'success');
   if (kind === 'user') notifyLogin(deps, account.id, ctx);
@@ -136,7 +131,7 @@ export async function verifyOtp(
   const account = await deps.accounts[kind].findById(result.accountId);
   // Opened with a password that a reset (or a disable) has since replaced: it ended with the change.
   if (!account || account.credentialEpoch > result.credentialEpoch) throw AuthErrors.invalidChallenge();
-  if (account.disabled) throw AuthErrors.accountDisabled();
+  assertMaySignIn(deps, kind, account);
   const session = await openSession(deps, kind, account, ctx);
   if (kind === 'user') {
     deps.metrics.login(kind, 'success');

@@ -5,7 +5,7 @@
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { toAccountRecord, type AccountRecord } from './account';
-import { assertNotCommon, assertPasswordPolicy } from './passwords';
+import { assertNotCommon, assertPasswordPolicy, confirmOwnPassword } from './passwords';
 import type { Needs, RequestContext } from './ports';
 import { securityNotice } from './security-notices';
 import { endEverySession, openSession, type OpenedSession } from './sessions';
@@ -24,12 +24,7 @@ export async function changePassword(
   const kind = caller.kind;
   const account = await deps.accounts[kind].findById(caller.sub);
   if (!account) throw AuthErrors.sessionRevoked();
-  // Guessing the current password through a stolen access token is a login guess, and limited as one.
-  const reservation = await deps.loginAttempts.reserve(kind, account.email, ctx.budget);
-  if (!reservation.allowed) throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
-  const valid = account.passwordHash !== null && (await deps.hasher.verify(currentPassword, account.passwordHash, ctx.signal));
-  if (!valid) throw AuthErrors.invalidCredentials();
-  await deps.loginAttempts.succeed(kind, account.email, ctx.budget);
+  await confirmOwnPassword(deps, kind, account, currentPassword, ctx);
   assertNotCommon(deps, newPassword);
   const passwordHash = await deps.hasher.hash(newPassword, ctx.signal);
   const changed = await deps.accounts[kind].update(account.id, { passwordHash, endSessions: true });

@@ -1,6 +1,8 @@
 // The password policy: what a new password must be, checked after the spec's own validation order.
 import { AuthErrors } from '../errors';
-import type { Needs } from './ports';
+import type { AccountKind } from '@acct/shared';
+import type { Account } from './account';
+import type { Needs, RequestContext } from './ports';
 
 const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 128;
@@ -14,4 +16,16 @@ export function assertPasswordPolicy(password: string): void {
 /** A new password found in the list of commonly breached ones is refused (after every other rule, so the contract's answers come first). */
 export function assertNotCommon(deps: Needs<'passwordScreen'>, password: string): void {
   if (deps.passwordScreen.isCommon(password)) throw AuthErrors.passwordTooCommon();
+}
+
+/**
+ * A signed-in account proves its password again (to change it, its address, its factors): a wrong
+ * one is a failed login, limited as one, so a stolen access token buys no faster guessing.
+ */
+export async function confirmOwnPassword(deps: Needs<'hasher' | 'loginAttempts'>, kind: AccountKind, account: Account, password: string, ctx: RequestContext): Promise<void> {
+  const reservation = await deps.loginAttempts.reserve(kind, account.email, ctx.budget);
+  if (!reservation.allowed) throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
+  const valid = account.passwordHash !== null && (await deps.hasher.verify(password, account.passwordHash, ctx.signal));
+  if (!valid) throw AuthErrors.invalidCredentials();
+  await deps.loginAttempts.succeed(kind, account.email, ctx.budget);
 }

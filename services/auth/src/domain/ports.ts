@@ -30,7 +30,7 @@ export interface Accounts {
   /** Replaces the hash only if it is still `previous`, so a concurrent password change wins. */
   upgradePasswordHash(id: string, previous: string, next: string): Promise<void>;
   /** Accounts in id order after `after`, whose email or name contains `query` (any letter case). */
-  list(options: { query?: string; after?: string; limit: number }): Promise<Account[]>;
+  list(options: { query?: string; after?: string; limit: number; emailVerified?: boolean }): Promise<Account[]>;
 }
 
 export interface SessionOwner {
@@ -192,7 +192,26 @@ export interface ResetTokens {
   retireAll(kind: AccountKind, accountId: string): Promise<void>;
 }
 
+export type LinkPurpose = 'verify_email' | 'change_email' | 'undo_email_change';
+
+/** A used link: whose, and the address it was issued for. */
+export interface UsedLink {
+  kind: AccountKind;
+  accountId: string;
+  email?: string;
+}
+
+/** Mailed links that prove an address: hashed, single use, expiring, one live per account and purpose. */
+export interface AccountLinks {
+  store(token: string, link: { purpose: LinkPurpose; kind: AccountKind; accountId: string; email?: string; expiresAt: Date }): Promise<void>;
+  /** Uses the link up; undefined when it is unknown, used, replaced by a newer one, or expired. */
+  consume(purpose: LinkPurpose, token: string): Promise<UsedLink | undefined>;
+  retireAll(purpose: LinkPurpose | 'all', kind: AccountKind, accountId: string): Promise<void>;
+}
+
 export interface ResetRequest {
+  /** What the queued request asks for: a reset link (the default), or a new verification link. */
+  purpose?: 'reset' | 'verify';
   kind: AccountKind;
   /** Normalised. */
   email: string;
@@ -226,7 +245,7 @@ export interface LoginAttempts {
   isKnown(kind: AccountKind, email: string, budget: string): Promise<boolean>;
 }
 
-export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp';
+export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'emailLinkIp';
 export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 export interface RateLimits {
@@ -268,7 +287,7 @@ export interface FirstAdminClaim {
   claim(): Promise<(() => Promise<void>) | undefined>;
 }
 
-export type LoginOutcome = 'success' | 'otp_required' | 'invalid_credentials' | 'account_disabled' | 'rate_limited';
+export type LoginOutcome = 'success' | 'otp_required' | 'invalid_credentials' | 'account_disabled' | 'email_not_verified' | 'rate_limited';
 export type RefreshOutcome = 'rotated' | 'grace' | 'reused' | 'invalid' | 'missing';
 export type OtpOutcome = 'issued' | 'verified' | 'wrong_code' | 'invalid_challenge' | 'throttled';
 
@@ -290,6 +309,9 @@ export interface AuthPolicy {
   adminRegistrationOpen: boolean;
   /** Whether a new admin gets a second factor. */
   adminTwoFactor: boolean;
+  emailVerification: 'off' | 'soft' | 'required';
+  /** The page that takes email links (`?action=verify|confirm|undo&token=…`), and their lifetimes. */
+  emailLinks: { urlBase: string; ttlSeconds: number; undoSeconds: number };
   /** The second factors' settings; `webauthn` undefined: passkeys are off. */
   mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[] } };
 }
@@ -307,6 +329,7 @@ export interface AuthDeps {
   factors: Factors;
   ceremonies: Ceremonies;
   resets: ResetTokens;
+  links: AccountLinks;
   resetRequests: ResetRequests;
   loginAttempts: LoginAttempts;
   rateLimits: RateLimits;

@@ -5,11 +5,12 @@ import { toAccountRecord, type AccountRecord } from './account';
 import { isLiveAdmin } from './access';
 import { enforceLimit } from './limits';
 import type { Needs, RequestContext } from './ports';
+import { sendVerificationLink, verifiesEmail } from './email-ownership';
 import { assertNotCommon } from './passwords';
 import { validateRegister } from './validation';
 
 export async function register(
-  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'firstAdmin' | 'policy' | 'metrics'>,
+  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'firstAdmin' | 'links' | 'outbox' | 'policy' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
@@ -31,6 +32,7 @@ export async function register(
       passwordHash,
       role: kind,
       twoFactorEnabled: kind === 'admin' ? deps.policy.adminTwoFactor : false,
+      ...(verifiesEmail(deps, kind) ? { emailVerified: false } : {}),
     });
   } catch (err) {
     await release?.();
@@ -40,5 +42,7 @@ export async function register(
     await release?.();
     throw AuthErrors.emailTaken();
   }
+  // In the registration's request, through the outbox: a broker outage delays the link, loses nothing.
+  if (verifiesEmail(deps, kind)) await sendVerificationLink(deps, kind, account, ctx);
   return toAccountRecord(kind, account);
 }

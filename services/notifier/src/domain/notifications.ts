@@ -27,6 +27,9 @@ const SUBJECTS: Record<TemplateName, (product: string) => string> = {
   'password-reset-requested': (p) => `Reset your ${p} password`,
   'password-reset-completed': (p) => `Your ${p} password was changed`,
   'security-notice': (p) => `Security notice for your ${p} account`,
+  'email-verification': (p) => `Confirm your email address for ${p}`,
+  'email-change-confirm': (p) => `Confirm your new email address for ${p}`,
+  'email-change-notice': (p) => `The email address of your ${p} account was changed`,
 };
 
 /** What each change to how an account signs in is called in its notice. */
@@ -39,6 +42,7 @@ export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
   recovery_code_used: 'A recovery code was used to sign in.',
   factors_reset: 'An administrator removed every second factor of your account, and every session was signed out.',
   password_changed: 'Your password was changed, and your other sessions were signed out.',
+  email_change_undone: 'The change of your email address was undone, and every session was signed out. Change your password if you did not ask for the change.',
 };
 
 export const handlers: { [T in EventType]: Handler<T> } = {
@@ -71,6 +75,18 @@ export const handlers: { [T in EventType]: Handler<T> } = {
     queue: 'email',
     handle: (deps, p) => mail(deps, 'password-reset-completed', p.email, p.eventId, { name: p.name }),
   },
+  'account.email_verification.requested': {
+    queue: 'email',
+    handle: (deps, p) => mail(deps, 'email-verification', p.email, p.eventId, { name: p.name, linkUrl: p.linkUrl, hours: hoursUntil(p.expiresAt) }),
+  },
+  'account.email_change.requested': {
+    queue: 'email',
+    handle: (deps, p) => mail(deps, 'email-change-confirm', p.email, p.eventId, { name: p.name, linkUrl: p.linkUrl, hours: hoursUntil(p.expiresAt) }),
+  },
+  'account.email_change.completed': {
+    queue: 'email',
+    handle: (deps, p) => mail(deps, 'email-change-notice', p.email, p.eventId, { name: p.name, newEmail: p.newEmail, linkUrl: p.linkUrl, days: String(Math.max(1, Math.round(Number(hoursUntil(p.expiresAt)) / 24))) }),
+  },
   'account.security.changed': {
     queue: 'email',
     handle: (deps, p) => mail(deps, 'security-notice', p.email, p.eventId, { name: p.name, change: SECURITY_CHANGE_WORDS[p.change] }),
@@ -101,6 +117,10 @@ async function mail(deps: Needs<'templates' | 'mailer' | 'productName'>, templat
   const body = deps.templates.render(template, { ...values, productName: deps.productName });
   await deps.mailer.send({ to, subject: SUBJECTS[template](deps.productName), id: eventId, ...body });
   return 'sent';
+}
+
+function hoursUntil(iso: string): string {
+  return String(Math.max(1, Math.round((Date.parse(iso) - Date.now()) / 3_600_000)));
 }
 
 function minutesUntil(iso: string): string {

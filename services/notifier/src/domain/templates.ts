@@ -3,7 +3,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type TemplateName = 'admin-otp' | 'password-reset-requested' | 'password-reset-completed' | 'security-notice';
+export type TemplateName =
+  | 'admin-otp'
+  | 'password-reset-requested'
+  | 'password-reset-completed'
+  | 'security-notice'
+  | 'email-verification'
+  | 'email-change-confirm'
+  | 'email-change-notice';
 
 const TEMPLATE_DIR = path.resolve(__dirname, '..', '..', 'templates');
 

@@ -6,6 +6,7 @@ import type { HttpSettings } from './http-settings';
 import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/login';
 import { passkeySignInOptions, secondStepPasskeyOptions } from '../../domain/factors';
 import { changePassword } from '../../domain/password-change';
+import { confirmEmailChange, requestEmailChange, requestVerificationResend, undoEmailChange, verifyEmail } from '../../domain/email-ownership';
 import { requireSession } from '../../domain/access';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset';
 import { register } from '../../domain/register';
@@ -14,6 +15,8 @@ import type { AuthDeps } from '../../domain/ports';
 import { requestContext, requestContextWithActor, requestContextWithSignal } from './request-context';
 
 const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
+const VERIFICATION_RESENT_MESSAGE = 'If that email is waiting to be verified, a new link has been sent.';
+const EMAIL_CHANGE_MESSAGE = 'If that address can be used, a confirmation link has been sent to it.';
 
 const KINDS: AccountKind[] = ['admin', 'user'];
 const label = (kind: AccountKind) => (kind === 'admin' ? 'Admin' : 'User');
@@ -104,6 +107,33 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
     res.setHeader(InternalHeaders.refreshTokenKind, result.kind);
     // `token` and `user` are the interface's names; `accessToken` beside them is what every other answer calls it.
     res.json(ok('Login successful', { token: result.accessToken, accessToken: result.accessToken, expiresIn, user: result.account }));
+  });
+
+  // Proving and changing a user's address (admins are not asked to prove theirs).
+  router.post('/api/auth/user/verify-email', async (req, res) => {
+    const user = await verifyEmail(deps, 'user', req.body, ctx(req));
+    res.json(ok('Email verified', { user }));
+  });
+
+  router.post('/api/auth/user/verify-email/resend', async (req, res) => {
+    await requestVerificationResend(deps, 'user', req.body, ctx(req));
+    res.json(ok(VERIFICATION_RESENT_MESSAGE));
+  });
+
+  router.post('/api/auth/user/email', async (req, res) => {
+    const caller = await requireSession(deps, settings.verifier.verifyHeader(req.get('authorization')), 'user');
+    await requestEmailChange(deps, caller, req.body, requestContextWithSignal(req));
+    res.json(ok(EMAIL_CHANGE_MESSAGE));
+  });
+
+  router.post('/api/auth/user/email/confirm', async (req, res) => {
+    const user = await confirmEmailChange(deps, 'user', req.body, ctx(req));
+    res.json(ok('Email changed', { user }));
+  });
+
+  router.post('/api/auth/user/email/undo', async (req, res) => {
+    await undoEmailChange(deps, 'user', req.body, ctx(req));
+    res.json(ok('Email change undone; every session was signed out'));
   });
 
   router.post('/api/auth/verify-otp/passkey-options', async (req, res) => {

@@ -6,6 +6,7 @@ import { requireSession, type AccessOptions } from '../../domain/access';
 import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
+import { requestContext } from './request-context';
 import { sendAvatar } from './send-avatar';
 
 export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier): Router {
@@ -30,7 +31,7 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
   };
 
   router.get('/api/admin/users', adminOnly, async (req, res) => {
-    const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit });
+    const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified });
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Users', page));
   });
@@ -42,7 +43,7 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
   });
 
   router.put('/api/admin/users/:userId', adminChanging, async (req, res) => {
-    const user = await updateUser(deps, String(req.params.userId), req.body);
+    const user = await updateUser(deps, String(req.params.userId), req.body, requestContext(req));
     res.json(ok('User updated successfully', { user }));
   });
 

@@ -1,0 +1,148 @@
+// Proving and changing a user's address, end to end through the gateway with EMAIL_VERIFICATION
+// required: the links come from the events the notifier mails (the outbox's), used as a mail reader
+// would: once, only the newest, never for an address the account has left.
+import { call, cookieValue } from '@acct/test-harness/http-client';
+import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack('emailown', { auth: { EMAIL_VERIFICATION: 'required', ADMIN_REGISTRATION_OPEN: 'true' } });
+});
+afterAll(() => stack.stop());
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const tokenOf = (url: string) => new URL(url).searchParams.get('token') as string;
+const actionOf = (url: string) => new URL(url).searchParams.get('action');
+const login = (email: string, password: string) => call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password } });
+const verify = (token: string) => call(stack.url, 'POST', '/api/auth/user/verify-email', { body: { token } });
+
+/** Registers a user and answers the verification link the registration mailed. */
+async function registered() {
+  const account = buildAccount();
+  const res = await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+  expect(res.status).toBe(201);
+  const id = res.body.data.user.id as string;
+  const event = await stack.events.waitFor('account.email_verification.requested', (p) => p.accountId === id);
+  return { account, id, res, link: event.payload.linkUrl as string };
+}
+
+/** A registered user whose address is proven, signed in. */
+async function verifiedUser() {
+  const user = await registered();
+  expect((await verify(tokenOf(user.link))).status).toBe(200);
+  const signedIn = await login(user.account.email, user.account.password);
+  return { ...user, accessToken: signedIn.body.data.accessToken as string, refresh: cookieValue(signedIn.setCookies, 'userRefreshToken') as string };
+}
+
+describe('email verification (required)', () => {
+  it('a new user is unverified, cannot sign in until the mailed link is used, and the link works once', async () => {
+    const { account, res, link } = await registered();
+    expect(res.body.data.user.emailVerified).toBe(false);
+    expect(actionOf(link)).toBe('verify');
+
+    const early = await login(account.email, account.password);
+    expect([early.status, early.body.code, early.body.message]).toEqual([403, 'email_not_verified', 'Email address not verified']);
+    expect(early.setCookies).toEqual([]);
+    // A wrong password still says nothing about verification.
+    expect((await login(account.email, 'not the password')).body.code).toBe('invalid_credentials');
+
+    const used = await verify(tokenOf(link));
+    expect([used.status, used.body.message, used.body.data.user.emailVerified]).toEqual([200, 'Email verified', true]);
+    const again = await verify(tokenOf(link));
+    expect([again.status, again.body.code]).toEqual([400, 'link_invalid']);
+    expect((await login(account.email, account.password)).status).toBe(200);
+  });
+
+  it('only the newest link works; a resend answers alike for any address and mails only an unverified account', async () => {
+    const { account, id, link } = await registered();
+    const resend = (email: string, requestId: string) => call(stack.url, 'POST', '/api/auth/user/verify-email/resend', { body: { email }, headers: { 'x-request-id': requestId } });
+    const known = await resend(account.email, `resend-${id}`);
+    const unknown = await resend(`nobody-${id}@example.com`, `resend-nobody-${id}`);
+    expect([known.status, known.body]).toEqual([unknown.status, unknown.body]);
+    expect(known.body.message).toBe('If that email is waiting to be verified, a new link has been sent.');
+    const newer = await stack.events.waitFor('account.email_verification.requested', (p) => p.requestId === `resend-${id}`);
+    await expect(stack.events.waitFor('account.email_verification.requested', (p) => p.requestId === `resend-nobody-${id}`, 1_000)).rejects.toThrow();
+
+    expect((await verify(tokenOf(link))).body.code).toBe('link_invalid');
+    expect((await verify(tokenOf(newer.payload.linkUrl))).status).toBe(200);
+  });
+
+  it.each([
+    [{}, 400, 'Please provide token'],
+    [{ token: 'x' }, 400, 'Invalid or expired link'],
+    [{ token: 12 }, 400, 'Invalid or expired link'],
+  ])('answers %j with %i %s', async (body, status, message) => {
+    const res = await call(stack.url, 'POST', '/api/auth/user/verify-email', { body });
+    expect([res.status, res.body.message]).toEqual([status, message]);
+  });
+
+  it('an admin lists users by whether their address is proven; an address an admin sets must be proven again', async () => {
+    const unverified = await registered();
+    const proven = await verifiedUser();
+    const admin = await registerAndLogin(stack, 'admin');
+    const list = async (flag: string) =>
+      (await call(stack.url, 'GET', `/api/admin/users?emailVerified=${flag}&limit=100`, { headers: bearer(admin.accessToken) })).body.data.users.map((u: { id: string }) => u.id);
+    expect(await list('false')).toContain(unverified.id);
+    expect(await list('false')).not.toContain(proven.id);
+    expect(await list('true')).toContain(proven.id);
+    expect((await call(stack.url, 'GET', '/api/admin/users?emailVerified=maybe', { headers: bearer(admin.accessToken) })).status).toBe(400);
+
+    const newAddress = `moved-${proven.id}@example.com`;
+    const edited = await call(stack.url, 'PUT', `/api/admin/users/${proven.id}`, { headers: bearer(admin.accessToken), body: { email: newAddress } });
+    expect(edited.body.data.user).toMatchObject({ email: newAddress, emailVerified: false });
+    const event = await stack.events.waitFor('account.email_verification.requested', (p) => p.accountId === proven.id && p.email === newAddress);
+    expect((await login(newAddress, proven.account.password)).body.code).toBe('email_not_verified');
+    expect((await verify(tokenOf(event.payload.linkUrl))).status).toBe(200);
+  });
+});
+
+describe('change of email', () => {
+  const ask = (token: string, body: unknown) => call(stack.url, 'POST', '/api/auth/user/email', { headers: bearer(token), body });
+
+  it('moves only when the new address confirms, tells the old one, and the old one can undo it, which ends every session', async () => {
+    const user = await verifiedUser();
+    const newAddress = `new-${user.id}@example.com`;
+    const asked = await ask(user.accessToken, { newEmail: newAddress, password: user.account.password });
+    expect([asked.status, asked.body.message]).toEqual([200, 'If that address can be used, a confirmation link has been sent to it.']);
+    const request = await stack.events.waitFor('account.email_change.requested', (p) => p.accountId === user.id);
+    expect(request.payload.email).toBe(newAddress);
+    expect(actionOf(request.payload.linkUrl)).toBe('confirm');
+    // Nothing changed yet.
+    expect((await login(user.account.email, user.account.password)).status).toBe(200);
+
+    const confirmed = await call(stack.url, 'POST', '/api/auth/user/email/confirm', { body: { token: tokenOf(request.payload.linkUrl) } });
+    expect([confirmed.status, confirmed.body.data.user.email, confirmed.body.data.user.emailVerified]).toEqual([200, newAddress, true]);
+    const notice = await stack.events.waitFor('account.email_change.completed', (p) => p.accountId === user.id);
+    expect(notice.payload).toMatchObject({ email: user.account.email, newEmail: newAddress });
+    expect((await login(newAddress, user.account.password)).status).toBe(200);
+    expect((await login(user.account.email, user.account.password)).status).toBe(401);
+
+    const undone = await call(stack.url, 'POST', '/api/auth/user/email/undo', { body: { token: tokenOf(notice.payload.linkUrl) } });
+    expect(undone.status).toBe(200);
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === user.id && p.change === 'email_change_undone');
+    expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${user.refresh}` })).status).toBe(401);
+    expect((await login(user.account.email, user.account.password)).status).toBe(200);
+    expect((await login(newAddress, user.account.password)).status).toBe(401);
+    // The undo link works once.
+    expect((await call(stack.url, 'POST', '/api/auth/user/email/undo', { body: { token: tokenOf(notice.payload.linkUrl) } })).body.code).toBe('link_invalid');
+  });
+
+  it('answers a taken address as a free one, and refuses it only at confirmation', async () => {
+    const user = await verifiedUser();
+    const other = await verifiedUser();
+    const asked = await ask(user.accessToken, { newEmail: other.account.email, password: user.account.password });
+    expect(asked.body.message).toBe('If that address can be used, a confirmation link has been sent to it.');
+    const request = await stack.events.waitFor('account.email_change.requested', (p) => p.accountId === user.id);
+    const confirmed = await call(stack.url, 'POST', '/api/auth/user/email/confirm', { body: { token: tokenOf(request.payload.linkUrl) } });
+    expect([confirmed.status, confirmed.body.code]).toEqual([409, 'email_taken']);
+  });
+
+  it('needs the password (a wrong one is a failed login), a session, and an address', async () => {
+    const user = await verifiedUser();
+    expect((await ask(user.accessToken, { newEmail: 'x@example.com', password: 'wrong password' })).body.code).toBe('invalid_credentials');
+    expect((await ask(user.accessToken, { password: user.account.password })).body.message).toBe('Please provide newEmail');
+    expect((await ask(user.accessToken, { newEmail: 'not an address', password: user.account.password })).body.message).toBe('Invalid email format');
+    expect((await call(stack.url, 'POST', '/api/auth/user/email', { body: { newEmail: 'x@example.com' } })).status).toBe(401);
+  });
+});
