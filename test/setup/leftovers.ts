@@ -1,4 +1,4 @@
-// What a test run left behind: the databases, Redis keys, exchanges and notifier queues named with
+// What a test run left behind: the databases, Redis keys, exchanges and the notifier's and desktop's queues named with
 // this run's id that still exist when the run ends. Each test file must remove what it made; the
 // global teardown fails the run on any leftover and names the file's label.
 import fs from 'node:fs';
@@ -6,6 +6,7 @@ import amqp from 'amqplib';
 import Redis from 'ioredis';
 import mongoose from 'mongoose';
 import { queueSpecs } from '@acct/notifier';
+import { accountEventsQueue } from '@acct/desktop';
 import { issuedNamesFile, runMarker, type TestNames } from '@acct/test-harness/isolation';
 
 /** The retry delays a test notifier may run with: the tests' own and the default. */
@@ -64,6 +65,7 @@ export async function findLeftovers(urls: { redis: string; mongo: string; amqp: 
     for (const names of issued) {
       if (await exists((c) => c.checkExchange(names.exchange))) found.push(`exchange ${names.exchange} of ${names.label}`);
       const queues = new Set(DELAY_SETS.flatMap((delays) => queueSpecs(names.queuePrefix, delays).flatMap((s) => [s.name, s.dead, ...s.retries.map((r) => r.name)])));
+      queues.add(accountEventsQueue(names.queuePrefix));
       for (const queue of queues) if (await exists((c) => c.checkQueue(queue))) found.push(`queue ${queue} of ${names.label}`);
     }
   } finally {

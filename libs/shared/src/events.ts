@@ -78,6 +78,8 @@ export const eventSchemas = {
       all: z.literal(true).optional(),
     })
     .refine((p) => p.all === true || (p.sessionIds?.length ?? 0) > 0, 'either sessionIds or all'),
+  /** The account is gone: every service drops what it holds of it (idempotently), and the notifier mails `email` a notice. */
+  'account.deleted': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string() }),
   /** How the account signs in changed (a second factor added or removed, recovery codes used or replaced): the owner gets a notice. */
   'account.security.changed': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string(), change: z.enum(SECURITY_CHANGES) }),
 } as const;

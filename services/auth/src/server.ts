@@ -13,6 +13,7 @@ import { MongoFirstAdminClaim } from './data-access/first-admin-claim';
 import { MongoFactors } from './data-access/mongo-factors';
 import { MongoAccountLinks } from './data-access/mongo-account-links';
 import { RedisCeremonies } from './data-access/redis-ceremonies';
+import { RedisLocks } from './data-access/redis-lock';
 import { SecretBox } from './security/secret-box';
 import { CommonPasswordList } from './security/common-passwords';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
@@ -78,6 +79,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       tokens,
       avatars: new GridFsAvatars(mongo),
       firstAdmin: new MongoFirstAdminClaim(mongo),
+      locks: new RedisLocks(redis),
       metrics: authMetrics(registry),
     };
 

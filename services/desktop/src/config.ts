@@ -7,6 +7,8 @@ export const desktopSchema = z.object({
   PORT: env.port(3002),
   ...configFragments.mongo('desktop'),
   ...configFragments.events(),
+  /** Prefix of the queue desktop consumes account events from (`<prefix>desktop.accounts`). */
+  QUEUE_PREFIX: z.string().default(''),
   ...configFragments.outbox(),
   ...configFragments.body(),
   ...configFragments.revocations(),

@@ -9,6 +9,7 @@ import { createApp } from './create-app';
 import { desktopMetrics } from './metrics';
 import { LatestReleaseCache, ReleaseRepository } from './data-access/release-repository';
 import { SyncRepository } from './data-access/sync-repository';
+import { consumeAccountEvents } from './entry-points/amqp/account-events';
 
 export async function startDesktop(config: DesktopConfig, logger: Logger): Promise<RunningService> {
   const verifier = AccessTokenVerifier.fromConfig(config);
@@ -16,7 +17,7 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
     // Loaded before the service answers: no token of an ended session gets through a fresh replica.
     const revocations = await open('revocations', openRevocationFeed(config, logger), (feed) => feed.close());
-    const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'desktop' }, logger), (p) => p.amqp.close());
+    const { publisher, amqp } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'desktop' }, logger), (p) => p.amqp.close());
     const releases = new ReleaseRepository(mongo);
     const syncs = new SyncRepository(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
@@ -25,6 +26,12 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
     revocations.registerMetrics(registry);
     outbox.start(publisher);
     await open('outbox', outbox, (o) => o.stop());
+    // A deleted account's sync data and devices go with it (the account.deleted event, once per replica set).
+    await consumeAccountEvents(amqp, { exchange: config.EVENTS_EXCHANGE, queuePrefix: config.QUEUE_PREFIX }, async (event) => {
+      if (event.kind !== 'user') return;
+      const removed = await syncs.removeUser(event.accountId);
+      logger.info({ user_id: event.accountId, removed, request_id: event.requestId }, 'Removed the sync data of a deleted account');
+    }, logger);
     return {
       host: config.HOST,
       port: config.PORT,

@@ -1,5 +1,5 @@
 import { createMemoryLogger } from '@acct/shared';
-import { loadDesktopConfig, startDesktop } from '@acct/desktop';
+import { accountEventsQueue, loadDesktopConfig, startDesktop } from '@acct/desktop';
 import { health } from '@acct/test-harness/health';
 import { isolatedServiceEnv } from '@acct/test-harness/isolation';
 import { testKeys } from '@acct/test-harness/keys';
@@ -15,7 +15,7 @@ describe('desktop service start', () => {
       expect(ready.body.checks).toEqual({ mongo: true });
     } finally {
       expect(await running.stop()).toBe(true);
-      await isolated.cleanup();
+      await isolated.cleanup({ queues: [accountEventsQueue(config.QUEUE_PREFIX)] });
     }
   });
 });

@@ -30,6 +30,8 @@ const factorRoutes = (kind: AccountKind): RouteSpec[] => {
     own('post', '/reauthenticate', 'json'),
     // Answers a new session in the kind's cookie: every other one ended with the change.
     { ...own('post', '/password', 'json'), cookieKind: kind },
+    // Deleting one's account clears the kind's cookie.
+    { ...own('delete', '/me', 'json'), cookieKind: kind },
     own('get', '/factors'),
     own('post', '/factors/totp'),
     own('post', '/factors/totp/confirm', 'json'),
@@ -72,6 +74,7 @@ export const ROUTES: RouteSpec[] = [
   { method: 'get', path: '/api/admin/users', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', bearer: true },
   { method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json', bearer: true },
+  { method: 'delete', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', bearer: true },
   { method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream', bearer: true },
   { method: 'get', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', bearer: true },
   { method: 'delete', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', bearer: true },

@@ -65,7 +65,7 @@ describe('gateway: CORS', () => {
     });
     expect(res.headers.vary).toContain('Origin');
     const params = await send(gateway.base, 'OPTIONS', '/api/admin/users/0123456789abcdef01234567', chromiumPreflight(PANEL, 'PUT'));
-    expect([params.status, params.headers['access-control-allow-methods']]).toEqual([204, 'GET, PUT']);
+    expect([params.status, params.headers['access-control-allow-methods']]).toEqual([204, 'GET, PUT, DELETE']);
   });
 
   it('lets the listed origin read the actual answer, with credentials, and the headers it needs', async () => {

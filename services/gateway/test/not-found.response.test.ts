@@ -24,7 +24,7 @@ describe('gateway: unmatched routes', () => {
     ['POST', '/api/auth/moderator/login'],
     ['POST', '/api/desktop/latest-version'],
     // A parameterised route, with a method it does not have.
-    ['DELETE', '/api/admin/users/0123456789abcdef01234567'],
+    ['PATCH', '/api/admin/users/0123456789abcdef01234567'],
     ['POST', '/api/admin/users/0123456789abcdef01234567/avatar'],
   ])('when %s %s is asked, then it answers 404 with the JSON envelope', async (method, path) => {
     const res = await call(base, method, path);

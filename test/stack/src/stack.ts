@@ -7,13 +7,13 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { createMemoryLogger, type RunningService } from '@acct/shared';
 import { loadAuthConfig, startAuth } from '@acct/auth';
-import { loadDesktopConfig, startDesktop } from '@acct/desktop';
+import { accountEventsQueue, loadDesktopConfig, startDesktop } from '@acct/desktop';
 import { loadGatewayConfig, startGateway } from '@acct/gateway';
 import { EventTap } from '@acct/test-harness/event-tap';
-import { isolatedNames, testUrls, type TestNames } from '@acct/test-harness/isolation';
+import { isolatedNames, removeIsolated, testUrls, type TestNames } from '@acct/test-harness/isolation';
 import { testKeys, type TestKeys } from '@acct/test-harness/keys';
 import { checkAnswersOf, stopCheckingAnswersOf } from '@acct/test-harness/openapi';
-import { removeNotifierNames, startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
+import { notifierQueues, startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
 
 export { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
 export type { TappedEvent } from '@acct/test-harness/event-tap';
@@ -100,6 +100,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
         MONGO_DB: `${names.mongoDb}_desktop`,
         AMQP_URL: urls.amqp,
         EVENTS_EXCHANGE: names.exchange,
+        QUEUE_PREFIX: names.queuePrefix,
         OUTBOX_POLL_MS: '50',
         JWT_PUBLIC_KEY: keys.publicKey,
         ...options.desktop,
@@ -168,8 +169,8 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
       await desktop.stop();
       await events.close();
       await redis.quit();
-      // The databases, keys, exchange and (with a notifier) queues of this stack.
-      await removeNotifierNames(names);
+      // The databases, keys, exchange and queues of this stack (desktop's, and a notifier's).
+      await removeIsolated(names, { queues: [...notifierQueues(names.queuePrefix), accountEventsQueue(names.queuePrefix)] });
     },
   };
 }

@@ -111,6 +111,15 @@ export class MongoAccounts implements Accounts {
     return docs.map((doc) => toAccount(doc)!);
   }
 
+  async remove(id: string): Promise<Account | null> {
+    if (!isAccountId(id)) return null;
+    return toAccount(await this.model.findByIdAndDelete(id).lean<AccountDoc>().exec());
+  }
+
+  count(): Promise<number> {
+    return this.model.countDocuments({}).exec();
+  }
+
   async upgradePasswordHash(id: string, previous: string, next: string): Promise<void> {
     await this.model.updateOne({ _id: new Types.ObjectId(id), passwordHash: previous }, { $set: { passwordHash: next } }).exec();
   }

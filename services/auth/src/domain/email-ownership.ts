@@ -102,7 +102,7 @@ export async function requestEmailChange(
   if (typeof password === 'string' && password !== '') {
     await confirmOwnPassword(deps, caller.kind, account, password, ctx);
   } else if (!(await deps.ceremonies.hasRecentProof(caller.sid))) {
-    throw AuthErrors.emailChangeProof();
+    throw AuthErrors.passwordOrRecentProof();
   }
   // Mail to addresses of the caller's choosing: a few an hour per account.
   if (!(await withinLimit(deps, 'forgotEmail', `change:${caller.kind}:${account.id}`))) throw AuthErrors.rateLimited(3600);

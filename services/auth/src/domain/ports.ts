@@ -27,6 +27,10 @@ export interface Accounts {
   create(fields: NewAccount): Promise<Account | 'email_taken'>;
   /** The changed account, null when there is none with the id, or `email_taken`. */
   update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'>;
+  /** Deletes the account; answers it as it was, or null when there was none. */
+  remove(id: string): Promise<Account | null>;
+  /** How many accounts of the kind there are. */
+  count(): Promise<number>;
   /** Replaces the hash only if it is still `previous`, so a concurrent password change wins. */
   upgradePasswordHash(id: string, previous: string, next: string): Promise<void>;
   /** Accounts in id order after `after`, whose email or name contains `query` (any letter case). */
@@ -282,6 +286,11 @@ export interface Avatars {
   remove(fileId: string): Promise<void>;
 }
 
+/** Mutual exclusion across replicas, for a check and a write that must not interleave. */
+export interface Locks {
+  run<T>(name: string, work: () => Promise<T>): Promise<T>;
+}
+
 export interface FirstAdminClaim {
   /** Claims the one-time right to create the first admin; answers a release for when creation fails. */
   claim(): Promise<(() => Promise<void>) | undefined>;
@@ -339,6 +348,7 @@ export interface AuthDeps {
   tokens: TokenSigner;
   avatars: Avatars;
   firstAdmin: FirstAdminClaim;
+  locks: Locks;
   metrics: AuthMetrics;
 }
 

@@ -135,6 +135,15 @@ export class SyncRepository implements SyncStore {
     return this.currentSeq(userId);
   }
 
+  async removeUser(userId: string): Promise<number> {
+    const [items, devices, counters] = await Promise.all([
+      this.items.deleteMany({ userId }).exec(),
+      this.devices.deleteMany({ userId }).exec(),
+      this.counters.deleteOne({ _id: userId }).exec(),
+    ]);
+    return items.deletedCount + devices.deletedCount + counters.deletedCount;
+  }
+
   private async currentSeq(userId: string): Promise<number> {
     return (await this.counters.findById(userId).lean<CounterDoc>().exec())?.seq ?? 0;
   }

@@ -48,6 +48,8 @@ export interface SyncStore {
   itemsByKeys(userId: string, keys: string[]): Promise<SyncItem[]>;
   /** The cursor of the user's newest change (0 before any). */
   currentCursor(userId: string): Promise<number>;
+  /** Drops every sync item, device and counter of a deleted user; answers how many records went (0 on a replay). */
+  removeUser(userId: string): Promise<number>;
 }
 
 export interface SyncLimits {

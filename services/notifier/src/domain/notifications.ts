@@ -30,6 +30,7 @@ const SUBJECTS: Record<TemplateName, (product: string) => string> = {
   'email-verification': (p) => `Confirm your email address for ${p}`,
   'email-change-confirm': (p) => `Confirm your new email address for ${p}`,
   'email-change-notice': (p) => `The email address of your ${p} account was changed`,
+  'account-deleted': (p) => `Your ${p} account was deleted`,
 };
 
 /** What each change to how an account signs in is called in its notice. */
@@ -86,6 +87,14 @@ export const handlers: { [T in EventType]: Handler<T> } = {
   'account.email_change.completed': {
     queue: 'email',
     handle: (deps, p) => mail(deps, 'email-change-notice', p.email, p.eventId, { name: p.name, newEmail: p.newEmail, linkUrl: p.linkUrl, days: String(Math.max(1, Math.round(Number(hoursUntil(p.expiresAt)) / 24))) }),
+  },
+  // On the mail queue with its notice: the device tokens go first, then the mail (a retry repeats both, harmlessly).
+  'account.deleted': {
+    queue: 'email',
+    handle: async (deps, p) => {
+      if (p.kind === 'user') await deps.devices.removeOfSessions(p.accountId, 'all');
+      return mail(deps, 'account-deleted', p.email, p.eventId, { name: p.name });
+    },
   },
   'account.security.changed': {
     queue: 'email',

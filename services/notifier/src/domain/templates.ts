@@ -10,7 +10,8 @@ export type TemplateName =
   | 'security-notice'
   | 'email-verification'
   | 'email-change-confirm'
-  | 'email-change-notice';
+  | 'email-change-notice'
+  | 'account-deleted';
 
 const TEMPLATE_DIR = path.resolve(__dirname, '..', '..', 'templates');
 

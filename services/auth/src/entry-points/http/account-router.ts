@@ -6,6 +6,7 @@ import type { HttpSettings } from './http-settings';
 import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/login';
 import { passkeySignInOptions, secondStepPasskeyOptions } from '../../domain/factors';
 import { changePassword } from '../../domain/password-change';
+import { deleteOwnAccount } from '../../domain/account-deletion';
 import { confirmEmailChange, requestEmailChange, requestVerificationResend, undoEmailChange, verifyEmail } from '../../domain/email-ownership';
 import { requireSession } from '../../domain/access';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset';
@@ -87,6 +88,13 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
       const result = await changePassword(deps, caller, req.body, requestContextWithSignal(req));
       sendRefresh(res, result.refreshToken);
       res.json(ok('Password changed', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
+    });
+
+    router.delete(`${base}/me`, async (req, res) => {
+      const caller = await requireSession(deps, settings.verifier.verifyHeader(req.get('authorization')), kind);
+      await deleteOwnAccount(deps, caller, req.body, requestContextWithSignal(req));
+      res.setHeader(InternalHeaders.clearRefreshToken, '1');
+      res.json(ok('Account deleted'));
     });
 
     router.post(`${base}/forgot-password`, async (req, res) => {

@@ -4,6 +4,7 @@ import multer from 'multer';
 import { ok, type AccessTokenVerifier } from '@acct/shared';
 import { requireSession, type AccessOptions } from '../../domain/access';
 import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
+import { deleteUser } from '../../domain/account-deletion';
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
 import { requestContext } from './request-context';
@@ -45,6 +46,11 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
   router.put('/api/admin/users/:userId', adminChanging, async (req, res) => {
     const user = await updateUser(deps, String(req.params.userId), req.body, requestContext(req));
     res.json(ok('User updated successfully', { user }));
+  });
+
+  router.delete('/api/admin/users/:userId', adminChanging, async (req, res) => {
+    await deleteUser(deps, String(req.params.userId), requestContext(req));
+    res.json(ok('User deleted'));
   });
 
   const validId: RequestHandler = (req, _res, next) => {

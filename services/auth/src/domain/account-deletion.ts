@@ -1,0 +1,57 @@
+// Deleting an account: by its owner (with the password, or a proof of the last few minutes) or, for
+// a user, by an admin. Its sessions end at once (every replica refuses their access tokens within
+// the revocation feed's second); the account, its avatar, factors and links go here; the services
+// that hold the rest (the notifier's push tokens, desktop's sync data and devices) act on the
+// `account.deleted` event, idempotently, and the notifier mails the address a notice. The last
+// admin cannot be deleted.
+import type { AccessClaims, AccountKind } from '@acct/shared';
+import { AuthErrors } from '../errors';
+import type { Account } from './account';
+import { assertUserId } from './admin-users';
+import { confirmOwnPassword } from './passwords';
+import type { Needs, RequestContext } from './ports';
+import { asBody } from './validation';
+
+type DeletionNeeds = Needs<'accounts' | 'sessions' | 'otp' | 'factors' | 'links' | 'resets' | 'avatars' | 'outbox' | 'logger'>;
+
+export async function deleteOwnAccount(
+  deps: DeletionNeeds & Needs<'hasher' | 'loginAttempts' | 'ceremonies' | 'locks'>,
+  caller: AccessClaims,
+  raw: unknown,
+  ctx: RequestContext,
+): Promise<void> {
+  const { password } = asBody(raw);
+  const account = await deps.accounts[caller.kind].findById(caller.sub);
+  if (!account) throw AuthErrors.sessionRevoked();
+  if (typeof password === 'string' && password !== '') await confirmOwnPassword(deps, caller.kind, account, password, ctx);
+  else if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.passwordOrRecentProof();
+  if (caller.kind === 'user') return removeAccount(deps, 'user', account, ctx);
+  // Counted and deleted under one lock: two admins deleting themselves at once leave one.
+  await deps.locks.run('admins', async () => {
+    if ((await deps.accounts.admin.count()) <= 1) throw AuthErrors.lastAdmin();
+    await removeAccount(deps, 'admin', account, ctx);
+  });
+}
+
+export async function deleteUser(deps: DeletionNeeds, userId: string, ctx: RequestContext): Promise<void> {
+  assertUserId(userId);
+  const user = await deps.accounts.user.findById(userId);
+  if (!user) throw AuthErrors.userNotFound();
+  await removeAccount(deps, 'user', user, ctx);
+}
+
+async function removeAccount(deps: DeletionNeeds, kind: AccountKind, account: Account, ctx: RequestContext): Promise<void> {
+  // The event first, through the outbox: once it is recorded the other services drop their part
+  // whatever happens next (a broker outage only delays it), and a retry of a deletion that failed
+  // half-way finishes it. Recorded after the account had gone, a failure here would leave their part behind.
+  await deps.outbox.add('account.deleted', { kind, accountId: account.id, email: account.email, name: account.name, requestId: ctx.requestId });
+  const removed = await deps.accounts[kind].remove(account.id);
+  if (!removed) throw kind === 'user' ? AuthErrors.userNotFound() : AuthErrors.sessionRevoked();
+  // A session of any epoch up to the one past the account's last is refused, wherever it is checked.
+  await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch + 1);
+  await deps.otp.cancelFor(kind, account.id);
+  await Promise.all([deps.factors.removeAll(kind, account.id), deps.links.retireAll('all', kind, account.id), deps.resets.retireAll(kind, account.id)]);
+  if (removed.avatar) {
+    await deps.avatars.remove(removed.avatar.fileId).catch((err) => deps.logger.warn({ reason: (err as Error).message, account_id: account.id }, 'Could not remove the avatar of a deleted account'));
+  }
+}

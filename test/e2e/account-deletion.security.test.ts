@@ -1,0 +1,158 @@
+// Deleting an account, end to end through the gateway, the broker, the notifier and desktop: its
+// sessions end at once, and every service drops its part on the account.deleted event (push tokens,
+// sync data and devices), once; a replay of the event deletes nothing else. The last admin stays.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import { call, cookieValue } from '@acct/test-harness/http-client';
+import { testUrls } from '@acct/test-harness/isolation';
+import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
+import { startTcpProxy } from '@acct/test-harness/tcp-proxy';
+import { until } from '@acct/test-harness/until';
+import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+
+let stack: TestStack;
+let mongo: mongoose.Connection;
+beforeAll(async () => {
+  stack = await startStack('deletion', { notifier: true, auth: { ADMIN_REGISTRATION_OPEN: 'true' } });
+  mongo = await mongoose.createConnection(testUrls().mongo).asPromise();
+});
+afterAll(async () => {
+  await mongo.close();
+  await stack.stop();
+});
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const desktopDb = () => mongo.useDb(`${stack.names.mongoDb}_desktop`, { useCache: true });
+const notifierDb = () => mongo.useDb(`${stack.names.mongoDb}_notifier`, { useCache: true });
+/** What desktop and the notifier hold of a user. */
+const heldOf = async (userId: string) => ({
+  syncItems: await desktopDb().collection('sync_items').countDocuments({ userId }),
+  devices: await desktopDb().collection('devices').countDocuments({ userId }),
+  pushTokens: await notifierDb().collection('device_tokens').countDocuments({ userId }),
+});
+const mails = () => fs.readdirSync(stack.notifier!.mailDir).map((f) => decodeQuotedPrintable(fs.readFileSync(path.join(stack.notifier!.mailDir, f), 'utf8')));
+
+/** A signed-in user with a desktop device (and its push token at the notifier) and some sync data. */
+async function userWithData() {
+  const user = await registerAndLogin(stack, 'user');
+  const pushToken = `fcm-${randomBytes(6).toString('hex')}`;
+  const device = { id: `laptop-${pushToken}`, platform: 'linux', appVersion: '1.0.0', pushToken };
+  const changes = [{ key: 'settings.theme', value: { mode: 'dark' }, updatedAt: new Date().toISOString() }];
+  const synced = await call(stack.url, 'POST', '/api/desktop/sync', { body: { device, cursor: '0', changes }, headers: bearer(user.accessToken) });
+  expect(synced.status).toBe(200);
+  await until(async () => (await heldOf(user.id)).pushTokens === 1, 5_000, 'the push token stored');
+  expect(await heldOf(user.id)).toEqual({ syncItems: 1, devices: 1, pushTokens: 1 });
+  return user;
+}
+
+describe('a user deletes their account', () => {
+  it('with the password: sessions end at once, the cookie is cleared, and every service drops its part', async () => {
+    const user = await userWithData();
+    const other = await userWithData();
+    const res = await call(stack.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken), body: { password: user.account.password } });
+    expect([res.status, res.body.message]).toEqual([200, 'Account deleted']);
+    expect(cookieValue(res.setCookies, 'userRefreshToken')).toBe('');
+
+    expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${user.refresh}` })).status).toBe(401);
+    await until(async () => (await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(user.accessToken) })).status === 401, 2_000, 'the access token refused');
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } })).status).toBe(401);
+
+    await until(async () => JSON.stringify(await heldOf(user.id)) === JSON.stringify({ syncItems: 0, devices: 0, pushTokens: 0 }), 5_000, 'desktop and the notifier dropped the user');
+    await until(() => mails().some((m) => m.includes(`To: ${user.account.email}`) && m.includes('account was deleted')), 5_000, 'the notice mailed');
+    // Nobody else's.
+    expect(await heldOf(other.id)).toEqual({ syncItems: 1, devices: 1, pushTokens: 1 });
+
+    // The address is free again.
+    expect((await call(stack.url, 'POST', '/api/auth/user/register', { body: { ...buildAccount(), email: user.account.email } })).status).toBe(201);
+  });
+
+  it('a replayed account.deleted event deletes nothing else', async () => {
+    const user = await userWithData();
+    await call(stack.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken), body: { password: user.account.password } });
+    const event = await stack.events.waitFor('account.deleted', (p) => p.accountId === user.id);
+    await until(async () => (await heldOf(user.id)).devices === 0, 5_000, 'desktop dropped the user');
+    const bystander = await userWithData();
+    // The same event again, as a redelivery would bring it.
+    await stack.notifier!.publisher.publish('account.deleted', event.payload);
+    await until(() => stack.logs.service.filter((r) => r.message === 'Removed the sync data of a deleted account' && r.user_id === user.id).length === 2, 5_000, 'the replay handled');
+    expect(stack.logs.service.filter((r) => r.message === 'Removed the sync data of a deleted account' && r.user_id === user.id).map((r) => r.removed)).toEqual([3, 0]);
+    expect(await heldOf(bystander.id)).toEqual({ syncItems: 1, devices: 1, pushTokens: 1 });
+  });
+
+  it('refuses a wrong password, and no password without a recent proof; nothing is deleted', async () => {
+    const user = await registerAndLogin(stack, 'user');
+    const wrong = await call(stack.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken), body: { password: 'not the password' } });
+    expect([wrong.status, wrong.body.code]).toEqual([401, 'invalid_credentials']);
+    const sid = JSON.parse(Buffer.from(user.accessToken.split('.')[1], 'base64url').toString()).sid as string;
+    await stack.redis.del(`${stack.names.redisPrefix}step-up:{${sid}}`);
+    const bare = await call(stack.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken) });
+    expect([bare.status, bare.body.code]).toEqual([403, 'step_up_required']);
+    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(user.accessToken) })).status).toBe(200);
+  });
+});
+
+describe('an admin deletes', () => {
+  it("a user's account, once", async () => {
+    const admin = await registerAndLogin(stack, 'admin');
+    const user = await userWithData();
+    const res = await call(stack.url, 'DELETE', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken) });
+    expect([res.status, res.body.message]).toEqual([200, 'User deleted']);
+    await until(async () => (await heldOf(user.id)).syncItems === 0, 5_000, 'desktop dropped the user');
+    const again = await call(stack.url, 'DELETE', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken) });
+    expect([again.status, again.body.code]).toEqual([404, 'user_not_found']);
+    expect((await call(stack.url, 'DELETE', `/api/admin/users/${user.id}`, { headers: bearer(user.accessToken) })).status).toBe(401);
+  });
+});
+
+describe('the last admin', () => {
+  it('cannot delete their account; with another admin they can', async () => {
+    const own = await startStack('lastadmin');
+    try {
+      const first = await registerAndLogin(own, 'admin');
+      const refused = await call(own.url, 'DELETE', '/api/auth/admin/me', { headers: bearer(first.accessToken), body: { password: first.account.password } });
+      expect([refused.status, refused.body.code, refused.body.message]).toEqual([409, 'last_admin', 'The last admin cannot be deleted']);
+      const second = buildAccount();
+      expect((await call(own.url, 'POST', '/api/auth/admin/register', { body: second, headers: bearer(first.accessToken) })).status).toBe(201);
+      const deleted = await call(own.url, 'DELETE', '/api/auth/admin/me', { headers: bearer(first.accessToken), body: { password: first.account.password } });
+      expect(deleted.status).toBe(200);
+      expect(cookieValue(deleted.setCookies, 'adminRefreshToken')).toBe('');
+      const login = await call(own.url, 'POST', '/api/auth/admin/login', { body: { email: second.email, password: second.password } });
+      const last = await call(own.url, 'DELETE', '/api/auth/admin/me', { headers: bearer(login.body.data.accessToken), body: { password: second.password } });
+      expect(last.body.code).toBe('last_admin');
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
+describe('deleting while the broker is away from auth', () => {
+  it('answers at once, and the other services drop their part once the broker is back (the outbox keeps the event)', async () => {
+    const broker = new URL(testUrls().amqp);
+    const proxy = await startTcpProxy({ host: broker.hostname, port: Number(broker.port || 5672) });
+    const own = await startStack('deletion-outage', { auth: { AMQP_URL: `amqp://${broker.username}:${broker.password}@127.0.0.1:${proxy.port}` } });
+    try {
+      const user = await registerAndLogin(own, 'user');
+      const changes = [{ key: 'k', value: 1, updatedAt: new Date().toISOString() }];
+      const device = { id: 'laptop', platform: 'linux', appVersion: '1.0.0' };
+      expect((await call(own.url, 'POST', '/api/desktop/sync', { body: { device, cursor: '0', changes }, headers: bearer(user.accessToken) })).status).toBe(200);
+      const items = () => mongo.useDb(`${own.names.mongoDb}_desktop`, { useCache: true }).collection('sync_items').countDocuments({ userId: user.id });
+      expect(await items()).toBe(1);
+
+      await proxy.cut();
+      const res = await call(own.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken), body: { password: user.account.password } });
+      expect(res.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await items()).toBe(1);
+
+      await proxy.restore();
+      await until(async () => (await items()) === 0, 15_000, "desktop dropped the deleted user's data after the broker came back");
+      await own.events.waitFor('account.deleted', (p) => p.accountId === user.id);
+    } finally {
+      await own.stop();
+      await proxy.close();
+    }
+  }, 30_000);
+});
