@@ -1,6 +1,7 @@
-// Deleting an account, end to end through the gateway, the broker, the notifier and desktop: its
-// sessions end at once, and every service drops its part on the account.deleted event (push tokens,
-// sync data and devices), once; a replay of the event deletes nothing else. The last admin stays.
+// Deleting an account and exporting one's data, end to end through the gateway, the broker, the
+// notifier and desktop. A deletion ends the sessions at once, and every service drops its part on the
+// account.deleted event (push tokens, sync data and devices), once; a replay of the event deletes
+// nothing else. The last admin stays. An export holds everything but hashes, secrets and tokens.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,13 +40,13 @@ const mails = () => fs.readdirSync(stack.notifier!.mailDir).map((f) => decodeQuo
 async function userWithData() {
   const user = await registerAndLogin(stack, 'user');
   const pushToken = `fcm-${randomBytes(6).toString('hex')}`;
-  const device = { id: `laptop-${pushToken}`, platform: 'linux', appVersion: '1.0.0', pushToken };
+  const device = { id: `laptop-${randomBytes(4).toString('hex')}`, platform: 'linux', appVersion: '1.0.0', pushToken };
   const changes = [{ key: 'settings.theme', value: { mode: 'dark' }, updatedAt: new Date().toISOString() }];
   const synced = await call(stack.url, 'POST', '/api/desktop/sync', { body: { device, cursor: '0', changes }, headers: bearer(user.accessToken) });
   expect(synced.status).toBe(200);
   await until(async () => (await heldOf(user.id)).pushTokens === 1, 5_000, 'the push token stored');
   expect(await heldOf(user.id)).toEqual({ syncItems: 1, devices: 1, pushTokens: 1 });
-  return user;
+  return { ...user, pushToken, deviceId: device.id };
 }
 
 describe('a user deletes their account', () => {
@@ -155,4 +156,32 @@ describe('deleting while the broker is away from auth', () => {
       await proxy.close();
     }
   }, 30_000);
+});
+
+describe("a user's own data", () => {
+  it('exports the profile, sessions, factors and desktop data, without a hash, secret or token', async () => {
+    const user = await userWithData();
+    const res = await call(stack.url, 'GET', '/api/auth/user/me/export', { headers: bearer(user.accessToken) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body.data.profile).toMatchObject({ id: user.id, email: user.account.email });
+    expect(res.body.data.sessions).toEqual([expect.objectContaining({ current: true })]);
+    expect(res.body.data.desktop).toEqual({
+      devices: [{ id: user.deviceId, platform: 'linux', appVersion: '1.0.0', lastSyncAt: expect.any(String) }],
+      sync: { items: 1, cursor: '1' },
+    });
+    for (const secret of [user.account.password, user.accessToken, user.refresh, user.pushToken, 'passwordHash', 'pushToken']) expect(res.text).not.toContain(secret);
+  });
+
+  it('is a 503 when desktop does not answer, never a partial export', async () => {
+    const own = await startStack('export-outage');
+    try {
+      const user = await registerAndLogin(own, 'user');
+      await own.running.desktop.stop();
+      const res = await call(own.url, 'GET', '/api/auth/user/me/export', { headers: bearer(user.accessToken) });
+      expect([res.status, res.body.code]).toEqual([503, 'service_unavailable']);
+    } finally {
+      await own.stop();
+    }
+  });
 });

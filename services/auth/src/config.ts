@@ -66,6 +66,8 @@ export const authSchema = z.object({
   EMAIL_LINK_TTL_SECONDS: env.int(86_400, 60),
   /** How long the old address may undo an email change. */
   EMAIL_CHANGE_UNDO_SECONDS: env.int(7 * DAY, 60),
+  /** Desktop's internal address: a user's export asks it for their devices and sync data. */
+  DESKTOP_URL: env.url('http://127.0.0.1:3002'),
   /** Whether new passwords are screened against the bundled list of common ones: `auto` means on in production, off elsewhere. */
   BREACHED_PASSWORD_CHECK: z.enum(['auto', 'true', 'false']).default('auto'),
   /** AES-256-GCM key of stored authenticator secrets: 32 bytes as 64 hex digits or base64. Required in production. */

@@ -14,6 +14,7 @@ import { MongoFactors } from './data-access/mongo-factors';
 import { MongoAccountLinks } from './data-access/mongo-account-links';
 import { RedisCeremonies } from './data-access/redis-ceremonies';
 import { RedisLocks } from './data-access/redis-lock';
+import { DesktopExportClient } from './data-access/desktop-export-client';
 import { SecretBox } from './security/secret-box';
 import { CommonPasswordList } from './security/common-passwords';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
@@ -80,6 +81,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       avatars: new GridFsAvatars(mongo),
       firstAdmin: new MongoFirstAdminClaim(mongo),
       locks: new RedisLocks(redis),
+      desktop: new DesktopExportClient(config.DESKTOP_URL),
       metrics: authMetrics(registry),
     };
 

@@ -68,6 +68,7 @@ export const ROUTES: RouteSpec[] = [
   ...factorRoutes('user'),
   { method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/auth/user/me/export', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none', bearer: true },
   { method: 'post', path: '/api/auth/user/sessions/sign-out-others', upstream: 'auth', body: 'none', bearer: true },
   { method: 'delete', path: '/api/auth/user/sessions/:sessionId', upstream: 'auth', body: 'none', bearer: true },

@@ -72,7 +72,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
 
   // Every replica of every service follows the stack's own revocation feed.
   const feed = { REDIS_URL: urls.redis, REVOCATION_STREAM: `${names.redisPrefix}revocations` };
-  const startAuthReplica = () =>
+  const startAuthReplica = (desktop: RunningService) =>
     startAuth(
       loadAuthConfig({
         ...AUTH_TEST_ENV,
@@ -85,6 +85,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
         AMQP_URL: urls.amqp,
         EVENTS_EXCHANGE: names.exchange,
         JWT_PRIVATE_KEY: keys.privateKey,
+        DESKTOP_URL: `http://127.0.0.1:${desktop.port}`,
         ...options.auth,
       }),
       service.logger,
@@ -122,8 +123,9 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
       service.logger,
       request.logger,
     );
-  const auth = await startAuthReplica();
+  // Desktop first: auth asks it for a user's export.
   const desktop = await startDesktopReplica();
+  const auth = await startAuthReplica(desktop);
   const gateway = await startGatewayReplica(auth, desktop);
   const replicas: RunningService[] = [];
   const replicaUrls: string[] = [];
@@ -146,7 +148,8 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     events,
     running: { auth, desktop, gateway },
     async addReplicas() {
-      const more = { auth: await startAuthReplica(), desktop: await startDesktopReplica() };
+      const moreDesktop = await startDesktopReplica();
+      const more = { auth: await startAuthReplica(moreDesktop), desktop: moreDesktop };
       const moreGateway = await startGatewayReplica(more.auth, more.desktop);
       replicas.push(moreGateway, more.auth, more.desktop);
       const moreUrl = `http://127.0.0.1:${moreGateway.port}`;

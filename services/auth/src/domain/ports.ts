@@ -286,6 +286,16 @@ export interface Avatars {
   remove(fileId: string): Promise<void>;
 }
 
+export interface DesktopExport {
+  devices: Array<{ id: string; platform: string; appVersion: string; lastSyncAt: string | null }>;
+  sync: { items: number; cursor: string };
+}
+
+/** The desktop service's part of a user's export, asked with the user's own access token. */
+export interface DesktopData {
+  exportOf(authorization: string, requestId?: string): Promise<DesktopExport>;
+}
+
 /** Mutual exclusion across replicas, for a check and a write that must not interleave. */
 export interface Locks {
   run<T>(name: string, work: () => Promise<T>): Promise<T>;
@@ -349,6 +359,7 @@ export interface AuthDeps {
   avatars: Avatars;
   firstAdmin: FirstAdminClaim;
   locks: Locks;
+  desktop: DesktopData;
   metrics: AuthMetrics;
 }
 

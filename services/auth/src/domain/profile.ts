@@ -4,7 +4,8 @@ import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { isSessionId, toAccountRecord, type AccountRecord } from './account';
 import { readAvatar, type AvatarContent } from './admin-users';
-import type { Needs } from './ports';
+import { listOwnFactors, type FactorList } from './factors';
+import type { DesktopExport, Needs, RequestContext } from './ports';
 import { announceEnded } from './sessions';
 
 export async function ownProfile(deps: Needs<'accounts'>, user: AccessClaims): Promise<AccountRecord> {
@@ -48,4 +49,28 @@ export async function signOutOthers(deps: Needs<'sessions' | 'outbox' | 'logger'
   const ended = await deps.sessions.revokeOthers('user', user.sub, user.sid);
   await announceEnded(deps, 'user', user.sub, ended);
   return ended.length;
+}
+
+export interface OwnData {
+  exportedAt: string;
+  profile: AccountRecord;
+  sessions: SessionRecord[];
+  factors: FactorList;
+  desktop: DesktopExport;
+}
+
+/** Everything the service holds of the signed-in user, as JSON: never a hash, a secret or a token. */
+export async function exportOwnData(
+  deps: Needs<'accounts' | 'sessions' | 'factors' | 'policy' | 'desktop'>,
+  user: AccessClaims,
+  authorization: string,
+  ctx: RequestContext,
+): Promise<OwnData> {
+  const [profile, sessions, factors, desktop] = await Promise.all([
+    ownProfile(deps, user),
+    ownSessions(deps, user),
+    listOwnFactors(deps, user),
+    deps.desktop.exportOf(authorization, ctx.requestId),
+  ]);
+  return { exportedAt: new Date().toISOString(), profile, sessions, factors, desktop };
 }

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import mongoose, { type Connection, type Model } from 'mongoose';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
-import type { DeviceReport, SyncChange, SyncItem, SyncStore } from '../domain/ports';
+import type { DesktopSummary, DeviceReport, SyncChange, SyncItem, SyncStore } from '../domain/ports';
 
 interface SyncItemDoc {
   userId: string;
@@ -133,6 +133,18 @@ export class SyncRepository implements SyncStore {
 
   currentCursor(userId: string): Promise<number> {
     return this.currentSeq(userId);
+  }
+
+  async summaryOf(userId: string): Promise<DesktopSummary> {
+    const [devices, items, cursor] = await Promise.all([
+      this.devices.find({ userId }).sort({ deviceId: 1 }).lean<DeviceDoc[]>().exec(),
+      this.items.countDocuments({ userId }).exec(),
+      this.currentSeq(userId),
+    ]);
+    return {
+      devices: devices.map((d) => ({ id: d.deviceId, platform: d.platform, appVersion: d.appVersion, lastSyncAt: d.lastSyncAt ? d.lastSyncAt.toISOString() : null })),
+      sync: { items, cursor: String(cursor) },
+    };
   }
 
   async removeUser(userId: string): Promise<number> {

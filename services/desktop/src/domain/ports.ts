@@ -48,8 +48,15 @@ export interface SyncStore {
   itemsByKeys(userId: string, keys: string[]): Promise<SyncItem[]>;
   /** The cursor of the user's newest change (0 before any). */
   currentCursor(userId: string): Promise<number>;
+  /** What the user's export shows of desktop: their devices (never a token) and how much sync data there is. */
+  summaryOf(userId: string): Promise<DesktopSummary>;
   /** Drops every sync item, device and counter of a deleted user; answers how many records went (0 on a replay). */
   removeUser(userId: string): Promise<number>;
+}
+
+export interface DesktopSummary {
+  devices: Array<{ id: string; platform: string; appVersion: string; lastSyncAt: string | null }>;
+  sync: { items: number; cursor: string };
 }
 
 export interface SyncLimits {

@@ -3,7 +3,8 @@ import { Router, type Request } from 'express';
 import { ok, type AccessTokenVerifier } from '@acct/shared';
 import type { AuthDeps } from '../../domain/ports';
 import { requireSession } from '../../domain/access';
-import { ownAvatar, ownProfile, ownSessions, signOutOthers, signOutSession } from '../../domain/profile';
+import { exportOwnData, ownAvatar, ownProfile, ownSessions, signOutOthers, signOutSession } from '../../domain/profile';
+import { requestContext } from './request-context';
 import { sendAvatar } from './send-avatar';
 
 export function profileRouter(deps: AuthDeps, verifier: AccessTokenVerifier): Router {
@@ -14,6 +15,12 @@ export function profileRouter(deps: AuthDeps, verifier: AccessTokenVerifier): Ro
     const profile = await ownProfile(deps, await user(req));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('User profile', { user: profile }));
+  });
+
+  router.get('/api/auth/user/me/export', async (req, res) => {
+    const data = await exportOwnData(deps, await user(req), req.get('authorization') as string, requestContext(req));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Your data', data));
   });
 
   router.get('/api/auth/user/me/avatar', async (req, res) => {

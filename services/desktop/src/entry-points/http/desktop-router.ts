@@ -49,5 +49,13 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
     res.json(ok('Sync complete', answer));
   });
 
+  // Auth's export of a user's data asks for desktop's part here, with the user's own access token.
+  // Never public: the gateway routes no /internal path (it answers 404 at the edge).
+  router.get('/internal/users/me/export', async (req, res) => {
+    const user = await requireUserSession(deps.revocations, deps.verifier.verifyHeader(req.get('authorization')));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Desktop data', await deps.syncs.summaryOf(user.sub)));
+  });
+
   return router;
 }
