@@ -116,8 +116,8 @@ export class MongoAccounts implements Accounts {
     return toAccount(await this.model.findByIdAndDelete(id).lean<AccountDoc>().exec());
   }
 
-  count(): Promise<number> {
-    return this.model.countDocuments({}).exec();
+  countEnabled(): Promise<number> {
+    return this.model.countDocuments({ disabled: { $ne: true } }).exec();
   }
 
   async upgradePasswordHash(id: string, previous: string, next: string): Promise<void> {

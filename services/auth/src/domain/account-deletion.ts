@@ -26,9 +26,10 @@ export async function deleteOwnAccount(
   if (typeof password === 'string' && password !== '') await confirmOwnPassword(deps, caller.kind, account, password, ctx);
   else if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.passwordOrRecentProof();
   if (caller.kind === 'user') return removeAccount(deps, 'user', account, ctx);
-  // Counted and deleted under one lock: two admins deleting themselves at once leave one.
+  // Counted and deleted under one lock: two admins deleting themselves at once leave one. Disabled
+  // admins do not count: they cannot sign in to manage anything.
   await deps.locks.run('admins', async () => {
-    if ((await deps.accounts.admin.count()) <= 1) throw AuthErrors.lastAdmin();
+    if ((await deps.accounts.admin.countEnabled()) <= 1) throw AuthErrors.lastAdmin();
     await removeAccount(deps, 'admin', account, ctx);
   });
 }

@@ -29,8 +29,8 @@ export interface Accounts {
   update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'>;
   /** Deletes the account; answers it as it was, or null when there was none. */
   remove(id: string): Promise<Account | null>;
-  /** How many accounts of the kind there are. */
-  count(): Promise<number>;
+  /** How many accounts of the kind are not disabled. */
+  countEnabled(): Promise<number>;
   /** Replaces the hash only if it is still `previous`, so a concurrent password change wins. */
   upgradePasswordHash(id: string, previous: string, next: string): Promise<void>;
   /** Accounts in id order after `after`, whose email or name contains `query` (any letter case). */
