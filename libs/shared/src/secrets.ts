@@ -18,6 +18,7 @@ interface SecretField {
 const SECRET_FIELDS: Record<string, SecretField> = {
   password: { log: true, query: true },
   newPassword: { log: true, query: true },
+  currentPassword: { log: true, query: true },
   token: { log: true, query: true },
   accessToken: { log: true, query: true },
   access_token: { query: true },

@@ -137,6 +137,7 @@ export function weakenedSettings(config: AuthConfig): string[] {
 
 /** The flat variables grouped by concern; the composition root hands each section to its store whole. */
 function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYPTION_KEY?: string }) {
+  const mfa = mfaSection(config);
   return {
     ...config,
     sessions: {
@@ -162,7 +163,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       windowMs: config.RATE_LOGIN_FAILURE_WINDOW_SECONDS * 1000,
     },
     otp: { secret: config.OTP_SECRET ?? 'development-only-otp-secret', ttlMs: config.OTP_TTL_SECONDS * 1000, maxAttempts: config.OTP_MAX_ATTEMPTS },
-    mfa: mfaSection(config),
+    mfa,
     breachedPasswordCheck: config.BREACHED_PASSWORD_CHECK === 'auto' ? config.NODE_ENV === 'production' : config.BREACHED_PASSWORD_CHECK === 'true',
     passwords: {
       cost: config.BCRYPT_COST,
@@ -179,7 +180,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       },
       adminRegistrationOpen: config.ADMIN_REGISTRATION_OPEN,
       adminTwoFactor: config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true',
-      mfa: { totpIssuer: config.TOTP_ISSUER, webauthn: mfaSection(config).webauthn },
+      mfa: { totpIssuer: config.TOTP_ISSUER, webauthn: mfa.webauthn },
       emailVerification: config.EMAIL_VERIFICATION,
       emailLinks: {
         urlBase: config.EMAIL_LINK_URL_BASE ?? 'http://localhost:3000/account/email',

@@ -5,6 +5,7 @@
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { assertSessionLive } from '@acct/shared/redis';
 import { AuthErrors } from '../errors';
+import type { Account } from './account';
 import type { Needs, RequestContext } from './ports';
 
 export interface AccessOptions {
@@ -29,4 +30,11 @@ export async function requireSession(deps: Needs<'sessions' | 'revocations'>, cl
 export async function isLiveAdmin(deps: Needs<'sessions'>, ctx: RequestContext): Promise<boolean> {
   const actor = ctx.actor;
   return actor?.kind === 'admin' && (await deps.sessions.isActive('admin', actor.sid, actor.sub));
+}
+
+/** The account of a caller whose session is live; an account gone meanwhile answers as an ended session. */
+export async function callerAccount(deps: Needs<'accounts'>, caller: Pick<AccessClaims, 'kind' | 'sub'>): Promise<Account> {
+  const account = await deps.accounts[caller.kind].findById(caller.sub);
+  if (!account) throw AuthErrors.sessionRevoked();
+  return account;
 }

@@ -8,7 +8,8 @@ import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { assertUserId } from './admin-users';
-import { confirmOwnPassword } from './passwords';
+import { callerAccount } from './access';
+import { confirmPasswordOrRecentProof } from './passwords';
 import type { Needs, RequestContext } from './ports';
 import { asBody } from './validation';
 
@@ -21,10 +22,8 @@ export async function deleteOwnAccount(
   ctx: RequestContext,
 ): Promise<void> {
   const { password } = asBody(raw);
-  const account = await deps.accounts[caller.kind].findById(caller.sub);
-  if (!account) throw AuthErrors.sessionRevoked();
-  if (typeof password === 'string' && password !== '') await confirmOwnPassword(deps, caller.kind, account, password, ctx);
-  else if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.passwordOrRecentProof();
+  const account = await callerAccount(deps, caller);
+  await confirmPasswordOrRecentProof(deps, caller, account, password, ctx);
   if (caller.kind === 'user') return removeAccount(deps, 'user', account, ctx);
   // Counted and deleted under one lock: two admins deleting themselves at once leave one. Disabled
   // admins do not count: they cannot sign in to manage anything.

@@ -11,7 +11,8 @@ import { AuthErrors } from '../errors';
 import { toAccountRecord, type Account, type AccountRecord } from './account';
 import { enforceLimit, withinLimit } from './limits';
 import type { ClaimedResetRequest, LinkPurpose, Needs, RequestContext } from './ports';
-import { confirmOwnPassword } from './passwords';
+import { callerAccount } from './access';
+import { confirmPasswordOrRecentProof } from './passwords';
 import { securityNotice } from './security-notices';
 import { endEverySession } from './sessions';
 import { asBody, requireEmail, validateUserForgot } from './validation';
@@ -97,13 +98,8 @@ export async function requestEmailChange(
   const { newEmail, password } = asBody(raw);
   if (newEmail === undefined || newEmail === null || newEmail === '') throw AuthErrors.emailChangeMissing();
   const email = requireEmail(typeof newEmail === 'string' ? newEmail.trim() : newEmail);
-  const account = await deps.accounts[caller.kind].findById(caller.sub);
-  if (!account) throw AuthErrors.sessionRevoked();
-  if (typeof password === 'string' && password !== '') {
-    await confirmOwnPassword(deps, caller.kind, account, password, ctx);
-  } else if (!(await deps.ceremonies.hasRecentProof(caller.sid))) {
-    throw AuthErrors.passwordOrRecentProof();
-  }
+  const account = await callerAccount(deps, caller);
+  await confirmPasswordOrRecentProof(deps, caller, account, password, ctx);
   // Mail to addresses of the caller's choosing: a few an hour per account.
   if (!(await withinLimit(deps, 'forgotEmail', `change:${caller.kind}:${account.id}`))) throw AuthErrors.rateLimited(3600);
   if (email === account.email) return;

@@ -22,6 +22,7 @@ import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { enforceLimit } from './limits';
 import type { FactorSet, Needs, OpenChallenge, RequestContext } from './ports';
+import { callerAccount } from './access';
 import { confirmOwnPassword } from './passwords';
 import { securityNotice } from './security-notices';
 import { announceEnded, endEverySession } from './sessions';
@@ -205,7 +206,7 @@ export async function reauthenticate(
   ctx: RequestContext,
 ): Promise<void> {
   const { password, code } = asBody(raw);
-  const account = await ownAccount(deps, caller);
+  const account = await callerAccount(deps, caller);
   if (typeof password === 'string' && password !== '') {
     await confirmOwnPassword(deps, caller.kind, account, password, ctx);
   } else if (code !== undefined) {
@@ -220,7 +221,7 @@ export async function reauthenticate(
 /** Starts adding an authenticator app: a fresh 160-bit secret, its otpauth:// URI and that URI as a QR image. */
 export async function startAuthenticator(deps: OwnNeeds, caller: AccessClaims): Promise<{ secret: string; otpauthUrl: string; qrCode: string }> {
   await requireRecentProof(deps, caller);
-  const account = await ownAccount(deps, caller);
+  const account = await callerAccount(deps, caller);
   const secret = new Secret({ size: 20 });
   if ((await deps.factors.startTotp(caller.kind, caller.sub, secret.base32)) === 'exists') throw AuthErrors.authenticatorExists();
   const otpauthUrl = new TOTP({ ...TOTP_SETTINGS, issuer: deps.policy.mfa.totpIssuer, label: account.email, secret }).toString();
@@ -241,7 +242,7 @@ export async function confirmAuthenticator(
   const step = totpStep(set.totp.secret, code);
   if (step === undefined) throw AuthErrors.invalidCode();
   if (!(await deps.factors.confirmTotp(caller.kind, caller.sub, step))) throw AuthErrors.noPendingAuthenticator();
-  const account = await ownAccount(deps, caller);
+  const account = await callerAccount(deps, caller);
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
   await securityNotice(deps, caller.kind, account, 'totp_added', ctx);
   return recoveryCodes ? { recoveryCodes } : {};
@@ -265,7 +266,7 @@ export async function regenerateRecoveryCodes(deps: OwnNeeds, caller: AccessClai
   const set = await deps.factors.of(caller.kind, caller.sub);
   if (!hasOwnFactor(set)) throw AuthErrors.noFactorForRecoveryCodes();
   const codes = await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await securityNotice(deps, caller.kind, await ownAccount(deps, caller), 'recovery_codes_regenerated', ctx);
+  await securityNotice(deps, caller.kind, await callerAccount(deps, caller), 'recovery_codes_regenerated', ctx);
   return codes;
 }
 
@@ -273,7 +274,7 @@ export async function regenerateRecoveryCodes(deps: OwnNeeds, caller: AccessClai
 export async function passkeyRegistrationOptions(deps: OwnNeeds, caller: AccessClaims): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const webauthn = requireWebauthn(deps);
   await requireRecentProof(deps, caller);
-  const account = await ownAccount(deps, caller);
+  const account = await callerAccount(deps, caller);
   const { passkeys } = await deps.factors.of(caller.kind, caller.sub);
   const options = await generateRegistrationOptions({
     rpName: webauthn.rpName,
@@ -328,7 +329,7 @@ export async function registerPasskey(
   };
   if ((await deps.factors.addPasskey(caller.kind, caller.sub, stored)) === 'exists') throw AuthErrors.passkeyExists();
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await securityNotice(deps, caller.kind, await ownAccount(deps, caller), 'passkey_added', ctx);
+  await securityNotice(deps, caller.kind, await callerAccount(deps, caller), 'passkey_added', ctx);
   return { passkey: { id: stored.id, name: stored.name, createdAt: new Date().toISOString() }, ...(recoveryCodes ? { recoveryCodes } : {}) };
 }
 
@@ -367,20 +368,13 @@ function requireWebauthn(deps: Needs<'policy'>): NonNullable<typeof deps.policy.
   return webauthn;
 }
 
-async function ownAccount(deps: Needs<'accounts'>, caller: AccessClaims): Promise<Account> {
-  const account = await deps.accounts[caller.kind].findById(caller.sub);
-  // A live session of an account that is gone.
-  if (!account) throw AuthErrors.sessionRevoked();
-  return account;
-}
-
 /** After a factor went: the recovery codes go with the last one, the account's other sessions end, the owner is told. */
 async function afterRemoval(deps: OwnNeeds, caller: AccessClaims, change: SecurityChange, ctx: RequestContext): Promise<number> {
   const set = await deps.factors.of(caller.kind, caller.sub);
   if (!hasOwnFactor(set)) await deps.factors.removeRecoveryCodes(caller.kind, caller.sub);
   const ended = await deps.sessions.revokeOthers(caller.kind, caller.sub, caller.sid);
   await announceEnded(deps, caller.kind, caller.sub, ended, ctx);
-  await securityNotice(deps, caller.kind, await ownAccount(deps, caller), change, ctx);
+  await securityNotice(deps, caller.kind, await callerAccount(deps, caller), change, ctx);
   return ended.length;
 }
 

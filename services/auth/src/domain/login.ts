@@ -77,12 +77,12 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
 /** A passkey in place of the password: both factors at once, for either kind (when passkeys are on). */
 export async function passkeyLogin(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const account = await passkeySignInAccount(deps, kind, body, ctx);
+  assertMaySignIn(deps, kind, account);
   return signIn(deps, kind, account, ctx);
 }
 
-/** The session of an account whose factors all held; a user's login is pushed to their devices. */
+/** The session of an account whose factors all held and that may sign in; a user's login is pushed to their devices. */
 async function signIn(deps: LoginNeeds, kind: AccountKind, account: Account, ctx: RequestContext): Promise<LoginResult> {
-  assertMaySignIn(deps, kind, account);
   const session = await openSession(deps, kind, account, ctx);
   deps.metrics.login(kind, 'success');
   if (kind === 'user') notifyLogin(deps, account.id, ctx);

@@ -5,6 +5,7 @@
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { toAccountRecord, type AccountRecord } from './account';
+import { callerAccount } from './access';
 import { assertNotCommon, assertPasswordPolicy, confirmOwnPassword } from './passwords';
 import type { Needs, RequestContext } from './ports';
 import { securityNotice } from './security-notices';
@@ -22,8 +23,7 @@ export async function changePassword(
   if (typeof newPassword !== 'string') throw AuthErrors.passwordPolicy();
   assertPasswordPolicy(newPassword);
   const kind = caller.kind;
-  const account = await deps.accounts[kind].findById(caller.sub);
-  if (!account) throw AuthErrors.sessionRevoked();
+  const account = await callerAccount(deps, caller);
   await confirmOwnPassword(deps, kind, account, currentPassword, ctx);
   assertNotCommon(deps, newPassword);
   const passwordHash = await deps.hasher.hash(newPassword, ctx.signal);

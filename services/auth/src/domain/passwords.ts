@@ -29,3 +29,15 @@ export async function confirmOwnPassword(deps: Needs<'hasher' | 'loginAttempts'>
   if (!valid) throw AuthErrors.invalidCredentials();
   await deps.loginAttempts.succeed(kind, account.email, ctx.budget);
 }
+
+/** The password again, or (without one) a proof of the last STEP_UP_SECONDS: a login, or `reauthenticate`. */
+export async function confirmPasswordOrRecentProof(
+  deps: Needs<'hasher' | 'loginAttempts' | 'ceremonies'>,
+  caller: { kind: AccountKind; sid: string },
+  account: Account,
+  password: unknown,
+  ctx: RequestContext,
+): Promise<void> {
+  if (typeof password === 'string' && password !== '') await confirmOwnPassword(deps, caller.kind, account, password, ctx);
+  else if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.passwordOrRecentProof();
+}

@@ -5,14 +5,12 @@ import { AuthErrors } from '../errors';
 import { isSessionId, toAccountRecord, type AccountRecord } from './account';
 import { readAvatar, type AvatarContent } from './admin-users';
 import { listOwnFactors, type FactorList } from './factors';
+import { callerAccount } from './access';
 import type { DesktopExport, Needs, RequestContext } from './ports';
 import { announceEnded } from './sessions';
 
 export async function ownProfile(deps: Needs<'accounts'>, user: AccessClaims): Promise<AccountRecord> {
-  const account = await deps.accounts.user.findById(user.sub);
-  // A live session of an account that is gone: nothing to show.
-  if (!account) throw AuthErrors.sessionRevoked();
-  return toAccountRecord('user', account);
+  return toAccountRecord('user', await callerAccount(deps, { kind: 'user', sub: user.sub }));
 }
 
 export function ownAvatar(deps: Needs<'accounts' | 'avatars'>, user: AccessClaims): Promise<AvatarContent> {
