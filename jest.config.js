@@ -4,7 +4,13 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
   testMatch: ['**/test/**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
+    // openid-client and what it builds on ship only ES modules, which Node loads with require()
+    // but jest's module system does not: they are compiled to CommonJS for the tests alone.
+    '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', esModuleInterop: true }, diagnostics: false }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
   moduleNameMapper: {
     '^@acct/(shared|mongo-standin)$': '<rootDir>/libs/$1/src',
     '^@acct/shared/(http|mongo|redis|amqp|tracing|instrumentations)$': '<rootDir>/libs/shared/src/$1',

@@ -22,6 +22,8 @@ export const SECURITY_CHANGES = [
   'factors_reset',
   'password_changed',
   'email_change_undone',
+  'identity_linked',
+  'identity_unlinked',
 ] as const;
 
 export const eventSchemas = {

@@ -14,4 +14,11 @@ export const InternalHeaders = {
   refreshTokenKind: 'x-refresh-token-kind',
   /** Outbound: the gateway must clear the kind's cookie. */
   clearRefreshToken: 'x-clear-refresh-token',
+  /** Inbound, on an identity provider's callback: the secret of the browser's flow cookie. */
+  identityFlow: 'x-identity-flow',
+  /** Outbound, on starting a sign-in with a provider: a flow cookie secret, and its lifetime (seconds). */
+  setIdentityFlow: 'x-set-identity-flow',
+  identityFlowMaxAge: 'x-identity-flow-max-age',
+  /** Outbound, on the callback: the flow cookie is spent. */
+  clearIdentityFlow: 'x-clear-identity-flow',
 } as const;

@@ -31,6 +31,8 @@ const SECRET_FIELDS: Record<string, SecretField> = {
   otpauthUrl: { log: true },
   qrCode: { log: true },
   passkey_token: { log: true, query: true },
+  // An identity provider's redirect back: `code` (above) and the `state` that takes the flow.
+  state: { query: true },
   // Also an error's code in records; the logger keeps snake_case error codes readable.
   code: { log: true, query: true, events: ['admin.otp.requested'] },
   cookie: { log: true },

@@ -81,6 +81,22 @@ export const authSchema = z.object({
   WEBAUTHN_ORIGINS: env.list([], { test: (o) => /^https?:\/\/[^/\s*]+$/.test(o), expected: 'origins such as https://app.example.com' }),
   /** How long a password or second-factor proof lets a session add or remove factors. */
   STEP_UP_SECONDS: env.int(300, 30),
+  /**
+   * Identity providers users may sign in with (OpenID Connect), as a JSON array of
+   * `{"id","issuer","clientId","name"?,"scopes"?}`; empty: none. Secrets go in OIDC_CLIENT_SECRETS.
+   */
+  OIDC_PROVIDERS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => parseProviders(v, ctx)),
+  /** The providers' client secrets, as a JSON object of provider id to secret; a provider without one is a public client (PKCE alone). */
+  ...env.secret('OIDC_CLIENT_SECRETS'),
+  /** The public origin (and path prefix) the browser reaches the API at: callbacks are `<base>/api/auth/user/oidc/<id>/callback`. Required in production with providers. */
+  OIDC_REDIRECT_URL_BASE: z.string().url().optional(),
+  /** Where a sign-in with a provider may send the browser back (`returnTo`: one of these, or a path under one); the first is the default. Required in production with providers. */
+  OIDC_APP_URLS: env.list([], { test: (u) => /^https?:\/\/[^\s*]+$/.test(u), expected: 'app URLs such as https://app.example.com/signed-in' }),
+  /** How long a started sign-in with a provider may take to come back. */
+  OIDC_FLOW_TTL_SECONDS: env.int(600, 30),
   /** How often queued forgot-password requests are looked up and answered by mail (with ±50% jitter). */
   RESET_REQUEST_POLL_MS: env.int(1000, 10),
 });
@@ -108,6 +124,15 @@ const productionRules: ConfigRule = (given) => {
   if (rpId && isLocalHost(rpId)) refused.push(['WEBAUTHN_RP_ID', 'names this machine; in production it is the public site passkeys belong to (example.com)']);
   const localOrigins = splitList(given.WEBAUTHN_ORIGINS ?? '').filter((o) => isLocalUrl(o) || !/^https:\/\//i.test(o));
   if (localOrigins.length) refused.push(['WEBAUTHN_ORIGINS', `in production every origin must be https and public (refused: ${localOrigins.join(', ')})`]);
+  if (!['', '[]'].includes((given.OIDC_PROVIDERS ?? '').replace(/\s/g, ''))) {
+    const base = given.OIDC_REDIRECT_URL_BASE;
+    if (!base) refused.push(['OIDC_REDIRECT_URL_BASE', 'required in production with identity providers: the public https origin of the API']);
+    else if (isLocalUrl(base) || !/^https:\/\//i.test(base)) refused.push(['OIDC_REDIRECT_URL_BASE', 'must be the public https origin of the API in production']);
+    const apps = splitList(given.OIDC_APP_URLS ?? '');
+    if (!apps.length) refused.push(['OIDC_APP_URLS', 'required in production with identity providers: the app pages a sign-in may return to']);
+    const plain = apps.filter((u) => isLocalUrl(u) || !/^https:\/\//i.test(u));
+    if (plain.length) refused.push(['OIDC_APP_URLS', `in production every app URL must be https and public (refused: ${plain.join(', ')})`]);
+  }
   const linkPages: Array<[string, string]> = [
     ['RESET_URL_BASE_ADMIN', 'reset'],
     ['RESET_URL_BASE_USER', 'reset'],
@@ -136,10 +161,11 @@ export function weakenedSettings(config: AuthConfig): string[] {
 }
 
 /** The flat variables grouped by concern; the composition root hands each section to its store whole. */
-function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYPTION_KEY?: string }) {
+function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYPTION_KEY?: string; OIDC_CLIENT_SECRETS?: string }, ctx: z.RefinementCtx) {
   const mfa = mfaSection(config);
   return {
     ...config,
+    identityProviders: identityProviderSection(config, ctx),
     sessions: {
       idleTtlMs: config.REFRESH_IDLE_TTL_SECONDS * 1000,
       graceMs: config.REFRESH_GRACE_SECONDS * 1000,
@@ -182,6 +208,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       adminTwoFactor: config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true',
       mfa: { totpIssuer: config.TOTP_ISSUER, webauthn: mfa.webauthn },
       emailVerification: config.EMAIL_VERIFICATION,
+      identity: { appUrls: config.OIDC_APP_URLS.length ? config.OIDC_APP_URLS : DEVELOPMENT_APP_URLS, flowTtlMs: config.OIDC_FLOW_TTL_SECONDS * 1000 },
       emailLinks: {
         urlBase: config.EMAIL_LINK_URL_BASE ?? 'http://localhost:3000/account/email',
         ttlSeconds: config.EMAIL_LINK_TTL_SECONDS,
@@ -210,6 +237,69 @@ function mfaSection(config: AuthVariables & { MFA_ENCRYPTION_KEY?: string }) {
   };
 }
 
+/** One identity provider as OIDC_PROVIDERS gives it. */
+const providerSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'id: lower-case letters, digits and dashes, at most 32'),
+    issuer: z.string().url(),
+    clientId: z.string().min(1),
+    name: z.string().min(1).max(64).optional(),
+    scopes: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type ProviderEntry = z.infer<typeof providerSchema>;
+
+function parseProviders(value: string | undefined, ctx: z.RefinementCtx): ProviderEntry[] {
+  if (value === undefined || value.trim() === '') return [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'expected a JSON array of {"id","issuer","clientId","name"?,"scopes"?}' });
+    return [];
+  }
+  const parsed = z.array(providerSchema).safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    ctx.addIssue({ code: 'custom', message: `provider ${issue.path.join('.')}: ${issue.message}` });
+    return [];
+  }
+  const ids = parsed.data.map((p) => p.id);
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated) ctx.addIssue({ code: 'custom', message: `provider id "${repeated}" is given twice` });
+  return parsed.data;
+}
+
+/** The providers with their secrets, the callback base and the app URLs a sign-in may return to. */
+function identityProviderSection(config: AuthVariables & { OIDC_CLIENT_SECRETS?: string }, ctx: z.RefinementCtx) {
+  let secrets: Record<string, string> = {};
+  if (config.OIDC_CLIENT_SECRETS) {
+    try {
+      secrets = z.record(z.string().min(1)).parse(JSON.parse(config.OIDC_CLIENT_SECRETS));
+    } catch {
+      ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_SECRETS'], message: 'expected a JSON object of provider id to client secret' });
+    }
+  }
+  const unknown = Object.keys(secrets).filter((id) => !config.OIDC_PROVIDERS.some((p) => p.id === id));
+  if (unknown.length) ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_SECRETS'], message: `secrets for providers not in OIDC_PROVIDERS: ${unknown.join(', ')}` });
+  const redirectBase = (config.OIDC_REDIRECT_URL_BASE ?? 'http://localhost:8080').replace(/\/+$/, '');
+  return {
+    providers: config.OIDC_PROVIDERS.map((p) => ({
+      id: p.id,
+      name: p.name ?? p.id,
+      issuer: p.issuer,
+      clientId: p.clientId,
+      clientSecret: secrets[p.id],
+      scopes: p.scopes ?? 'openid email profile',
+      redirectUri: `${redirectBase}/api/auth/user/oidc/${p.id}/callback`,
+    })),
+  };
+}
+
+/** Where a sign-in may return outside production when OIDC_APP_URLS is unset: the usual dev servers. */
+const DEVELOPMENT_APP_URLS = ['http://localhost:3000/', 'http://localhost:5173/', 'http://localhost:8080/'];
+
 /** Stands in outside production; production refuses it (it is in this file for anyone to read). */
 const DEVELOPMENT_MFA_KEY = '0000000000000000000000000000000000000000000000000000000000000000';
 
@@ -229,7 +319,7 @@ export function parseMfaKey(value: string): Buffer | undefined {
   return /^[A-Za-z0-9+/_-]{43}=?$/.test(text) && decoded.length === 32 ? decoded : undefined;
 }
 
-const authConfig = authSchema.transform(readSecrets('JWT_PRIVATE_KEY', 'MFA_ENCRYPTION_KEY')).transform(sections);
+const authConfig = authSchema.transform(readSecrets('JWT_PRIVATE_KEY', 'MFA_ENCRYPTION_KEY', 'OIDC_CLIENT_SECRETS')).transform(sections);
 
 export type AuthConfig = z.infer<typeof authConfig>;
 

@@ -6,6 +6,7 @@ import { accountRouter } from './entry-points/http/account-router';
 import type { HttpSettings } from './entry-points/http/http-settings';
 import { adminUsersRouter } from './entry-points/http/admin-users-router';
 import { factorsRouter } from './entry-points/http/factors-router';
+import { identityRouter } from './entry-points/http/identity-router';
 import { profileRouter } from './entry-points/http/profile-router';
 import { traceIncoming } from '@acct/shared/tracing';
 
@@ -20,6 +21,7 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   app.use(accountRouter(deps, settings));
   // Before the admin user routes: `/api/admin/users/:userId/factors` is its own route, not a user id's subpath.
   app.use(factorsRouter(deps, settings.verifier, settings));
+  app.use(identityRouter(deps, settings.verifier, settings));
   app.use(adminUsersRouter(deps, settings.verifier));
   app.use(profileRouter(deps, settings.verifier));
   app.use(notFoundHandler);

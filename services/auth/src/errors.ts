@@ -24,6 +24,11 @@ export const authErrorCatalogue = errorCatalogue({
   factor_not_found: { status: 404, meaning: 'No such factor of the signed-in account, no authenticator enrolment waiting for its first code, or no factor that recovery codes could stand in for.' },
   passkey_rejected: { status: 401, meaning: 'The passkey answer did not verify: another origin or relying party, a used or expired ceremony, an unknown passkey, or a bad signature. Start the ceremony again.' },
   passkeys_disabled: { status: 404, meaning: 'This deployment has no passkey relying party (`WEBAUTHN_RP_ID` unset in production).' },
+  identity_provider_unknown: { status: 404, meaning: 'No identity provider of this deployment has this id (`OIDC_PROVIDERS`).' },
+  identity_provider_unavailable: { status: 503, meaning: 'The identity provider has not answered its discovery yet (retried in the background): retry later; every other sign-in works.' },
+  return_url_not_allowed: { status: 400, meaning: '`returnTo` is not one of the app URLs a sign-in may return to (`OIDC_APP_URLS`), nor a page under one.' },
+  identity_not_found: { status: 404, meaning: 'The signed-in account has no identity at this provider.' },
+  last_sign_in_method: { status: 409, meaning: 'Unlinking this identity would leave the account no way to sign in: set a password (forgot-password) or link another provider first.' },
 });
 
 const { error } = authErrorCatalogue;
@@ -87,6 +92,12 @@ export const AuthErrors = {
   noFactorForRecoveryCodes: () => error('factor_not_found', 'Recovery codes need an authenticator app or a passkey first'),
   passkeyRejected: () => error('passkey_rejected', 'Passkey not accepted'),
   passkeysOff: () => error('passkeys_disabled', 'Passkeys are not enabled on this service'),
+  // Identity providers.
+  identityProviderUnknown: () => error('identity_provider_unknown', 'Unknown identity provider'),
+  identityProviderUnavailable: () => error('identity_provider_unavailable', 'Identity provider unavailable, please retry later', { retryAfterSeconds: 30 }),
+  returnUrlNotAllowed: () => error('return_url_not_allowed', 'returnTo is not an allowed app URL'),
+  identityNotFound: () => error('identity_not_found', 'No identity linked at this provider'),
+  lastSignInMethod: () => error('last_sign_in_method', 'This is the account\'s last way to sign in; set a password or link another provider first'),
   // Admin user routes.
   authRequired: () => errors.unauthorized(),
   adminOnly: () => errors.forbidden('Admin session required'),

@@ -15,6 +15,9 @@ import { MongoAccountLinks } from './data-access/mongo-account-links';
 import { RedisCeremonies } from './data-access/redis-ceremonies';
 import { RedisLocks } from './data-access/redis-lock';
 import { DesktopExportClient } from './data-access/desktop-export-client';
+import { MongoIdentities } from './data-access/mongo-identities';
+import { RedisIdentityFlows } from './data-access/redis-identity-flows';
+import { OidcIdentityProviders } from './security/identity-providers';
 import { SecretBox } from './security/secret-box';
 import { CommonPasswordList } from './security/common-passwords';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
@@ -51,13 +54,18 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const resets = new MongoResetTokens(mongo);
     const links = new MongoAccountLinks(mongo);
     const resetRequests = new MongoResetRequestQueue(mongo);
+    const identities = new MongoIdentities(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
-    await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), outbox.init()]);
+    await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), outbox.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
     outboxMetrics(registry, () => outbox.pendingStats());
     revocations.registerMetrics(registry);
+
+    // Discovered in the background: a provider that cannot be reached makes only its own routes answer 503.
+    const identityProviders = await open('identity-providers', Promise.resolve(new OidcIdentityProviders(config.identityProviders.providers, logger)), (p) => p.stop());
+    identityProviders.start();
 
     const deps: AuthDeps = {
       policy: config.policy,
@@ -82,6 +90,9 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       firstAdmin: new MongoFirstAdminClaim(mongo),
       locks: new RedisLocks(redis),
       desktop: new DesktopExportClient(config.DESKTOP_URL),
+      identityProviders,
+      identities,
+      identityFlows: new RedisIdentityFlows(redis, config.policy.identity.flowTtlMs),
       metrics: authMetrics(registry),
     };
 

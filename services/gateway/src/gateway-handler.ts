@@ -11,7 +11,7 @@ import type { GatewayConfig } from './config';
 import { Cors } from './cors';
 import { CrossSiteGuard } from './cross-site';
 import { GatewayErrors } from './errors';
-import { presentedRefreshToken, refreshCookieFromAnswer } from './refresh-cookie-bridge';
+import { identityFlowCookieFromAnswer, presentedIdentityFlow, presentedRefreshToken, refreshCookieFromAnswer } from './refresh-cookie-bridge';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import { RouteMatcher } from './route-matcher';
 import { ROUTES, type RouteSpec, type Upstream } from './routes';
@@ -34,7 +34,8 @@ export interface GatewayDeps {
 
 // `origin` tells auth that a browser page asked (a missing refresh cookie then gets a hint).
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization', 'user-agent', 'if-none-match', 'if-modified-since', 'origin'];
-const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
+// `location`: the redirects of a sign-in with an identity provider (to it, and back to the app).
+const RETURNED_RESPONSE_HEADERS = ['location', 'content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
 const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
 
 export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
@@ -164,6 +165,10 @@ function upstreamHeaders(req: http.IncomingMessage, route: RouteSpec, ctx: Forwa
     const token = presentedRefreshToken(req.headers.cookie, route.cookieKind);
     if (token) outgoing[InternalHeaders.refreshToken] = token;
   }
+  if (route.identityFlow === 'read') {
+    const secret = presentedIdentityFlow(req.headers.cookie);
+    if (secret) outgoing[InternalHeaders.identityFlow] = secret;
+  }
   return outgoing;
 }
 
@@ -201,6 +206,10 @@ function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: Upstrea
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
   if (route.cookieKind) {
     const cookie = refreshCookieFromAnswer(answer.headers, cookieKindOf(route, answer.headers), ctx.production);
+    if (cookie) headers.push('Set-Cookie', cookie);
+  }
+  if (route.identityFlow) {
+    const cookie = identityFlowCookieFromAnswer(answer.headers, ctx.production);
     if (cookie) headers.push('Set-Cookie', cookie);
   }
   for (const name of RETURNED_RESPONSE_HEADERS) {

@@ -4,7 +4,7 @@
 // cleared (every refresh-token error carries that header). The gateway alone speaks cookies.
 import type http from 'node:http';
 import { InternalHeaders, type AccountKind } from '@acct/shared';
-import { clearedRefreshCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
+import { IDENTITY_FLOW_COOKIE, clearedIdentityFlowCookie, clearedRefreshCookie, identityFlowCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
 
 const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
 /**
@@ -28,6 +28,21 @@ export function refreshCookieFromAnswer(headers: http.IncomingHttpHeaders, kind:
     return refreshCookie(kind, token, production, Number.isSafeInteger(maxAge) ? maxAge : undefined);
   }
   if (headers[InternalHeaders.clearRefreshToken]) return clearedRefreshCookie(kind, production);
+  return undefined;
+}
+
+/** The identity-provider flow cookie's secret, as auth is to receive it on the callback. */
+export function presentedIdentityFlow(cookieHeader: string | undefined): string | undefined {
+  const secret = readCookie(cookieHeader, IDENTITY_FLOW_COOKIE);
+  return secret && HEADER_SAFE_TOKEN.test(secret) ? secret : undefined;
+}
+
+/** The flow cookie that auth's answer asks for: set (a started sign-in) or cleared (its callback). */
+export function identityFlowCookieFromAnswer(headers: http.IncomingHttpHeaders, production: boolean): string | undefined {
+  const secret = headers[InternalHeaders.setIdentityFlow];
+  const maxAge = Number(headers[InternalHeaders.identityFlowMaxAge]);
+  if (typeof secret === 'string' && HEADER_SAFE_TOKEN.test(secret)) return identityFlowCookie(secret, production, Number.isSafeInteger(maxAge) && maxAge > 0 ? maxAge : 600);
+  if (headers[InternalHeaders.clearIdentityFlow]) return clearedIdentityFlowCookie(production);
   return undefined;
 }
 

@@ -18,6 +18,8 @@ export interface RouteSpec {
   bearer?: boolean;
   /** The service's answer names the kind whose cookie it sets (verify-otp serves both); `cookieKind` when it does not. */
   cookieKindFromAnswer?: boolean;
+  /** A sign-in with an identity provider: `set` starts one (the flow cookie), `read` is its callback (the cookie read, then cleared). */
+  identityFlow?: 'set' | 'read';
 }
 
 /** Second factors: sign-in with a passkey, and what a signed-in account does with its own factors. */
@@ -66,6 +68,13 @@ export const ROUTES: RouteSpec[] = [
   { method: 'post', path: '/api/auth/user/email/undo', upstream: 'auth', body: 'json' },
   ...factorRoutes('admin'),
   ...factorRoutes('user'),
+  // Identity providers: the list, the redirect to one and its callback (top-level navigations), and the user's identities.
+  { method: 'get', path: '/api/auth/identity-providers', upstream: 'auth', body: 'none' },
+  { method: 'get', path: '/api/auth/user/oidc/:provider/start', upstream: 'auth', body: 'none', identityFlow: 'set' },
+  { method: 'get', path: '/api/auth/user/oidc/:provider/callback', upstream: 'auth', body: 'none', identityFlow: 'read', cookieKind: 'user' },
+  { method: 'get', path: '/api/auth/user/identities', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'post', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'json', bearer: true, identityFlow: 'set' },
+  { method: 'delete', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/me/export', upstream: 'auth', body: 'none', bearer: true },

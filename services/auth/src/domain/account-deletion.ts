@@ -1,6 +1,6 @@
 // Deleting an account: by its owner (with the password, or a proof of the last few minutes) or, for
 // a user, by an admin. Its sessions end at once (every replica refuses their access tokens within
-// the revocation feed's second); the account, its avatar, factors and links go here; the services
+// the revocation feed's second); the account, its avatar, factors, identities and links go here; the services
 // that hold the rest (the notifier's push tokens, desktop's sync data and devices) act on the
 // `account.deleted` event, idempotently, and the notifier mails the address a notice. The last
 // admin cannot be deleted.
@@ -13,7 +13,7 @@ import { confirmPasswordOrRecentProof } from './passwords';
 import type { Needs, RequestContext } from './ports';
 import { asBody } from './validation';
 
-type DeletionNeeds = Needs<'accounts' | 'sessions' | 'otp' | 'factors' | 'links' | 'resets' | 'avatars' | 'outbox' | 'logger'>;
+type DeletionNeeds = Needs<'accounts' | 'sessions' | 'otp' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'logger'>;
 
 export async function deleteOwnAccount(
   deps: DeletionNeeds & Needs<'hasher' | 'loginAttempts' | 'ceremonies' | 'locks'>,
@@ -50,7 +50,12 @@ async function removeAccount(deps: DeletionNeeds, kind: AccountKind, account: Ac
   // A session of any epoch up to the one past the account's last is refused, wherever it is checked.
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch + 1);
   await deps.otp.cancelFor(kind, account.id);
-  await Promise.all([deps.factors.removeAll(kind, account.id), deps.links.retireAll('all', kind, account.id), deps.resets.retireAll(kind, account.id)]);
+  await Promise.all([
+    deps.factors.removeAll(kind, account.id),
+    deps.identities.removeAll(kind, account.id),
+    deps.links.retireAll('all', kind, account.id),
+    deps.resets.retireAll(kind, account.id),
+  ]);
   if (removed.avatar) {
     await deps.avatars.remove(removed.avatar.fileId).catch((err) => deps.logger.warn({ reason: (err as Error).message, account_id: account.id }, 'Could not remove the avatar of a deleted account'));
   }

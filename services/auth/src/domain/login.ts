@@ -82,7 +82,7 @@ export async function passkeyLogin(deps: LoginNeeds, kind: AccountKind, body: un
 }
 
 /** The session of an account whose factors all held and that may sign in; a user's login is pushed to their devices. */
-async function signIn(deps: LoginNeeds, kind: AccountKind, account: Account, ctx: RequestContext): Promise<LoginResult> {
+export async function signIn(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'logger' | 'metrics'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<LoginResult> {
   const session = await openSession(deps, kind, account, ctx);
   deps.metrics.login(kind, 'success');
   if (kind === 'user') notifyLogin(deps, account.id, ctx);

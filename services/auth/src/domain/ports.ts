@@ -296,6 +296,70 @@ export interface DesktopData {
   exportOf(authorization: string, requestId?: string): Promise<DesktopExport>;
 }
 
+/** What a provider's verified ID token says of the person. */
+export interface IdentityClaims {
+  subject: string;
+  email?: string;
+  /** True only when the provider says the address is verified. */
+  emailVerified: boolean;
+  name?: string;
+}
+
+export interface ProviderSummary {
+  id: string;
+  name: string;
+  /** False while its discovery has not succeeded: its routes answer 503. */
+  available: boolean;
+}
+
+/** The configured OpenID Connect providers (security/identity-providers.ts). */
+export interface IdentityProviders {
+  list(): ProviderSummary[];
+  has(id: string): boolean;
+  /** Where to send the browser; 404 for an unknown provider, 503 for one not discovered yet. */
+  authorizationUrl(id: string, checks: { state: string; nonce: string; codeVerifier: string }): Promise<string>;
+  /** The redirect's parameters exchanged for the verified claims; throws `IdentityRefused` when they do not hold. */
+  exchange(id: string, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims>;
+}
+
+/** An account's identity at a provider: one per provider and account, and a provider's subject belongs to one account. */
+export interface LinkedIdentity {
+  provider: string;
+  subject: string;
+  kind: AccountKind;
+  accountId: string;
+  email?: string;
+  linkedAt: Date;
+}
+
+export interface Identities {
+  find(provider: string, subject: string): Promise<LinkedIdentity | null>;
+  listFor(kind: AccountKind, accountId: string): Promise<LinkedIdentity[]>;
+  /** `taken`: the subject is another account's, or the account has an identity at this provider already. */
+  add(identity: LinkedIdentity): Promise<'added' | 'taken'>;
+  remove(kind: AccountKind, accountId: string, provider: string): Promise<boolean>;
+  removeAll(kind: AccountKind, accountId: string): Promise<number>;
+}
+
+/** A started sign-in (or link) with a provider, kept server-side until its callback, once. */
+export interface IdentityFlow {
+  provider: string;
+  purpose: 'sign_in' | 'link';
+  /** The signed-in account a link is for. */
+  accountId?: string;
+  nonce: string;
+  codeVerifier: string;
+  returnTo: string;
+  /** SHA-256 of the secret in the browser's flow cookie: the callback must come from the browser that started. */
+  binding: string;
+}
+
+export interface IdentityFlows {
+  begin(state: string, flow: IdentityFlow): Promise<void>;
+  /** The flow of `state`, taken once: a replayed callback finds nothing. */
+  take(state: string): Promise<IdentityFlow | undefined>;
+}
+
 /** Mutual exclusion across replicas, for a check and a write that must not interleave. */
 export interface Locks {
   run<T>(name: string, work: () => Promise<T>): Promise<T>;
@@ -333,6 +397,8 @@ export interface AuthPolicy {
   emailLinks: { urlBase: string; ttlSeconds: number; undoSeconds: number };
   /** The second factors' settings; `webauthn` undefined: passkeys are off. */
   mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[] } };
+  /** Sign-in with identity providers: the app URLs it may return to (the first by default), and how long a flow may take. */
+  identity: { appUrls: string[]; flowTtlMs: number };
 }
 
 export interface AuthDeps {
@@ -360,6 +426,9 @@ export interface AuthDeps {
   firstAdmin: FirstAdminClaim;
   locks: Locks;
   desktop: DesktopData;
+  identityProviders: IdentityProviders;
+  identities: Identities;
+  identityFlows: IdentityFlows;
   metrics: AuthMetrics;
 }
 

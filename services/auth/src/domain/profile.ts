@@ -54,21 +54,25 @@ export interface OwnData {
   profile: AccountRecord;
   sessions: SessionRecord[];
   factors: FactorList;
+  /** The identity providers the account signs in with. */
+  identities: Array<{ provider: string; email: string | null; linkedAt: string }>;
   desktop: DesktopExport;
 }
 
 /** Everything the service holds of the signed-in user, as JSON: never a hash, a secret or a token. */
 export async function exportOwnData(
-  deps: Needs<'accounts' | 'sessions' | 'factors' | 'policy' | 'desktop'>,
+  deps: Needs<'accounts' | 'sessions' | 'factors' | 'identities' | 'policy' | 'desktop'>,
   user: AccessClaims,
   authorization: string,
   ctx: RequestContext,
 ): Promise<OwnData> {
-  const [profile, sessions, factors, desktop] = await Promise.all([
+  const [profile, sessions, factors, linked, desktop] = await Promise.all([
     ownProfile(deps, user),
     ownSessions(deps, user),
     listOwnFactors(deps, user),
+    deps.identities.listFor('user', user.sub),
     deps.desktop.exportOf(authorization, ctx.requestId),
   ]);
-  return { exportedAt: new Date().toISOString(), profile, sessions, factors, desktop };
+  const identities = linked.map((i) => ({ provider: i.provider, email: i.email ?? null, linkedAt: i.linkedAt.toISOString() }));
+  return { exportedAt: new Date().toISOString(), profile, sessions, factors, identities, desktop };
 }

@@ -44,6 +44,8 @@ export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
   factors_reset: 'An administrator removed every second factor of your account, and every session was signed out.',
   password_changed: 'Your password was changed, and your other sessions were signed out.',
   email_change_undone: 'The change of your email address was undone, and every session was signed out. Change your password if you did not ask for the change.',
+  identity_linked: 'A sign-in with an identity provider (such as Google) was linked to your account.',
+  identity_unlinked: 'A sign-in with an identity provider was unlinked from your account.',
 };
 
 export const handlers: { [T in EventType]: Handler<T> } = {

@@ -1,0 +1,84 @@
+// A real identity provider for the tests: oidc-provider in a child process on a loopback port
+// (oidc-idp.mjs), with an RSA signing key made here so that a test can also sign ID tokens of
+// its own with the provider's key, each wrong in one claim only, and have the provider hand one out.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import jwt from 'jsonwebtoken';
+
+export interface TestClient {
+  client_id: string;
+  client_secret?: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method?: 'client_secret_basic' | 'none';
+}
+
+export interface TestIdentityProvider {
+  issuer: string;
+  port: number;
+  addAccount(account: { sub: string; email?: string; email_verified?: boolean; name?: string }): Promise<void>;
+  /** The next token answer carries this ID token instead of the provider's own. */
+  replaceNextIdToken(idToken: string): Promise<void>;
+  /** An ID token signed with the provider's own key (or `otherKey`), with exactly the claims given. */
+  signIdToken(claims: Record<string, unknown>, options?: { otherKey?: boolean }): string;
+  stop(): Promise<void>;
+}
+
+export async function startIdentityProvider(options: { clients: TestClient[]; port?: number }): Promise<TestIdentityProvider> {
+  const kid = randomUUID();
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const signingKey = { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
+  const clients = options.clients.map((c) => ({
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    token_endpoint_auth_method: c.client_secret ? 'client_secret_basic' : 'none',
+    ...c,
+  }));
+  const child = spawn(process.execPath, [path.join(__dirname, 'oidc-idp.mjs')], {
+    env: { ...process.env, NODE_ENV: 'development', DEBUG: '', IDP_CONFIG: JSON.stringify({ clients, signingKey, port: options.port }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const { port, issuer } = await ready(child);
+  const control = async (what: string, body: unknown) => {
+    const res = await fetch(`${issuer}/__test/${what}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== 204) throw new Error(`identity provider control ${what}: ${res.status}`);
+  };
+  return {
+    issuer,
+    port,
+    addAccount: (account) => control('accounts', account),
+    replaceNextIdToken: (idToken) => control('next-id-token', { idToken }),
+    signIdToken: (claims, signOptions = {}) =>
+      jwt.sign(claims, (signOptions.otherKey ? other : privateKey).export({ format: 'pem', type: 'pkcs8' }), { algorithm: 'RS256', keyid: kid }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function ready(child: ChildProcess): Promise<{ port: number; issuer: string }> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => fail(new Error(`identity provider did not start in 15 s: ${err}`)), 15_000);
+    const fail = (e: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(e);
+    };
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /IDP_READY (\d+) (\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ port: Number(match[1]), issuer: match[2] });
+      }
+    });
+    child.once('exit', (code) => fail(new Error(`identity provider exited (${code}): ${err}`)));
+  });
+}

@@ -1,0 +1,263 @@
+// Sign-in with an identity provider (OpenID Connect), for users. A start route keeps the flow's
+// PKCE verifier, nonce and return URL server-side under a random `state`, bound to the browser by a
+// cookie secret, and sends the browser to the provider; the callback takes the flow back once,
+// checks the binding, has the provider's answer validated, then signs the person in with the same
+// session, refresh cookie and login push as a password login (or the second step, for an account
+// with factors of its own), and sends the browser back to an allow-listed app URL.
+//
+// Which account: the one already linked to the provider's subject; else, when the provider says the
+// address is verified, a new passwordless account with it; an existing account with that address
+// is linked only when its own address was verified too. An unverified address never links: it
+// would let whoever registered a victim's address at some provider take the account.
+import { createHash, randomBytes } from 'node:crypto';
+import type { AccessClaims } from '@acct/shared';
+import { AppError } from '@acct/shared';
+import { AuthErrors } from '../errors';
+import type { Account } from './account';
+import { callerAccount } from './access';
+import { assertMaySignIn, verifiesEmail } from './email-ownership';
+import { secondFactorsOf } from './factors';
+import { enforceLimit } from './limits';
+import { signIn } from './login';
+import type { IdentityClaims, IdentityFlow, LinkedIdentity, Needs, ProviderSummary, RequestContext } from './ports';
+import { securityNotice } from './security-notices';
+import { asBody } from './validation';
+
+/** What the callback tells the app in `?error=`, when it cannot sign the person in. */
+export type IdentityErrorCode =
+  | 'identity_state_invalid'
+  | 'identity_provider_refused'
+  | 'identity_provider_unavailable'
+  | 'identity_token_invalid'
+  | 'identity_email_unverified'
+  | 'identity_account_exists'
+  | 'identity_taken'
+  | 'account_disabled'
+  | 'email_not_verified'
+  | 'rate_limited'
+  | 'service_unavailable';
+
+/** A sign-in with a provider that did not hold: `code` goes back to the app, `reason` to the audit record. */
+export class IdentityRefused extends Error {
+  constructor(
+    readonly code: IdentityErrorCode,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+type FlowNeeds = Needs<'identityProviders' | 'identityFlows' | 'policy'>;
+type CallbackNeeds = Needs<
+  'identityProviders' | 'identityFlows' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'otp' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'audit' | 'logger' | 'policy' | 'metrics'
+>;
+
+/** A started flow: where the browser goes, and the secret of its flow cookie. */
+export interface StartedFlow {
+  authorizationUrl: string;
+  binding: string;
+}
+
+/** What the callback did: where the browser goes, with a refresh token for the cookie when a session opened. */
+export interface CallbackOutcome {
+  location: string;
+  refreshToken?: string;
+}
+
+export function listProviders(deps: Needs<'identityProviders'>): ProviderSummary[] {
+  return deps.identityProviders.list();
+}
+
+/** Starts a sign-in (or sign-up) with a provider; `returnTo` must be an allow-listed app URL. */
+export async function startSignIn(deps: FlowNeeds, providerId: string, returnTo: unknown): Promise<StartedFlow> {
+  return beginFlow(deps, providerId, { purpose: 'sign_in', returnTo: allowedReturnTo(deps, returnTo) });
+}
+
+/** Starts linking a provider to the signed-in user, who proved a factor in the last few minutes (as for adding a passkey). */
+export async function startLink(deps: FlowNeeds & Needs<'ceremonies'>, caller: AccessClaims, providerId: string, raw: unknown): Promise<StartedFlow> {
+  const { returnTo } = asBody(raw);
+  const target = allowedReturnTo(deps, returnTo);
+  if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.stepUpRequired();
+  return beginFlow(deps, providerId, { purpose: 'link', accountId: caller.sub, returnTo: target });
+}
+
+async function beginFlow(deps: FlowNeeds, providerId: string, flow: Pick<IdentityFlow, 'purpose' | 'accountId' | 'returnTo'>): Promise<StartedFlow> {
+  const state = randomToken();
+  const nonce = randomToken();
+  const codeVerifier = randomToken(48);
+  const binding = randomToken();
+  // Asked first: an unknown provider is a 404, one not discovered yet a 503, and no flow is stored for either.
+  const authorizationUrl = await deps.identityProviders.authorizationUrl(providerId, { state, nonce, codeVerifier });
+  await deps.identityFlows.begin(state, { ...flow, provider: providerId, nonce, codeVerifier, binding: sha256(binding) });
+  return { authorizationUrl, binding };
+}
+
+/**
+ * The provider's redirect back. Never throws for what the browser brought: every refusal sends the
+ * browser to the app with `?error=<code>` (to the first app URL when the state is unknown, as
+ * nothing of the flow can be trusted then), and is recorded in the audit log.
+ */
+export async function completeCallback(deps: CallbackNeeds, providerId: string, query: URLSearchParams, presentedBinding: string | undefined, ctx: RequestContext): Promise<CallbackOutcome> {
+  const state = query.get('state') ?? '';
+  const flow = state ? await deps.identityFlows.take(state) : undefined;
+  const fallback = deps.policy.identity.appUrls[0];
+  if (!flow || flow.provider !== providerId || !presentedBinding || sha256(presentedBinding) !== flow.binding) {
+    const reason = !flow ? 'unknown, used or expired state' : flow.provider !== providerId ? 'state of another provider' : 'flow cookie missing or of another browser';
+    return refuse(deps, fallback, providerId, new IdentityRefused('identity_state_invalid', reason), ctx);
+  }
+  try {
+    await enforceLimit(deps, 'loginIp', ctx.budget);
+    const claims = await deps.identityProviders.exchange(providerId, query, { state, nonce: flow.nonce, codeVerifier: flow.codeVerifier });
+    if (flow.purpose === 'link') return await linkToCaller(deps, providerId, flow, claims, ctx);
+    const account = await accountFor(deps, providerId, claims, ctx);
+    assertMaySignIn(deps, 'user', account);
+    return await signInWithIdentity(deps, account, flow.returnTo, ctx);
+  } catch (err) {
+    return refuse(deps, flow.returnTo, providerId, asRefusal(err), ctx);
+  }
+}
+
+/** The signed-in user's identities, and every provider with whether it can be used now. */
+export async function listIdentities(deps: Needs<'identities' | 'identityProviders'>, caller: AccessClaims) {
+  const names = new Map(deps.identityProviders.list().map((p) => [p.id, p.name]));
+  const linked = await deps.identities.listFor('user', caller.sub);
+  return {
+    identities: linked.map((i) => ({ provider: i.provider, name: names.get(i.provider) ?? i.provider, email: i.email ?? null, linkedAt: i.linkedAt.toISOString() })),
+    providers: deps.identityProviders.list(),
+  };
+}
+
+/** Unlinks a provider, unless it is the account's last way to sign in (no password, passkey or other identity). */
+export async function unlinkIdentity(deps: Needs<'identities' | 'accounts' | 'factors' | 'locks' | 'outbox' | 'logger'>, caller: AccessClaims, providerId: string, ctx: RequestContext): Promise<void> {
+  const account = await callerAccount(deps, caller);
+  // Under a lock per account: two unlinks at once cannot each see the other as the way left.
+  await deps.locks.run(`identities:${account.id}`, async () => {
+    const linked = await deps.identities.listFor('user', account.id);
+    if (!linked.some((i) => i.provider === providerId)) throw AuthErrors.identityNotFound();
+    const passkeys = (await deps.factors.of('user', account.id)).passkeys.length;
+    if (account.passwordHash === null && passkeys === 0 && linked.length === 1) throw AuthErrors.lastSignInMethod();
+    await deps.identities.remove('user', account.id, providerId);
+  });
+  await securityNotice(deps, 'user', account, 'identity_unlinked', ctx);
+}
+
+// ---- the callback's steps ------------------------------------------------------------------------
+
+/** The account the identity signs in: linked already, new, or an existing one both sides verified. */
+async function accountFor(deps: CallbackNeeds, providerId: string, claims: IdentityClaims, ctx: RequestContext): Promise<Account> {
+  const linked = await deps.identities.find(providerId, claims.subject);
+  if (linked) {
+    const account = await deps.accounts.user.findById(linked.accountId);
+    if (account) return account;
+    // The account was deleted and its identities with it, but this one raced the deletion.
+    await deps.identities.remove(linked.kind, linked.accountId, providerId);
+  }
+  const email = claims.email?.trim().toLowerCase();
+  if (!email || !claims.emailVerified) throw new IdentityRefused('identity_email_unverified', 'the provider did not say the address is verified');
+  const existing = await deps.accounts.user.findByEmail(email);
+  if (existing) {
+    if (existing.emailVerified !== true) throw new IdentityRefused('identity_account_exists', 'an account with this address exists and has not verified it');
+    await addIdentity(deps, providerId, claims, existing, email);
+    await securityNotice(deps, 'user', existing, 'identity_linked', ctx);
+    return existing;
+  }
+  const created = await deps.accounts.user.create({
+    email,
+    name: displayName(claims.name, email),
+    passwordHash: null,
+    role: 'user',
+    // Proven by the provider; shown only where the deployment verifies addresses at all.
+    ...(verifiesEmail(deps, 'user') ? { emailVerified: true } : {}),
+  });
+  // Another sign-in (or a registration) took the address a moment ago: the person signs in again.
+  if (created === 'email_taken') throw new IdentityRefused('identity_account_exists', 'the address was registered meanwhile');
+  await addIdentity(deps, providerId, claims, created, email);
+  return created;
+}
+
+async function addIdentity(deps: Needs<'identities'>, provider: string, claims: IdentityClaims, account: Account, email?: string): Promise<void> {
+  const identity: LinkedIdentity = { provider, subject: claims.subject, kind: 'user', accountId: account.id, email, linkedAt: new Date() };
+  if ((await deps.identities.add(identity)) === 'taken') throw new IdentityRefused('identity_taken', 'the identity or the provider slot is linked already');
+}
+
+async function linkToCaller(deps: CallbackNeeds, providerId: string, flow: IdentityFlow, claims: IdentityClaims, ctx: RequestContext): Promise<CallbackOutcome> {
+  const account = flow.accountId ? await deps.accounts.user.findById(flow.accountId) : null;
+  if (!account) throw new IdentityRefused('identity_state_invalid', 'the account that started the link is gone');
+  const owner = await deps.identities.find(providerId, claims.subject);
+  if (owner && owner.accountId !== account.id) throw new IdentityRefused('identity_taken', 'the identity is linked to another account');
+  if (!owner) {
+    // An explicit link by the signed-in owner: the provider's address need not match nor be verified.
+    await addIdentity(deps, providerId, claims, account, claims.emailVerified ? claims.email?.trim().toLowerCase() : undefined);
+    await securityNotice(deps, 'user', account, 'identity_linked', ctx);
+  }
+  deps.audit.info({ event: 'identity_linked', provider: providerId, account_id: account.id, ip: ctx.ip }, 'User identity linked');
+  return { location: withParams(flow.returnTo, { linked: providerId }) };
+}
+
+/** The same session and push as a password login; an account with factors of its own gets the second step. */
+async function signInWithIdentity(deps: CallbackNeeds, account: Account, returnTo: string, ctx: RequestContext): Promise<CallbackOutcome> {
+  const factors = secondFactorsOf(await deps.factors.of('user', account.id));
+  if (factors.length > 0) {
+    const challenge = await deps.otp.create('user', account.id, ctx.ip, account.credentialEpoch, { mailCode: false });
+    deps.metrics.login('user', 'otp_required');
+    // In the fragment, which browsers never send to a server: the app posts it to verify-otp.
+    const fragment = new URLSearchParams({ challenge_token: challenge.challengeToken, factors: factors.join(','), expires_in: String(deps.policy.otpTtlSeconds) });
+    return { location: `${returnTo.split('#')[0]}#${fragment}` };
+  }
+  const result = await signIn(deps, 'user', account, ctx);
+  if (result.kind !== 'session') throw new IdentityRefused('service_unavailable', 'no session opened');
+  return { location: returnTo, refreshToken: result.refreshToken };
+}
+
+function refuse(deps: Needs<'audit' | 'metrics'>, returnTo: string, providerId: string, refusal: IdentityRefused, ctx: RequestContext): CallbackOutcome {
+  deps.audit.warn({ event: 'identity_sign_in_failed', provider: providerId, ip: ctx.ip, reason: refusal.code, detail: refusal.reason }, 'User identity sign-in failed');
+  return { location: withParams(returnTo, { error: refusal.code }) };
+}
+
+/** Any failure of the callback as a code the app can act on; a store outage is `service_unavailable`. */
+function asRefusal(err: unknown): IdentityRefused {
+  if (err instanceof IdentityRefused) return err;
+  if (err instanceof AppError) {
+    const known: IdentityErrorCode[] = ['account_disabled', 'email_not_verified', 'rate_limited', 'identity_provider_unavailable'];
+    return new IdentityRefused(known.includes(err.code as IdentityErrorCode) ? (err.code as IdentityErrorCode) : 'service_unavailable', err.message);
+  }
+  return new IdentityRefused('service_unavailable', (err as Error).message ?? String(err));
+}
+
+// ---- helpers -------------------------------------------------------------------------------------
+
+/** `returnTo` when it is one of the app URLs or a page under one (same origin, path below); the first app URL when absent. */
+function allowedReturnTo(deps: Needs<'policy'>, value: unknown): string {
+  const allowed = deps.policy.identity.appUrls;
+  if (value === undefined || value === null || value === '') return allowed[0];
+  if (typeof value !== 'string' || value.length > 2048) throw AuthErrors.returnUrlNotAllowed();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw AuthErrors.returnUrlNotAllowed();
+  }
+  const fits = allowed.some((entry) => {
+    const base = new URL(entry);
+    if (url.origin !== base.origin || url.username || url.password) return false;
+    const prefix = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
+    return url.pathname === base.pathname || url.pathname.startsWith(prefix);
+  });
+  if (!fits) throw AuthErrors.returnUrlNotAllowed();
+  return url.href;
+}
+
+function withParams(target: string, params: Record<string, string>): string {
+  const url = new URL(target);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return url.href;
+}
+
+/** The contract's 2-20 characters: the provider's name, else the address's local part, cut to fit. */
+function displayName(name: string | undefined, email: string): string {
+  const candidate = [name?.trim(), email.split('@')[0]].find((n) => n && [...n].length >= 2) ?? 'User';
+  return [...candidate].slice(0, 20).join('').trim();
+}
+
+const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');

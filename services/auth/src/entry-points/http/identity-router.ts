@@ -1,0 +1,54 @@
+// Sign-in with identity providers (OpenID Connect), for users: the providers, the redirect to one
+// and its callback, and a signed-in user's linked identities. The flow cookie that binds a callback
+// to the browser that started it travels in internal headers; the gateway alone speaks cookies.
+import { Router, type Request, type Response } from 'express';
+import { InternalHeaders, ok, type AccessTokenVerifier } from '@acct/shared';
+import { requireSession } from '../../domain/access';
+import { completeCallback, listIdentities, listProviders, startLink, startSignIn, unlinkIdentity, type StartedFlow } from '../../domain/identity-sign-in';
+import type { AuthDeps } from '../../domain/ports';
+import { requestContext } from './request-context';
+
+export function identityRouter(deps: AuthDeps, verifier: AccessTokenVerifier, settings: { refreshCookieMaxAgeSeconds: number }): Router {
+  const router = Router();
+  const flowMaxAge = String(Math.ceil(deps.policy.identity.flowTtlMs / 1000));
+  const caller = (req: Request) => requireSession(deps, verifier.verifyHeader(req.get('authorization')), 'user');
+  const setFlowCookie = (res: Response, flow: StartedFlow) =>
+    res.setHeader(InternalHeaders.setIdentityFlow, flow.binding).setHeader(InternalHeaders.identityFlowMaxAge, flowMaxAge).setHeader('Cache-Control', 'no-store');
+  const param = (req: Request) => String(req.params.provider);
+
+  router.get('/api/auth/identity-providers', (_req, res) => {
+    res.json(ok('Identity providers', { providers: listProviders(deps) }));
+  });
+
+  router.get('/api/auth/user/oidc/:provider/start', async (req, res) => {
+    const flow = await startSignIn(deps, param(req), req.query.returnTo);
+    setFlowCookie(res, flow).redirect(302, flow.authorizationUrl);
+  });
+
+  router.get('/api/auth/user/oidc/:provider/callback', async (req, res) => {
+    const query = new URLSearchParams(req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '');
+    const outcome = await completeCallback(deps, param(req), query, req.get(InternalHeaders.identityFlow) || undefined, requestContext(req));
+    res.setHeader(InternalHeaders.clearIdentityFlow, '1').setHeader('Cache-Control', 'no-store');
+    if (outcome.refreshToken) {
+      res.setHeader(InternalHeaders.setRefreshToken, outcome.refreshToken).setHeader(InternalHeaders.refreshTokenMaxAge, String(settings.refreshCookieMaxAgeSeconds));
+    }
+    res.redirect(302, outcome.location);
+  });
+
+  router.get('/api/auth/user/identities', async (req, res) => {
+    const answer = await listIdentities(deps, await caller(req));
+    res.json(ok('Identities', answer));
+  });
+
+  router.post('/api/auth/user/identities/:provider', async (req, res) => {
+    const flow = await startLink(deps, await caller(req), param(req), req.body);
+    setFlowCookie(res, flow).json(ok('Continue at the identity provider', { authorizationUrl: flow.authorizationUrl }));
+  });
+
+  router.delete('/api/auth/user/identities/:provider', async (req, res) => {
+    await unlinkIdentity(deps, await caller(req), param(req), requestContext(req));
+    res.json(ok('Identity unlinked'));
+  });
+
+  return router;
+}

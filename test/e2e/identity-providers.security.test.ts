@@ -1,0 +1,341 @@
+// Sign-in with an identity provider, end to end: a real OpenID Connect provider (oidc-provider) on a
+// loopback port, the stack behind its gateway, and a browser that follows every redirect, fills the
+// provider's login and consent forms and keeps cookies per host. The API's public host name
+// (`api.test`) maps to the gateway, as DNS would; the app's page is where each flow lands.
+//
+// Every refusal is one wrong thing in an otherwise valid answer: ID tokens are signed with the
+// provider's own key and differ from a good one in one claim, and a good one is shown to pass.
+import net from 'node:net';
+import { Secret, TOTP } from 'otpauth';
+import { call } from '@acct/test-harness/http-client';
+import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+import { startIdentityProvider, type TestIdentityProvider } from '@acct/test-harness/oidc-provider';
+import { RedirectBrowser, type Landing } from '@acct/test-harness/redirect-browser';
+import { until } from '@acct/test-harness/until';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+
+const API_HOST = 'api.test';
+const APP = 'http://localhost:3000/signed-in';
+const CLIENT = { client_id: 'account-service', client_secret: 'identity-provider-test-secret' };
+const callbackOf = (provider: string) => `http://${API_HOST}/api/auth/user/oidc/${provider}/callback`;
+
+let idp: TestIdentityProvider;
+let stack: TestStack;
+let latePort: number;
+let lateIdp: TestIdentityProvider | undefined;
+
+beforeAll(async () => {
+  idp = await startIdentityProvider({ clients: [{ ...CLIENT, redirect_uris: [callbackOf('corp')] }] });
+  latePort = await freePort();
+  stack = await startStack('oidc', {
+    auth: {
+      EMAIL_VERIFICATION: 'soft',
+      OIDC_PROVIDERS: JSON.stringify([
+        { id: 'corp', name: 'Corp SSO', issuer: idp.issuer, clientId: CLIENT.client_id },
+        // Nothing listens here at start: only this provider's routes may suffer.
+        { id: 'late', name: 'Late', issuer: `http://127.0.0.1:${latePort}`, clientId: 'late-client' },
+      ]),
+      OIDC_CLIENT_SECRETS: JSON.stringify({ corp: CLIENT.client_secret }),
+      OIDC_REDIRECT_URL_BASE: `http://${API_HOST}`,
+      OIDC_APP_URLS: APP,
+    },
+  });
+  await until(async () => (await call(stack.url, 'GET', '/api/auth/identity-providers')).body.data.providers.find((p: { id: string }) => p.id === 'corp')?.available, 10_000, 'the provider discovered');
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+  await idp?.stop();
+  await lateIdp?.stop();
+});
+
+const newBrowser = (provider = idp) => new RedirectBrowser({ [API_HOST]: stack.url, [new URL(provider.issuer).host]: '' });
+const startUrl = (provider = 'corp', returnTo?: string) => `http://${API_HOST}/api/auth/user/oidc/${provider}/start${returnTo ? `?returnTo=${encodeURIComponent(returnTo)}` : ''}`;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+let serial = 0;
+
+/** A person at the provider. */
+async function person(overrides: { email?: string; email_verified?: boolean; name?: string } = {}) {
+  serial += 1;
+  const sub = `person-${Date.now()}-${serial}`;
+  const account = { sub, email: `${sub}@example.com`, email_verified: true, name: 'Pat Provider', ...overrides };
+  await idp.addAccount(account);
+  return account;
+}
+
+/** The whole flow in a browser: start, the provider's forms, back to the app. */
+async function signInWith(browser: RedirectBrowser, sub: string, start = startUrl()): Promise<Landing> {
+  return browser.follow(start, { login: sub, password: 'any' });
+}
+
+/** The access token the app gets by refreshing with the cookie the callback set. */
+async function refreshIn(browser: RedirectBrowser) {
+  const res = await browser.fetch(`http://${API_HOST}/api/auth/user/refresh`, { method: 'POST' });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+const isCallback = (url: URL) => url.pathname.endsWith('/callback');
+
+/** Starts a flow and walks the provider's forms, stopping at the redirect back: the callback's URL, not yet visited. */
+async function callbackUrl(browser: RedirectBrowser, sub: string): Promise<URL> {
+  const landing = await browser.follow(startUrl(), { login: sub, password: 'any' }, isCallback);
+  expect(landing.url.host).toBe(API_HOST);
+  return landing.url;
+}
+
+describe('sign-in with an identity provider', () => {
+  it('creates a passwordless user on first sign-in, with the session, cookie and push of a password login', async () => {
+    const someone = await person({ name: 'Robin Example' });
+    const browser = newBrowser();
+    const landing = await signInWith(browser, someone.sub);
+    expect(landing.url.href).toBe(APP);
+    // The start went to the provider with PKCE (S256), state and nonce.
+    const authorize = new URL(landing.visited.find((u) => u.startsWith(`${idp.issuer}/auth?`)) as string);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(authorize.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(callbackOf('corp'));
+
+    const refreshed = await refreshIn(browser);
+    expect(refreshed.status).toBe(200);
+    const token = refreshed.body.data.accessToken as string;
+    const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(token) });
+    expect(me.body.data.user).toMatchObject({ email: someone.email, name: 'Robin Example', emailVerified: true });
+    const userId = me.body.data.user.id as string;
+    await stack.events.waitFor('user.login.succeeded', (p) => p.userId === userId);
+
+    // A later sign-in is the same account.
+    const again = newBrowser();
+    await signInWith(again, someone.sub);
+    const second = await refreshIn(again);
+    const meAgain = await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(second.body.data.accessToken) });
+    expect(meAgain.body.data.user.id).toBe(userId);
+
+    // The contract's passwordless case: a password login fails with its record.
+    const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: someone.email, password: 'whatever-it-is' } });
+    expect([login.status, login.body.code]).toEqual([401, 'invalid_credentials']);
+    expect(stack.logs.audit).toContainEqual(expect.objectContaining({ email: someone.email, message: 'User login failed: password not set' }));
+  });
+
+  it('lets a passwordless owner set a password with forgot/reset, then sign in either way', async () => {
+    const someone = await person();
+    await signInWith(newBrowser(), someone.sub);
+    const requestId = `oidc-forgot-${someone.sub}`;
+    await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: someone.email }, headers: { 'x-request-id': requestId } });
+    const reset = await stack.events.waitFor('account.password_reset.requested', (p) => p.email === someone.email);
+    const token = new URL(reset.payload.resetUrl).searchParams.get('token');
+    expect((await call(stack.url, 'POST', '/api/auth/user/reset-password', { body: { token, newPassword: 'a-new-password-42' } })).status).toBe(200);
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: someone.email, password: 'a-new-password-42' } })).status).toBe(200);
+    const browser = newBrowser();
+    expect((await signInWith(browser, someone.sub)).url.href).toBe(APP);
+    expect((await refreshIn(browser)).status).toBe(200);
+  });
+
+  it('returns only to allow-listed app URLs (no open redirect)', async () => {
+    const browser = newBrowser();
+    for (const returnTo of ['https://evil.example/signed-in', 'http://localhost:3000/other', 'http://localhost:3000/signed-in-evil', 'javascript:alert(1)', 'http://user@localhost:3000/signed-in']) {
+      const res = await browser.fetch(startUrl('corp', returnTo));
+      expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([400, 'return_url_not_allowed']);
+    }
+    const someone = await person();
+    const landing = await signInWith(browser, someone.sub, startUrl('corp', `${APP}/deeper?tab=1`));
+    expect(landing.url.href).toBe(`${APP}/deeper?tab=1`);
+  });
+
+  it('refuses a callback with a wrong state, a replayed one, and one from another browser', async () => {
+    const someone = await person();
+    const browser = newBrowser();
+    const callback = await callbackUrl(browser, someone.sub);
+
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'x'.repeat(43));
+    expect((await browser.follow(forged)).url.searchParams.get('error')).toBe('identity_state_invalid');
+
+    // Another browser (no flow cookie) presenting the real callback: refused, and the flow is spent.
+    const other = newBrowser();
+    const stolen = await other.follow(callback);
+    expect(stolen.url.searchParams.get('error')).toBe('identity_state_invalid');
+    expect((await refreshIn(other)).status).toBe(401);
+
+    const replayed = await browser.follow(callback);
+    expect(replayed.url.searchParams.get('error')).toBe('identity_state_invalid');
+    expect((await refreshIn(browser)).status).toBe(401);
+    expect(stack.logs.audit).toContainEqual(expect.objectContaining({ message: 'User identity sign-in failed', reason: 'identity_state_invalid', provider: 'corp' }));
+
+    // The same flow, untouched, works once.
+    const fresh = newBrowser();
+    const good = await callbackUrl(fresh, someone.sub);
+    expect((await fresh.follow(good)).url.href).toBe(APP);
+    expect((await fresh.follow(good)).url.searchParams.get('error')).toBe('identity_state_invalid');
+  });
+
+  describe('ID tokens wrong in one claim', () => {
+    /** A flow up to the callback, with the nonce the service sent, and the claims of a valid ID token for it. */
+    async function flowWithClaims() {
+      const someone = await person();
+      const browser = newBrowser();
+      const start = await browser.fetch(startUrl());
+      const authorize = new URL(start.headers.get('location') as string);
+      const landing = await browser.follow(authorize, { login: someone.sub, password: 'any' }, isCallback);
+      expect(landing.url.pathname).toBe('/api/auth/user/oidc/corp/callback');
+      const now = Math.floor(Date.now() / 1000);
+      const claims = {
+        iss: idp.issuer,
+        aud: CLIENT.client_id,
+        sub: someone.sub,
+        nonce: authorize.searchParams.get('nonce'),
+        iat: now,
+        exp: now + 300,
+        email: someone.email,
+        email_verified: true,
+      };
+      return { browser, callback: landing.url, claims, someone };
+    }
+
+    async function outcome(change: (claims: Record<string, unknown>) => Record<string, unknown>, options: { otherKey?: boolean } = {}) {
+      const { browser, callback, claims } = await flowWithClaims();
+      await idp.replaceNextIdToken(idp.signIdToken(change(claims), options));
+      const landing = await browser.follow(callback);
+      return { error: landing.url.searchParams.get('error'), refresh: (await refreshIn(browser)).status };
+    }
+
+    it('accepts the valid one (so each refusal below is that claim alone)', async () => {
+      expect(await outcome((c) => c)).toEqual({ error: null, refresh: 200 });
+    });
+
+    it.each([
+      ['a nonce of another flow', (c: Record<string, unknown>) => ({ ...c, nonce: 'n'.repeat(43) })],
+      ['another issuer', (c: Record<string, unknown>) => ({ ...c, iss: 'http://127.0.0.1:1/other' })],
+      ['another client', (c: Record<string, unknown>) => ({ ...c, aud: 'another-client' })],
+      ['an expired token', (c: Record<string, unknown>) => ({ ...c, iat: Number(c.iat) - 7200, exp: Number(c.iat) - 3600 })],
+    ])('refuses %s', async (_name, change) => {
+      expect(await outcome(change)).toEqual({ error: 'identity_token_invalid', refresh: 401 });
+    });
+
+    it('refuses a token signed with a key the provider does not publish', async () => {
+      expect(await outcome((c) => c, { otherKey: true })).toEqual({ error: 'identity_token_invalid', refresh: 401 });
+    });
+  });
+
+  describe('linking', () => {
+    it('never links an unverified provider address to an existing account', async () => {
+      const { account } = await registerAndLogin(stack);
+      const impostor = await person({ email: account.email, email_verified: false });
+      const browser = newBrowser();
+      const landing = await signInWith(browser, impostor.sub);
+      expect(landing.url.searchParams.get('error')).toBe('identity_email_unverified');
+      expect((await refreshIn(browser)).status).toBe(401);
+      const owner = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+      const list = await call(stack.url, 'GET', '/api/auth/user/identities', { headers: bearer(owner.body.data.accessToken) });
+      expect(list.body.data.identities).toEqual([]);
+    });
+
+    it('does not link a verified provider address to an account that never proved it', async () => {
+      const { account } = await registerAndLogin(stack);
+      const claimant = await person({ email: account.email, email_verified: true });
+      const landing = await signInWith(newBrowser(), claimant.sub);
+      expect(landing.url.searchParams.get('error')).toBe('identity_account_exists');
+    });
+
+    it('links when both the provider and the account proved the address, and tells the owner', async () => {
+      const account = buildAccount();
+      const registered = await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+      const userId = registered.body.data.user.id as string;
+      const link = await stack.events.waitFor('account.email_verification.requested', (p) => p.accountId === userId);
+      expect((await call(stack.url, 'POST', '/api/auth/user/verify-email', { body: { token: new URL(link.payload.linkUrl).searchParams.get('token') } })).status).toBe(200);
+
+      const same = await person({ email: account.email, email_verified: true });
+      const browser = newBrowser();
+      expect((await signInWith(browser, same.sub)).url.href).toBe(APP);
+      const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer((await refreshIn(browser)).body.data.accessToken) });
+      expect(me.body.data.user.id).toBe(userId);
+      await stack.events.waitFor('account.security.changed', (p) => p.accountId === userId && p.change === 'identity_linked');
+    });
+
+    it('lets a signed-in user link a provider explicitly (after a recent proof), list it, and unlink it, but never the last way in', async () => {
+      const { accessToken } = await registerAndLogin(stack);
+      const someone = await person({ email: `elsewhere-${Date.now()}@example.org`, email_verified: false });
+      const browser = newBrowser();
+      // The login a moment ago is the recent proof; the answer sets the flow cookie for the callback.
+      const res = await browser.fetch(`http://${API_HOST}/api/auth/user/identities/corp`, { method: 'POST', body: JSON.stringify({ returnTo: APP }), headers: { ...bearer(accessToken), 'content-type': 'application/json' } });
+      expect(res.status).toBe(200);
+      const { authorizationUrl } = ((await res.json()) as { data: { authorizationUrl: string } }).data;
+      const landing = await browser.follow(authorizationUrl, { login: someone.sub, password: 'any' });
+      expect(landing.url.searchParams.get('linked')).toBe('corp');
+
+      const list = await call(stack.url, 'GET', '/api/auth/user/identities', { headers: bearer(accessToken) });
+      expect(list.body.data.identities).toEqual([{ provider: 'corp', name: 'Corp SSO', email: null, linkedAt: expect.any(String) }]);
+      // The account has a password: the identity can go.
+      expect((await call(stack.url, 'DELETE', '/api/auth/user/identities/corp', { headers: bearer(accessToken) })).status).toBe(200);
+      expect((await call(stack.url, 'DELETE', '/api/auth/user/identities/corp', { headers: bearer(accessToken) })).body.code).toBe('identity_not_found');
+
+      // A passwordless account's only identity cannot.
+      const passwordless = await person();
+      const other = newBrowser();
+      await signInWith(other, passwordless.sub);
+      const token = (await refreshIn(other)).body.data.accessToken as string;
+      const last = await call(stack.url, 'DELETE', '/api/auth/user/identities/corp', { headers: bearer(token) });
+      expect([last.status, last.body.code]).toEqual([409, 'last_sign_in_method']);
+    });
+
+    it('refuses to link an identity that is another account\'s', async () => {
+      const taken = await person();
+      await signInWith(newBrowser(), taken.sub);
+      const { accessToken } = await registerAndLogin(stack);
+      const browser = newBrowser();
+      const res = await browser.fetch(`http://${API_HOST}/api/auth/user/identities/corp`, { method: 'POST', body: '{}', headers: { ...bearer(accessToken), 'content-type': 'application/json' } });
+      const { authorizationUrl } = ((await res.json()) as { data: { authorizationUrl: string } }).data;
+      const landing = await browser.follow(authorizationUrl, { login: taken.sub, password: 'any' });
+      expect(landing.url.searchParams.get('error')).toBe('identity_taken');
+    });
+  });
+
+  it('sends an account with factors of its own to the second step instead of opening a session', async () => {
+    const someone = await person();
+    const browser = newBrowser();
+    await signInWith(browser, someone.sub);
+    const token = (await refreshIn(browser)).body.data.accessToken as string;
+    const started = await call(stack.url, 'POST', '/api/auth/user/factors/totp', { headers: bearer(token) });
+    expect(started.status).toBe(200);
+    expect((await call(stack.url, 'POST', '/api/auth/user/factors/totp/confirm', { headers: bearer(token), body: { code: new TOTP({ secret: Secret.fromBase32(started.body.data.secret) }).generate() } })).status).toBe(200);
+
+    const later = newBrowser();
+    const landing = await signInWith(later, someone.sub);
+    const fragment = new URLSearchParams(landing.url.hash.slice(1));
+    expect(fragment.get('factors')).toContain('totp');
+    expect(fragment.get('challenge_token')).toBeTruthy();
+    expect((await refreshIn(later)).status).toBe(401);
+  });
+
+  it('answers 503 for a provider down at start, and nothing else suffers; once it is up, it works', async () => {
+    const res = await newBrowser().fetch(startUrl('late'));
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBeTruthy();
+    const providers = await call(stack.url, 'GET', '/api/auth/identity-providers');
+    expect(providers.body.data.providers).toEqual([
+      { id: 'corp', name: 'Corp SSO', available: true },
+      { id: 'late', name: 'Late', available: false },
+    ]);
+    expect((await registerAndLogin(stack)).accessToken).toBeTruthy();
+    expect((await newBrowser().fetch(startUrl('corp'))).status).toBe(302);
+    expect((await newBrowser().fetch(startUrl('nobody'))).status).toBe(404);
+
+    lateIdp = await startIdentityProvider({ port: latePort, clients: [{ client_id: 'late-client', redirect_uris: [callbackOf('late')] }] });
+    await until(async () => (await newBrowser(lateIdp).fetch(startUrl('late'))).status === 302, 20_000, 'the late provider discovered');
+    const someone = { sub: `late-${Date.now()}`, email: `late-${Date.now()}@example.com`, email_verified: true, name: 'Late Comer' };
+    await lateIdp.addAccount(someone);
+    const browser = newBrowser(lateIdp);
+    expect((await browser.follow(startUrl('late'), { login: someone.sub, password: 'any' })).url.href).toBe(APP);
+    expect((await refreshIn(browser)).status).toBe(200);
+  }, 40_000);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
