@@ -119,11 +119,12 @@ export async function completeCallback(deps: CallbackNeeds, providerId: string, 
 
 /** The signed-in user's identities, and every provider with whether it can be used now. */
 export async function listIdentities(deps: Needs<'identities' | 'identityProviders'>, caller: AccessClaims) {
-  const names = new Map(deps.identityProviders.list().map((p) => [p.id, p.name]));
+  const providers = deps.identityProviders.list();
+  const names = new Map(providers.map((p) => [p.id, p.name]));
   const linked = await deps.identities.listFor('user', caller.sub);
   return {
     identities: linked.map((i) => ({ provider: i.provider, name: names.get(i.provider) ?? i.provider, email: i.email ?? null, linkedAt: i.linkedAt.toISOString() })),
-    providers: deps.identityProviders.list(),
+    providers,
   };
 }
 

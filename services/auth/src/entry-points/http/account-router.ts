@@ -14,6 +14,7 @@ import { register } from '../../domain/register';
 import { closeSession, refreshSession } from '../../domain/sessions';
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext, requestContextWithActor, requestContextWithSignal } from './request-context';
+import { sendRefreshToken } from './refresh-token-headers';
 
 const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
 const VERIFICATION_RESENT_MESSAGE = 'If that email is waiting to be verified, a new link has been sent.';
@@ -26,13 +27,9 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
   const router = Router();
   const ctx = requestContext;
   const presentedRefresh = (req: Request) => req.get(InternalHeaders.refreshToken) || undefined;
-  const cookieMaxAge = String(settings.refreshCookieMaxAgeSeconds);
   // Seconds the access token is valid, next to the spec's keys: a client refreshes before it runs out.
   const expiresIn = deps.policy.accessTokenTtlSeconds;
-  // Every answer that carries a token: no cache, shared or private, may keep it. The gateway puts
-  // the refresh token in the kind's cookie, for as long as the session's policy keeps it.
-  const sendRefresh = (res: Response, token: string) =>
-    res.setHeader(InternalHeaders.setRefreshToken, token).setHeader(InternalHeaders.refreshTokenMaxAge, cookieMaxAge).setHeader('Cache-Control', 'no-store');
+  const sendRefresh = (res: Response, token: string) => sendRefreshToken(res, token, settings.refreshCookieMaxAgeSeconds);
 
   // A login's answer, by password or by passkey: the contract's two shapes.
   const sendLogin = (res: Response, kind: AccountKind, result: LoginResult) => {

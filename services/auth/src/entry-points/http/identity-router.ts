@@ -7,6 +7,7 @@ import { requireSession } from '../../domain/access';
 import { completeCallback, listIdentities, listProviders, startLink, startSignIn, unlinkIdentity, type StartedFlow } from '../../domain/identity-sign-in';
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext } from './request-context';
+import { sendRefreshToken } from './refresh-token-headers';
 
 export function identityRouter(deps: AuthDeps, verifier: AccessTokenVerifier, settings: { refreshCookieMaxAgeSeconds: number }): Router {
   const router = Router();
@@ -26,12 +27,10 @@ export function identityRouter(deps: AuthDeps, verifier: AccessTokenVerifier, se
   });
 
   router.get('/api/auth/user/oidc/:provider/callback', async (req, res) => {
-    const query = new URLSearchParams(req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '');
+    const query = new URL(req.originalUrl, 'http://callback').searchParams;
     const outcome = await completeCallback(deps, param(req), query, req.get(InternalHeaders.identityFlow) || undefined, requestContext(req));
     res.setHeader(InternalHeaders.clearIdentityFlow, '1').setHeader('Cache-Control', 'no-store');
-    if (outcome.refreshToken) {
-      res.setHeader(InternalHeaders.setRefreshToken, outcome.refreshToken).setHeader(InternalHeaders.refreshTokenMaxAge, String(settings.refreshCookieMaxAgeSeconds));
-    }
+    if (outcome.refreshToken) sendRefreshToken(res, outcome.refreshToken, settings.refreshCookieMaxAgeSeconds);
     res.redirect(302, outcome.location);
   });
 
