@@ -4,6 +4,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
   testMatch: ['**/test/**/*.test.ts'],
+  // The multi-node runs are `npm run test:ha` (jest.ha.config.js): they start clusters of their own.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/ha/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
     // openid-client and what it builds on ship only ES modules, which Node loads with require()

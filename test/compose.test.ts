@@ -45,13 +45,19 @@ function interpolate(text: string, shell: Record<string, string>): string {
     return value ?? '';
   });
 }
-/** The services as `docker compose -f docker-compose.yml [-f docker-compose.production.yml]` sees them: environments merged key by key. */
-function composeWith(shell: Record<string, string>, production = false): Record<string, Service> {
+const haText = fs.readFileSync(path.join(root, 'docker-compose.ha.yml'), 'utf8');
+
+/**
+ * The services as `docker compose -f docker-compose.yml [-f docker-compose.ha.yml] [-f docker-compose.production.yml]`
+ * sees them: environments and dependencies merged key by key, other keys replaced.
+ */
+function composeWith(shell: Record<string, string>, production = false, ha = false): Record<string, Service> {
   const { services: all } = yaml.load(interpolate(composeText, shell)) as { services: Record<string, Service> };
-  if (production) {
-    const { services: over } = yaml.load(interpolate(productionText, shell)) as { services: Record<string, Service> };
+  for (const text of [ha ? haText : undefined, production ? productionText : undefined]) {
+    if (!text) continue;
+    const { services: over } = yaml.load(interpolate(text, shell)) as { services: Record<string, Service> };
     for (const [name, service] of Object.entries(over)) {
-      all[name] = { ...all[name], ...service, environment: { ...all[name].environment, ...service.environment } };
+      all[name] = { ...all[name], ...service, environment: { ...all[name]?.environment, ...service.environment }, depends_on: { ...all[name]?.depends_on, ...service.depends_on } };
     }
   }
   // As compose passes them: an empty value (`OTP_SECRET: ` once interpolated) is an empty string.
@@ -216,5 +222,36 @@ describe('docker-compose.yml', () => {
     for (const [key, value] of Object.entries(environment)) {
       if (/_URL$/.test(key) && !/^RESET_URL/.test(key)) expect(`${key}=${value}`).not.toMatch(/127\.0\.0\.1|localhost/);
     }
+  });
+});
+
+describe('docker-compose.ha.yml (the clustered stores)', () => {
+  const shell = { ...productionShell, RABBITMQ_ERLANG_COOKIE: 'a-long-random-cookie-of-the-operator' };
+  const ha = composeWith(shell, true, true);
+  const command = (name: string) => (ha[name] as Service & { command?: string[] }).command ?? [];
+
+  it('runs three Redis nodes and three sentinels, three RabbitMQ nodes in one cluster and a three-member replica set', () => {
+    expect(['redis', 'redis-replica-1', 'redis-replica-2'].map((n) => command(n).includes('--replicaof'))).toEqual([false, true, true]);
+    for (const n of [1, 2, 3]) expect(command(`redis-sentinel-${n}`).join(' ')).toMatch(/sentinel monitor acct redis 6379 2/);
+    for (const n of ['rabbitmq', 'rabbitmq-2', 'rabbitmq-3']) {
+      expect([n, ha[n].hostname, ha[n].volumes]).toEqual([n, n, expect.arrayContaining(['./deploy/compose/rabbitmq-cluster.conf:/etc/rabbitmq/conf.d/20-cluster.conf:ro'])]);
+    }
+    const peers = fs.readFileSync(path.join(root, 'deploy/compose/rabbitmq-cluster.conf'), 'utf8').match(/nodes\.\d = (\S+)/g);
+    expect(peers).toEqual(['nodes.1 = rabbit@rabbitmq', 'nodes.2 = rabbit@rabbitmq-2', 'nodes.3 = rabbit@rabbitmq-3']);
+    for (const n of ['mongo', 'mongo-2', 'mongo-3']) expect(command(n)).toEqual(['mongod', '--replSet', 'rs0', '--bind_ip_all']);
+    expect(ha.mongo.healthcheck!.test.join(' ')).toMatch(/rs\.initiate/);
+  });
+
+  it('gives every service URLs of the three, which its config accepts in production, and auth waits for a replica', () => {
+    for (const [name, load] of Object.entries(appLoaders)) {
+      const env = ha[name].environment!;
+      expect([name, env.REDIS_URL, env.AMQP_URL.split(',').length, env.MONGO_URL]).toEqual([name, 'redis+sentinel://redis-sentinel-1:26379,redis-sentinel-2:26379,redis-sentinel-3:26379/acct', 3, 'mongodb://mongo:27017,mongo-2:27017,mongo-3:27017/?replicaSet=rs0']);
+      expect(() => load(env)).not.toThrow();
+    }
+    expect(ha.auth.environment!.REDIS_WAIT_REPLICAS).toBe('1');
+  });
+
+  it('refuses to start the RabbitMQ nodes without their shared cookie', () => {
+    expect(() => composeWith(productionShell, true, true)).toThrow(/RABBITMQ_ERLANG_COOKIE/);
   });
 });

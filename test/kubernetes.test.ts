@@ -4,6 +4,7 @@
 // port, memory above the heap budget, a grace period above the drain's deadline, budgets,
 // autoscalers, network policies and a TLS ingress.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { authSchema, loadAuthConfig } from '@acct/auth';
@@ -157,5 +158,51 @@ describe('deploy/kubernetes (production overlay)', () => {
     expect(ingress.spec.tls).toEqual([{ hosts: ['api.example.com'], secretName: 'account-api-tls' }]);
     expect(ingress.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway');
     expect(environmentOf(named('Deployment', 'gateway')!).TRUST_PROXY).toBe('1');
+  });
+});
+
+describe('deploy/kubernetes/stores-ha (the clustered stores)', () => {
+  const stores = render('deploy/kubernetes/stores-ha');
+  const kustomization = fs.readFileSync(path.join(root, 'deploy/kubernetes/stores-ha/kustomization.yaml'), 'utf8');
+
+  it('validates every object against the Kubernetes API schemas, and commits no Secret', () => {
+    for (const doc of stores) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const Model = require(`kubernetes-models/${doc.apiVersion}/${doc.kind}`)[doc.kind];
+      expect(() => new Model(doc).validate()).not.toThrow();
+    }
+    expect(stores.filter((d) => d.kind === 'Secret')).toEqual([]);
+  });
+
+  it('runs three Redis nodes with a sentinel each, three RabbitMQ nodes and a three-member replica set, each with a budget that keeps two', () => {
+    const sets = stores.filter((d) => d.kind === 'StatefulSet');
+    expect(sets.map((s) => [s.metadata.name, s.spec.replicas]).sort()).toEqual([
+      ['mongo', 3],
+      ['rabbitmq', 3],
+      ['redis', 3],
+    ]);
+    const redis = sets.find((s) => s.metadata.name === 'redis')!;
+    expect(redis.spec.template.spec.containers.map((c: { name: string }) => c.name)).toEqual(['redis', 'sentinel']);
+    expect(sets.find((s) => s.metadata.name === 'mongo')!.spec.template.spec.containers[0].args).toEqual(['--replSet', 'rs0', '--bind_ip_all']);
+    for (const budget of stores.filter((d) => d.kind === 'PodDisruptionBudget')) {
+      const replicas = sets.find((s) => selects(budget.spec.selector, s.spec.template.metadata.labels))!.spec.replicas as number;
+      expect([budget.metadata.name, budget.spec.minAvailable ?? replicas - budget.spec.maxUnavailable]).toEqual([budget.metadata.name, 2]);
+    }
+  });
+
+  it('documents URLs that every service accepts in production', () => {
+    const documented = (name: string) => {
+      const line = new RegExp(`^#\\s+${name}=(\\S+)`, 'm').exec(kustomization)?.[1];
+      if (!line) throw new Error(`${name} is not documented in stores-ha/kustomization.yaml`);
+      // The placeholders, and the "…" of the elided AMQP nodes, as an operator fills them in.
+      return line.replace(/<[a-z]+>/g, 'secret').replace(/amqp:\/\/…@rabbitmq-(\d)…/g, 'amqp://u:secret@rabbitmq-$1.rabbitmq.account-stores:5672');
+    };
+    const urls = { REDIS_URL: documented('REDIS_URL'), AMQP_URL: documented('AMQP_URL'), MONGO_URL: documented('MONGO_URL') };
+    expect(urls.AMQP_URL.split(',')).toHaveLength(3);
+    for (const [name, service] of Object.entries(services)) {
+      const env = { ...environmentOf(named('Deployment', name)!), ...urls };
+      const config = service.load(withMountedFiles(env)) as Record<string, unknown>;
+      expect([name, config.REDIS_URL]).toEqual([name, urls.REDIS_URL]);
+    }
   });
 });

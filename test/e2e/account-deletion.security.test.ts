@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import mongoose from 'mongoose';
+import { amqpNodeUrls } from '@acct/shared/amqp';
 import { call, cookieValue } from '@acct/test-harness/http-client';
 import { testUrls } from '@acct/test-harness/isolation';
 import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
@@ -131,7 +132,8 @@ describe('the last admin', () => {
 
 describe('deleting while the broker is away from auth', () => {
   it('answers at once, and the other services drop their part once the broker is back (the outbox keeps the event)', async () => {
-    const broker = new URL(testUrls().amqp);
+    // One node of the broker (of a cluster's, under `npm run test:ha`), behind a proxy.
+    const broker = new URL(amqpNodeUrls(testUrls().amqp)[0]);
     const proxy = await startTcpProxy({ host: broker.hostname, port: Number(broker.port || 5672) });
     const own = await startStack('deletion-outage', { auth: { AMQP_URL: `amqp://${broker.username}:${broker.password}@127.0.0.1:${proxy.port}` } });
     try {

@@ -3,8 +3,10 @@
 // ways, through one replica; then every authenticated route is called with its access token through
 // every gateway and at every auth and desktop replica directly: 401 session_revoked everywhere, while
 // another live session of the same account keeps working.
+import { parseRedisUrl } from '@acct/shared/redis';
 import { call, type Answer } from '@acct/test-harness/http-client';
 import { testUrls } from '@acct/test-harness/isolation';
+import { startRedisServer } from '@acct/test-harness/redis-servers';
 import { startTcpProxy, type TcpProxy } from '@acct/test-harness/tcp-proxy';
 import { until } from '@acct/test-harness/until';
 import { registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
@@ -167,16 +169,25 @@ describe('a replica whose revocation feed is cut', () => {
   let faulty: TestStack;
   let proxy: TcpProxy;
   let desktopUrl: string;
+  /** On a Redis Cluster or Sentinel (`npm run test:ha`), this stack gets a plain server of its own: a proxy cannot cut a cluster's redirections. */
+  let own: { url: string; stop(): Promise<void> } | undefined;
+  const outer = process.env.REDIS_URL;
 
   beforeAll(async () => {
+    if (parseRedisUrl(testUrls().redis).kind !== 'single') {
+      own = await startRedisServer();
+      process.env.REDIS_URL = own.url;
+    }
     const redis = new URL(testUrls().redis);
     proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
     faulty = await startStack('revocation-cut', { desktop: { REDIS_URL: proxy.url('redis') } });
     desktopUrl = `http://127.0.0.1:${faulty.running.desktop.port}`;
   });
   afterAll(async () => {
-    await faulty.stop();
-    await proxy.close();
+    await faulty?.stop();
+    await proxy?.close();
+    process.env.REDIS_URL = outer;
+    await own?.stop();
   });
 
   const syncAt = (token: string) => call(desktopUrl, 'POST', '/api/desktop/sync', { headers: bearer(token), body: { device } });

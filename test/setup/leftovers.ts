@@ -2,12 +2,12 @@
 // this run's id that still exist when the run ends. Each test file must remove what it made; the
 // global teardown fails the run on any leftover and names the file's label.
 import fs from 'node:fs';
-import amqp from 'amqplib';
-import Redis from 'ioredis';
+import type amqp from 'amqplib';
+import { connectAnyNode } from '@acct/shared/amqp';
 import mongoose from 'mongoose';
 import { queueSpecs } from '@acct/notifier';
 import { accountEventsQueue } from '@acct/desktop';
-import { issuedNamesFile, runMarker, type TestNames } from '@acct/test-harness/isolation';
+import { issuedNamesFile, openTestRedis, runMarker, scanKeys, type TestNames } from '@acct/test-harness/isolation';
 
 /** The retry delays a test notifier may run with: the tests' own and the default. */
 const DELAY_SETS = [
@@ -21,16 +21,10 @@ export async function findLeftovers(urls: { redis: string; mongo: string; amqp: 
   const byPrefix = (name: string, prefix: (n: TestNames) => string) => issued.find((n) => name.startsWith(prefix(n)))?.label ?? 'unknown';
   const found: string[] = [];
 
-  const redis = new Redis(urls.redis, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const redis = openTestRedis(urls.redis, { lazyConnect: true });
   try {
     await redis.connect();
-    let cursor = '0';
-    const keys: string[] = [];
-    do {
-      const [next, batch] = await redis.scan(cursor, 'MATCH', `${marker.redis}*`, 'COUNT', 1000);
-      cursor = next;
-      keys.push(...batch);
-    } while (cursor !== '0');
+    const keys = await scanKeys(redis, `${marker.redis}*`);
     const labels = new Map<string, number>();
     for (const key of keys) labels.set(byPrefix(key, (n) => n.redisPrefix), (labels.get(byPrefix(key, (n) => n.redisPrefix)) ?? 0) + 1);
     for (const [label, count] of labels) found.push(`${count} Redis key(s) of ${label}`);
@@ -48,7 +42,7 @@ export async function findLeftovers(urls: { redis: string; mongo: string; amqp: 
     await mongo.close();
   }
 
-  const connection = await amqp.connect(urls.amqp);
+  const connection = await connectAnyNode(urls.amqp);
   try {
     // A passive check of a missing exchange or queue closes its channel: one channel per check.
     const exists = async (check: (channel: amqp.Channel) => Promise<unknown>) => {

@@ -3,6 +3,8 @@
 // secrets given inline or as a file parse in the schema, and every refusal is one `configError` line.
 import fs from 'node:fs';
 import { z } from 'zod';
+import { amqpNodeUrls } from './amqp/nodes';
+import { parseRedisUrl } from './redis/url';
 import { isSecretVariable } from './secrets';
 
 export class ConfigError extends Error {
@@ -179,7 +181,15 @@ export function variablesOf(schema: z.ZodTypeAny): string[] {
   return inner instanceof z.ZodObject ? Object.keys(inner.shape) : [];
 }
 
-const redisUrl = () => env.string('redis://127.0.0.1:6379');
+/** One server, a Redis Cluster or a Sentinel group: the grammar is `parseRedisUrl`'s. */
+const redisUrl = () =>
+  env.string('redis://127.0.0.1:6379').superRefine((value, ctx) => {
+    try {
+      parseRedisUrl(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    }
+  });
 
 /** How far apart the clocks of two hosts may be: an ended session's entry outlives its last token's expiry by this much. */
 export const REVOCATION_CLOCK_SKEW_MS = 60_000;
@@ -217,7 +227,14 @@ export const configFragments = {
   }),
   /** The event bus: where events are published (auth, desktop) and consumed (notifier). */
   events: () => ({
-    AMQP_URL: env.string('amqp://guest:guest@127.0.0.1:5672'),
+    /** One node, or a cluster's nodes comma-separated (a lost connection goes on to the next). */
+    AMQP_URL: env.string('amqp://guest:guest@127.0.0.1:5672').superRefine((value, ctx) => {
+      try {
+        amqpNodeUrls(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    }),
     EVENTS_EXCHANGE: env.string('auth.events'),
   }),
   outbox: () => ({ OUTBOX_POLL_MS: env.int(1000, 10) }),

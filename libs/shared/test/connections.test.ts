@@ -1,7 +1,9 @@
-import { createMemoryLogger } from '@acct/shared';
-import { connectMongo, isMongoReady } from '@acct/shared/mongo';
+import { MongoClient } from 'mongodb';
+import { configFragments, createMemoryLogger, loadConfig } from '@acct/shared';
+import { connectMongo, durabilityOptions, isMongoReady } from '@acct/shared/mongo';
 import { connectRedis, isRedisReady } from '@acct/shared/redis';
-import { AmqpClient } from '@acct/shared/amqp';
+import { AmqpClient, amqpNodeUrls } from '@acct/shared/amqp';
+import { z } from 'zod';
 import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 
 describe('connection helpers against the real dependencies', () => {
@@ -57,5 +59,50 @@ describe('connection helpers against the real dependencies', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('writes to MongoDB with majority and journal, retryable, unless the URL says otherwise', async () => {
+    const mongo = await connectMongo(testUrls().mongo, logger, { dbName: names.mongoDb });
+    try {
+      const options = mongo.getClient().options;
+      expect(options.writeConcern).toMatchObject({ w: 'majority', journal: true, wtimeoutMS: 5_000 });
+      expect(options.retryWrites).toBe(true);
+      expect(options.retryReads).toBe(true);
+      // The stand-in takes the write concern as a server does.
+      await mongo.collection('probe').insertOne({ a: 1 });
+      await mongo.dropDatabase();
+    } finally {
+      await mongo.close();
+    }
+    expect(durabilityOptions('mongodb://db/?w=1&retryWrites=false')).toEqual({ retryReads: true });
+  });
+
+  it('hands a replica set URL to the driver as given: its hosts, set name and the durability asked for', () => {
+    const url = 'mongodb://u:p@m1:27017,m2:27017,m3:27017/auth?replicaSet=rs0&authSource=admin';
+    const { options } = new MongoClient(url, durabilityOptions(url));
+    expect(options.hosts.map(String)).toEqual(['m1:27017', 'm2:27017', 'm3:27017']);
+    expect(options.replicaSet).toBe('rs0');
+    expect(options.writeConcern).toMatchObject({ w: 'majority', journal: true });
+    expect(options.retryWrites).toBe(true);
+  });
+
+  it('goes on to the next RabbitMQ node of AMQP_URL when one refuses, with a heartbeat asked for', async () => {
+    const urls = `amqp://guest:guest@127.0.0.1:1,${testUrls().amqp}`;
+    expect(amqpNodeUrls(urls).map((u) => new URL(u).searchParams.get('heartbeat'))).toEqual(['10', '10']);
+    expect(amqpNodeUrls('amqp://h?heartbeat=30')).toEqual(['amqp://h?heartbeat=30']);
+    for (let i = 0; i < 3; i++) {
+      const client = new AmqpClient(urls, logger, { connectionName: names.id, deadlineMs: 10_000 });
+      try {
+        await client.start();
+        expect(client.ready).toBe(true);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('refuses an AMQP_URL entry that is not amqp:// at start, naming it', () => {
+    const schema = z.object(configFragments.events());
+    expect(() => loadConfig(schema, { AMQP_URL: 'amqp://guest:secret@r1:5672,http://r2' })).toThrow(/AMQP_URL: expected amqp:\/\/ or amqps:\/\/, got http:\/\/ \(got "amqp:\/\/guest:\*\*\*@r1/);
   });
 });

@@ -1,5 +1,6 @@
 // A temporary queue bound to every key of a test's exchange: what reaches RabbitMQ, for tests to read.
-import amqp from 'amqplib';
+import type amqp from 'amqplib';
+import { connectAnyNode } from '@acct/shared/amqp';
 import { until } from './until';
 
 export interface TappedEvent {
@@ -14,7 +15,9 @@ export class EventTap {
   private constructor(private readonly connection: Awaited<ReturnType<typeof amqp.connect>>) {}
 
   static async open(url: string, exchange: string): Promise<EventTap> {
-    const connection = await amqp.connect(url);
+    const connection = await connectAnyNode(url);
+    // A node killed under it (npm run test:ha) ends the tap's connection: not the test process.
+    connection.on('error', () => undefined);
     const tap = new EventTap(connection);
     const channel = await connection.createChannel();
     await channel.assertExchange(exchange, 'topic', { durable: true });

@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import amqp from 'amqplib';
-import Redis from 'ioredis';
+import { connectAnyNode } from '@acct/shared/amqp';
+import { parseRedisUrl, type Redis } from '@acct/shared/redis';
+import IORedis, { Cluster } from 'ioredis';
 import mongoose from 'mongoose';
 
 export interface TestNames {
@@ -56,14 +57,37 @@ function required(name: string): string {
   return value;
 }
 
+/**
+ * A test's own Redis client for a REDIS_URL of any topology (one server, cluster, Sentinel), with
+ * the offline queue on: a test's first command waits for the connection.
+ */
+export function openTestRedis(url = testUrls().redis, options: { keyPrefix?: string; lazyConnect?: boolean } = {}): Redis {
+  const topology = parseRedisUrl(url);
+  const common = { keyPrefix: options.keyPrefix, lazyConnect: options.lazyConnect, maxRetriesPerRequest: 2 };
+  if (topology.kind === 'single') return new IORedis(url, common);
+  if (topology.kind === 'cluster') return new Cluster(topology.nodes, { keyPrefix: options.keyPrefix, lazyConnect: options.lazyConnect, redisOptions: { ...topology.auth } });
+  return new IORedis({ ...common, sentinels: topology.sentinels, name: topology.masterName, db: topology.db, ...topology.auth, sentinelPassword: topology.auth.password });
+}
+
+/** Every key matching `pattern`, on every master of a cluster or on the one server (the client must not have a keyPrefix of its own). */
+export async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  const keys: string[] = [];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== '0');
+  }
+  return keys;
+}
+
 /** Deletes every key under a prefix (the client must not have a keyPrefix of its own). */
 export async function deleteRedisPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
+  // One key a command: a cluster refuses a DEL whose keys span slots.
+  for (const key of await scanKeys(redis, `${prefix}*`)) await redis.del(key);
 }
 
 /**
@@ -72,7 +96,7 @@ export async function deleteRedisPrefix(redis: Redis, prefix: string): Promise<v
  */
 export async function removeIsolated(names: TestNames, options: { queues?: string[] } = {}): Promise<void> {
   const urls = testUrls();
-  const redis = new Redis(urls.redis, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const redis = openTestRedis(urls.redis, { lazyConnect: true });
   try {
     await redis.connect();
     await deleteRedisPrefix(redis, names.redisPrefix);
@@ -88,7 +112,7 @@ export async function removeIsolated(names: TestNames, options: { queues?: strin
   } finally {
     await mongo.close();
   }
-  const connection = await amqp.connect(urls.amqp);
+  const connection = await connectAnyNode(urls.amqp);
   try {
     const channel = await connection.createChannel();
     for (const queue of options.queues ?? []) await channel.deleteQueue(queue);

@@ -23,6 +23,10 @@ export const authSchema = z.object({
   SESSION_MAX_AGE_ADMIN_SECONDS: env.int(12 * 3600, 60),
   /** Live sessions one account may have; opening one more ends its oldest. */
   SESSION_MAX_PER_ACCOUNT: env.int(10, 1),
+  /** Replicas that must hold a session write before it is answered (Redis WAIT): 1 on Sentinel or Cluster, so a failover loses no session; 0 waits for none. */
+  REDIS_WAIT_REPLICAS: env.int(0, 0),
+  /** How long a session write waits for those replicas; past it the write is answered anyway. */
+  REDIS_WAIT_TIMEOUT_MS: env.int(500, 1),
   /** At most 15: each step doubles a hash's time, and 16 takes seconds a login, on any CPU of today. */
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
   /** bcrypt hashes at once per replica; 0 means one per core. */
@@ -172,6 +176,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       maxAgeMs: { user: config.SESSION_MAX_AGE_USER_SECONDS * 1000, admin: config.SESSION_MAX_AGE_ADMIN_SECONDS * 1000 },
       maxPerAccount: config.SESSION_MAX_PER_ACCOUNT,
       revocationRetentionMs: config.ACCESS_TOKEN_TTL_SECONDS * 1000 + REVOCATION_CLOCK_SKEW_MS,
+      replicaAck: { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS },
     },
     rateLimits: {
       loginIpPerMinute: config.RATE_LOGIN_IP_PER_MINUTE,

@@ -45,6 +45,10 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
   return composeService('auth', logger, async (open) => {
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
     const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit());
+    // Sessions on a connection of their own when their writes wait for replicas: a WAIT holds its
+    // connection, and must not hold every rate limit and challenge queued behind it.
+    const sessionRedis =
+      config.sessions.replicaAck.replicas > 0 ? await open('redis-sessions', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit()) : redis;
     // Loaded before the service answers: no token of an ended session gets through a fresh replica.
     const revocations = await open('revocations', openRevocationFeed(config, logger), (feed) => feed.close());
     const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'auth' }, logger), (p) => p.amqp.close());
@@ -77,7 +81,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       resetRequests,
       outbox,
       loginAttempts: new RedisLoginAttempts(redis, config.loginAttempts),
-      sessions: new RedisSessions(redis, config.sessions, revocations),
+      sessions: new RedisSessions(sessionRedis, config.sessions, revocations),
       revocations,
       otp: new RedisOtpChallenges(redis, config.otp),
       factors,

@@ -96,7 +96,7 @@ describe('RedisOtpChallenges codes', () => {
 
 describe('RedisOtpChallenges across challenges', () => {
   const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-  const failures = (adminId: string) => raw.get(`${names.redisPrefix}otp-fail:admin:${adminId}`);
+  const failures = (adminId: string) => raw.get(`${names.redisPrefix}otp-fail:{admin:${adminId}}`);
 
   it('when an admin spends every guess of a challenge, then the next challenge has fewer guesses and the next guess waits', async () => {
     const first = await open('admin-guesser');
@@ -121,7 +121,7 @@ describe('RedisOtpChallenges across challenges', () => {
   });
 
   it('never takes a challenge below one guess', async () => {
-    await raw.set(`${names.redisPrefix}otp-fail:admin:admin-many`, '500');
+    await raw.set(`${names.redisPrefix}otp-fail:{admin:admin-many}`, '500');
     const challenge = await open('admin-many');
     expect(await raw.hget(`${names.redisPrefix}otp:{${challenge.challengeToken.split('.')[0]}}`, 'max')).toBe('1');
   });

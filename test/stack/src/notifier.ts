@@ -2,9 +2,9 @@
 // events through auth's own publisher (topic exchange, persistent, messageId = event id, type =
 // routing key, the request id header).
 import { randomUUID } from 'node:crypto';
-import amqp from 'amqplib';
-import { createMemoryLogger, isEventType, type RunningService } from '@acct/shared';
-import { AmqpClient, EventPublisher } from '@acct/shared/amqp';
+import type amqp from 'amqplib';
+import { createMemoryLogger, currentRequestId, isEventType, type RunningService } from '@acct/shared';
+import { AmqpClient, EventPublisher, connectAnyNode } from '@acct/shared/amqp';
 import { loadNotifierConfig, queueSpecs, startNotifier, type Mailer, type PushNotification, type PushResult, type PushSender } from '@acct/notifier';
 import { removeIsolated, testUrls, type TestNames } from '@acct/test-harness/isolation';
 
@@ -13,7 +13,8 @@ const TEST_RETRY_DELAYS_MS = [50, 100, 150];
 
 export class RecordingPushSender implements PushSender {
   readonly name = 'recording';
-  readonly sent: Array<{ tokens: string[]; notification: PushNotification; at: number }> = [];
+  /** Every push, with the request id of the event behind it (the consumer runs each message in its request's context). */
+  readonly sent: Array<{ tokens: string[]; notification: PushNotification; at: number; requestId?: string }> = [];
   /** Tokens to report as unregistered. */
   dead = new Set<string>();
   /** When set, every send waits for this promise first (to hold a message in flight). */
@@ -23,7 +24,7 @@ export class RecordingPushSender implements PushSender {
   async send(tokens: string[], notification: PushNotification): Promise<PushResult> {
     if (this.gate) await this.gate;
     if (this.fail) throw this.fail;
-    this.sent.push({ tokens, notification, at: Date.now() });
+    this.sent.push({ tokens, notification, at: Date.now(), requestId: currentRequestId() });
     const deadTokens = tokens.filter((t) => this.dead.has(t));
     return { successCount: tokens.length - deadTokens.length, failureCount: deadTokens.length, deadTokens };
   }
@@ -93,7 +94,9 @@ export class TestPublisher {
     const publisher = new EventPublisher(exchange);
     await publisher.attach(client);
     await client.start();
-    const connection = await amqp.connect(testUrls().amqp);
+    const connection = await connectAnyNode(testUrls().amqp);
+    // A node killed under it (npm run test:ha) ends this raw connection: not the test process.
+    connection.on('error', () => undefined);
     const channel = await connection.createConfirmChannel();
     return new TestPublisher(client, publisher, connection, channel, exchange);
   }

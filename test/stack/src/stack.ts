@@ -4,13 +4,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Redis from 'ioredis';
 import { createMemoryLogger, type RunningService } from '@acct/shared';
+import type { Redis } from '@acct/shared/redis';
 import { loadAuthConfig, startAuth } from '@acct/auth';
 import { accountEventsQueue, loadDesktopConfig, startDesktop } from '@acct/desktop';
 import { loadGatewayConfig, startGateway } from '@acct/gateway';
 import { EventTap } from '@acct/test-harness/event-tap';
-import { isolatedNames, removeIsolated, testUrls, type TestNames } from '@acct/test-harness/isolation';
+import { isolatedNames, openTestRedis, removeIsolated, testUrls, type TestNames } from '@acct/test-harness/isolation';
 import { testKeys, type TestKeys } from '@acct/test-harness/keys';
 import { checkAnswersOf, stopCheckingAnswersOf } from '@acct/test-harness/openapi';
 import { notifierQueues, startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
@@ -42,6 +42,8 @@ export interface StackOptions {
   desktop?: Record<string, string>;
   gateway?: Record<string, string>;
   notifier?: boolean;
+  /** The notifier's own variables, over the test defaults (with `notifier: true`). */
+  notifierEnv?: Record<string, string>;
 }
 
 /** Fast, permissive defaults for tests; a test that checks a limit sets it. */
@@ -129,12 +131,12 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   const gateway = await startGatewayReplica(auth, desktop);
   const replicas: RunningService[] = [];
   const replicaUrls: string[] = [];
-  const redis = new Redis(urls.redis);
+  const redis = openTestRedis(urls.redis);
   let notifier: TestStack['notifier'];
   if (options.notifier) {
     const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-mail-'));
     const publisher = await TestPublisher.open(names.exchange);
-    notifier = Object.assign(await startTestNotifier(names, { mailDir }), { mailDir, publisher });
+    notifier = Object.assign(await startTestNotifier(names, { mailDir, env: options.notifierEnv }), { mailDir, publisher });
   }
   const url = `http://127.0.0.1:${gateway.port}`;
   // Every answer a test gets from this stack must match openapi/openapi.yaml.

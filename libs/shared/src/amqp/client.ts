@@ -1,8 +1,26 @@
 // AMQP connection helper: connects with retry, reconnects with back-off, and re-runs each
-// registered setup (topology, consumers, publisher channels) on every new connection.
+// registered setup (topology, consumers, publisher channels) on every new connection. AMQP_URL may
+// name several nodes of a RabbitMQ cluster, comma-separated: each attempt goes to the next one, so a
+// connection whose node is lost comes back on another (the queues are quorum queues, replicated).
 import amqp from 'amqplib';
 import type { Logger } from 'pino';
+import { amqpNodeUrls } from './nodes';
 import { redactUrl, retryUntil, sleep } from '../retry';
+
+export { amqpNodeUrls } from './nodes';
+
+/** A connection to the first node of `value` (an AMQP_URL) that answers: for tools and tests. */
+export async function connectAnyNode(value: string): Promise<AmqpConnection> {
+  let last: unknown;
+  for (const url of amqpNodeUrls(value)) {
+    try {
+      return await amqp.connect(url, { timeout: 5_000 });
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
+}
 
 export type AmqpConnection = Awaited<ReturnType<typeof amqp.connect>>;
 export type AmqpSetup = (connection: AmqpConnection) => Promise<void>;
@@ -16,12 +34,18 @@ export class AmqpClient {
   private connection?: AmqpConnection;
   private readonly setups: AmqpSetup[] = [];
   private stopping = false;
+  private readonly urls: string[];
+  /** The node the next attempt goes to; replicas start at a random one, so they spread over the cluster. */
+  private next: number;
 
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly logger: Logger,
     private readonly options: AmqpClientOptions = {},
-  ) {}
+  ) {
+    this.urls = amqpNodeUrls(url);
+    this.next = Math.floor(Math.random() * this.urls.length);
+  }
 
   /** Registers a setup; runs it now when connected, and again after every reconnect. */
   async use(setup: AmqpSetup): Promise<void> {
@@ -35,14 +59,17 @@ export class AmqpClient {
 
   async start(): Promise<void> {
     await retryUntil(() => this.connectOnce(), {
-      what: `RabbitMQ at ${redactUrl(this.url)}`,
+      what: `RabbitMQ at ${this.urls.map(redactUrl).join(', ')}`,
       logger: this.logger,
       deadlineMs: this.options.deadlineMs,
     });
   }
 
   private async connectOnce(): Promise<void> {
-    const connection = await amqp.connect(this.url, {
+    const url = this.urls[this.next % this.urls.length];
+    this.next += 1;
+    const connection = await amqp.connect(url, {
+      timeout: 5_000,
       clientProperties: { connection_name: this.options.connectionName ?? 'account-service' },
     });
     connection.on('error', (err: Error) => this.logger.warn({ reason: err.message }, 'RabbitMQ connection error'));
@@ -58,6 +85,7 @@ export class AmqpClient {
       throw err;
     }
     this.connection = connection;
+    if (this.urls.length > 1) this.logger.info({ node: redactUrl(url.replace(/\?.*$/, '')) }, 'RabbitMQ connected');
   }
 
   private async reconnect(): Promise<void> {

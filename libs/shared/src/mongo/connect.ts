@@ -1,4 +1,8 @@
 // MongoDB connection helper (mongoose): no command buffering, so a store outage answers fast instead of hanging.
+// A replica set's URL works as given (`mongodb://a,b,c/?replicaSet=rs0`, or `mongodb+srv://`): the
+// driver finds the primary and follows an election. Every write waits for a majority of the set and
+// its journal, and is retried once on a new primary (retryable writes), unless the URL says otherwise:
+// an account, a reset request or an outbox event a failover rolled back would be lost without a trace.
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from 'pino';
 import { redactUrl, retryUntil } from '../retry';
@@ -13,6 +17,18 @@ export interface MongoOptions {
 // profiles). No code here executes a query twice.
 mongoose.set('skipOriginalStackTraces', true);
 
+/** The durability every connection asks for, unless its URL sets its own (`w=`, `journal=`, `retryWrites=`). */
+export function durabilityOptions(url: string): { writeConcern?: { w: 'majority'; journal: true; wtimeoutMS: number }; retryWrites?: true; retryReads?: true } {
+  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  const has = (name: string) => [...query.keys()].some((key) => key.toLowerCase() === name.toLowerCase());
+  return {
+    // A majority's answer within 5 s, else the write fails (503) rather than hangs on a set that lost its majority.
+    ...(has('w') || has('journal') || has('j') || has('wtimeoutMS') ? {} : { writeConcern: { w: 'majority', journal: true, wtimeoutMS: 5_000 } }),
+    ...(has('retryWrites') ? {} : { retryWrites: true }),
+    ...(has('retryReads') ? {} : { retryReads: true }),
+  };
+}
+
 export async function connectMongo(url: string, logger: Logger, options: MongoOptions = {}): Promise<Connection> {
   return retryUntil(
     async () => {
@@ -20,9 +36,12 @@ export async function connectMongo(url: string, logger: Logger, options: MongoOp
         dbName: options.dbName,
         bufferCommands: false,
         autoIndex: true,
+        // An election takes up to ~12 s (electionTimeoutMillis 10 s + catch-up): a request waits at
+        // most this long for a primary, then answers 503; the next one finds the new primary.
         serverSelectionTimeoutMS: 2_000,
         socketTimeoutMS: 10_000,
         maxPoolSize: 20,
+        ...durabilityOptions(url),
       });
       try {
         await connection.asPromise();

@@ -1,36 +1,35 @@
-// @acct/shared/redis: the Redis connection (ioredis): reconnects forever, fails commands fast while down (so callers answer 503).
-import Redis from 'ioredis';
+// @acct/shared/redis: the Redis connection (ioredis), to one server, a Redis Cluster or a Sentinel
+// group (topology.ts): reconnects forever, fails commands fast while down (so callers answer 503).
 import type { Logger } from 'pino';
-import { redactUrl, retryUntil } from '../retry';
+import { retryUntil } from '../retry';
 import { RevocationFeed } from './revocation-feed';
+import { createRedisClient, describeTopology, parseRedisUrl, type RedisClient } from './topology';
 
-export type { Redis } from 'ioredis';
+export type { RedisClient as Redis } from './topology';
+export { parseRedisUrl, createRedisClient, describeTopology, type RedisClient, type RedisTopology } from './topology';
 
 export interface RedisOptions {
   keyPrefix?: string;
   deadlineMs?: number;
 }
 
-export async function connectRedis(url: string, logger: Logger, options: RedisOptions = {}): Promise<Redis> {
-  const client = new Redis(url, {
-    keyPrefix: options.keyPrefix,
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    commandTimeout: 2_000,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
-  });
+export async function connectRedis(url: string, logger: Logger, options: RedisOptions = {}): Promise<RedisClient> {
+  const topology = parseRedisUrl(url);
+  const client = createRedisClient(topology, { keyPrefix: options.keyPrefix });
   let wasReady = false;
   client.on('ready', () => {
     if (wasReady) logger.info('Redis reconnected');
     wasReady = true;
   });
-  client.on('error', (err) => {
+  client.on('error', (err: Error) => {
     if (wasReady) logger.warn({ reason: err.message }, 'Redis connection error');
   });
+  if (topology.kind === 'cluster') {
+    client.on('+node', () => logger.debug('Redis Cluster node added'));
+    client.on('-node', () => logger.info('Redis Cluster node removed'));
+  }
   try {
-    await waitUntilReady(client, url, logger, options.deadlineMs);
+    await waitUntilReady(client, describeTopology(topology), logger, options.deadlineMs);
   } catch (err) {
     client.disconnect();
     throw err;
@@ -38,7 +37,7 @@ export async function connectRedis(url: string, logger: Logger, options: RedisOp
   return client;
 }
 
-function waitUntilReady(client: Redis, url: string, logger: Logger, deadlineMs?: number): Promise<void> {
+function waitUntilReady(client: RedisClient, what: string, logger: Logger, deadlineMs?: number): Promise<void> {
   return retryUntil(
     async () => {
       if (client.status === 'ready') return;
@@ -54,11 +53,11 @@ function waitUntilReady(client: Redis, url: string, logger: Logger, deadlineMs?:
         client.once('error', onError);
       });
     },
-    { what: `Redis at ${redactUrl(url)}`, logger, deadlineMs },
+    { what: `Redis (${what})`, logger, deadlineMs },
   );
 }
 
-export const isRedisReady = (client: Redis) => client.status === 'ready';
+export const isRedisReady = (client: RedisClient) => client.status === 'ready';
 
 export * from './revocation-feed';
 

@@ -13,7 +13,7 @@
 // trusts its memory: the next check reads what it missed (one read shared by every request waiting,
 // which keeps it fresh for another `maxStalenessMs`) and, if that read fails too, refuses (the caller
 // answers 503) rather than let a revoked token through.
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from './topology';
 import type { Logger } from 'pino';
 import type { AccessClaims } from '../access-token';
 import { errors } from '../errors';

@@ -4,7 +4,7 @@
 // replayed answer finds nothing. A session's recent proof of the password or a second factor
 // (`step-up:{<sid>}`) lets it add or remove factors for `stepUpMs`.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '@acct/shared/redis';
 import type { CeremonyState, Ceremonies } from '../domain/ports';
 
 export class RedisCeremonies implements Ceremonies {

@@ -1,7 +1,7 @@
 // Started sign-ins with an identity provider, in Redis under their `state` (`oidc-flow:{<state>}`)
 // for OIDC_FLOW_TTL_SECONDS, and taken back once (GETDEL): a replayed or forged callback finds
 // nothing. The PKCE verifier and the nonce never leave the service.
-import type { Redis } from 'ioredis';
+import type { Redis } from '@acct/shared/redis';
 import type { IdentityFlow, IdentityFlows } from '../domain/ports';
 
 const STATE = /^[A-Za-z0-9_-]{20,128}$/;

@@ -2,7 +2,7 @@
 // must not interleave with another replica's (the last admin is not deleted by two admins at once).
 // The lock expires by itself if its holder dies; it is released only by its holder.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '@acct/shared/redis';
 import { AuthErrors } from '../errors';
 import type { Locks } from '../domain/ports';
 

@@ -4,7 +4,7 @@
 // is compared, so guesses sent at once cannot outrun the limit; a success gives it back and clears
 // the counts and makes the address known to the account (then the account-wide ceiling does not hold
 // it back), a failure keeps it. The keys share a hash tag, so the scripts run on Redis Cluster.
-import type { Redis } from 'ioredis';
+import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
 import type { LoginAttempts, Reservation } from '../domain/ports';
 import { execOrThrow } from './redis-transaction';

@@ -9,7 +9,7 @@
 // before the next guess (from 1 s, at most 5 minutes), so logging in again buys no fresh guesses,
 // and the owner with the right code always gets through after the wait.
 import { createHmac, randomInt } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
 import { mintToken, parseToken, sameSecret, sha256 } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
@@ -137,8 +137,9 @@ const FAILURE_WINDOW_MS = 3_600_000;
 const MAX_WAIT_MS = 300_000;
 
 const challengeKey = (id: string) => `otp:{${id}}`;
-const failuresKey = (kind: AccountKind, accountId: string) => `otp-fail:${kind}:${accountId}`;
-const lastFailureKey = (kind: AccountKind, accountId: string) => `otp-fail-at:${kind}:${accountId}`;
+// One hash tag for both: they are read, written and deleted together (one Redis Cluster slot).
+const failuresKey = (kind: AccountKind, accountId: string) => `otp-fail:{${kind}:${accountId}}`;
+const lastFailureKey = (kind: AccountKind, accountId: string) => `otp-fail-at:{${kind}:${accountId}}`;
 const ownerKey = (kind: AccountKind, accountId: string) => `otp-${kind}:${accountId}`;
 /** Challenges stored before users had them carry no kind: they are admins'. */
 const asKind = (value: string | null | undefined): AccountKind => (value === 'user' ? 'user' : 'admin');

@@ -2,7 +2,7 @@
 // gateway skips them. The store answers allowed or retry-after; the use case decides the 429
 // (domain/limits.ts). Failed logins have their own store (login-attempt-store.ts): they are
 // reserved before the password compare.
-import type { Redis } from 'ioredis';
+import type { Redis } from '@acct/shared/redis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { LimitAnswer, LimiterName, RateLimits } from '../domain/ports';
 

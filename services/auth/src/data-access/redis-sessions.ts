@@ -5,12 +5,12 @@
 // the session (reuse detection, RFC 9700 §4.14). Every way a session ends goes on the revocation
 // feed first, so that its access tokens are refused by every replica of every service within a second.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
 import type { RevocationFeed } from '@acct/shared/redis';
 import type { NewSession, OpenedStoredSession, RotateResult, SessionInfo, Sessions } from '../domain/ports';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
-import { execOrThrow } from './redis-transaction';
+import { ReplicaWait, execOrThrow, type ReplicaAck } from './redis-transaction';
 
 const ROTATE = `
 local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'epoch')
@@ -58,6 +58,8 @@ export interface SessionPolicy {
   maxPerAccount: number;
   /** How long an ended session's access tokens may still be presented (the longest access token, plus clock skew). */
   revocationRetentionMs: number;
+  /** Replicas that must hold a session's creation, rotation and an epoch raise before they are answered (Sentinel, Cluster). */
+  replicaAck?: ReplicaAck;
 }
 
 /** Where endings are announced to every replica: appended before the session is deleted, and a failure throws. */
@@ -71,6 +73,7 @@ type ScriptClient = Redis & {
 
 export class RedisSessions implements Sessions {
   private readonly redis: ScriptClient;
+  private readonly replicas: ReplicaWait;
 
   constructor(
     redis: Redis,
@@ -82,6 +85,7 @@ export class RedisSessions implements Sessions {
     redis.defineCommand('refreshRevoke', { numberOfKeys: 1, lua: REVOKE });
     redis.defineCommand('raiseEpoch', { numberOfKeys: 1, lua: RAISE_EPOCH });
     this.redis = redis as ScriptClient;
+    this.replicas = new ReplicaWait(policy.replicaAck, now);
   }
 
   /** Starts a session and answers its first refresh token. */
@@ -108,6 +112,7 @@ export class RedisSessions implements Sessions {
         })
         .pexpire(key, Math.min(this.policy.idleTtlMs, absExp - now)),
     );
+    await this.replicas.after(this.redis, key);
     // Separate from the script's slot on purpose: only revokeAll reads it, key by key.
     await execOrThrow(this.redis.multi().sadd(accountKey, token.id).pexpire(accountKey, this.policy.maxAgeMs[owner.kind]));
     // Checked after the session is findable: a change recorded before this read is seen here, and one
@@ -144,6 +149,8 @@ export class RedisSessions implements Sessions {
       kind,
     );
     const [outcome, accountId, role, sealed, epoch, absExp] = reply;
+    // A rotation a failover lost would make the client's new token unknown: its session would end.
+    if (outcome === 'rotated') await this.replicas.after(this.redis, sessionKey(token.id));
     const owner = { kind, accountId, role };
     // A credential change after the session opened ends it here too (the change's own revokeAll
     // may not have reached it yet): its epoch is older than the account's.
@@ -173,10 +180,11 @@ export class RedisSessions implements Sessions {
    * paths ask the revocation feed instead; this read is for where a fresh answer is the point.
    */
   async isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean> {
-    const replies = await this.redis.pipeline().hmget(sessionKey(sessionId), 'kind', 'accountId', 'absExp', 'epoch').get(epochKey(kind, accountId)).exec();
-    const [[sessionError, session], [epochError, current]] = replies as [[Error | null, (string | null)[]], [Error | null, string | null]];
-    if (sessionError || epochError) throw sessionError ?? epochError;
-    const [owner, account, absExp, epoch] = session;
+    // Two reads, not one pipeline: the keys live in different Redis Cluster slots.
+    const [[owner, account, absExp, epoch], current] = await Promise.all([
+      this.redis.hmget(sessionKey(sessionId), 'kind', 'accountId', 'absExp', 'epoch'),
+      this.redis.get(epochKey(kind, accountId)),
+    ]);
     return owner === kind && account === accountId && Number(absExp) > this.now() && Number(epoch ?? 0) >= Number(current ?? 0);
   }
 
@@ -240,6 +248,7 @@ export class RedisSessions implements Sessions {
   /** Ends every session of an account (password reset, admin-set password, disabling), after raising its epoch. */
   async revokeAll(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<number> {
     await this.redis.raiseEpoch(epochKey(kind, accountId), String(credentialEpoch));
+    await this.replicas.after(this.redis, epochKey(kind, accountId));
     const accountKey = accountSessionsKey(kind, accountId);
     const ids = await this.redis.smembers(accountKey);
     // A login racing this change opens no session (its epoch is old), so these are all there are.

@@ -10,7 +10,7 @@ import { isPermanent } from '../../domain/delivery-errors';
 import { handleEvent } from '../../domain/notifications';
 import { nextStep } from '../../domain/retry-policy';
 import type { NotifierDeps } from '../../domain/ports';
-import { declareTopology, type QueueSpec } from './topology';
+import { REDECLARE_MS, declareTopology, type QueueSpec } from './topology';
 
 const ATTEMPT_HEADER = 'x-attempt';
 const REASON_HEADER = 'x-dead-letter-reason';
@@ -43,11 +43,28 @@ export class EventConsumer {
       const channel = await connection.createConfirmChannel();
       channel.on('error', (err: Error) => this.logger.warn({ reason: err.message }, 'AMQP channel error'));
       await declareTopology(channel, this.options.exchange, this.options.queues);
+      // Declared again while connected: an unused retry queue expires (topology.ts), a used one never.
+      const redeclare = setInterval(() => {
+        declareTopology(channel, this.options.exchange, this.options.queues).catch((err: Error) => this.logger.warn({ reason: err.message }, 'Declaring the queues again failed'));
+      }, REDECLARE_MS);
+      redeclare.unref();
+      channel.on('close', () => clearInterval(redeclare));
       await channel.prefetch(this.options.prefetch);
       this.channel = channel;
       this.consumerTags = [];
       for (const queue of this.options.queues) {
-        const { consumerTag } = await channel.consume(queue.name, (msg) => msg && this.track(this.onMessage(channel, queue, msg)), { noAck: false });
+        const { consumerTag } = await channel.consume(
+          queue.name,
+          (msg) => {
+            if (msg) return this.track(this.onMessage(channel, queue, msg));
+            // The broker cancelled the consumer (its queue was deleted, or its node is leaving the
+            // cluster): start over on a new connection, which consumes again, on another node if need be.
+            if (this.stopping) return;
+            this.logger.warn({ queue: queue.name }, 'The broker cancelled a consumer; reconnecting');
+            void connection.close().catch(() => undefined);
+          },
+          { noAck: false },
+        );
         this.consumerTags.push(consumerTag);
       }
     });

@@ -1,0 +1,14 @@
+// `npm run test:ha`: the end-to-end suite on a 6-node Redis Cluster and a 3-node RabbitMQ cluster,
+// started from the machine's redis-server and rabbitmq-server (test/ha/global-setup.ts), then the
+// failover runs under load (test/ha/*.test.ts), which start engines of their own to kill.
+const base = require('./jest.config.js');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  ...base,
+  testMatch: ['<rootDir>/test/e2e/**/*.test.ts', '<rootDir>/test/ha/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/'],
+  globalSetup: '<rootDir>/test/ha/global-setup.ts',
+  globalTeardown: '<rootDir>/test/ha/global-teardown.ts',
+  testTimeout: 60_000,
+};

@@ -1,0 +1,89 @@
+// REDIS_URL's grammar (one server, a cluster, a Sentinel group), and a Sentinel group's failover
+// followed by the client with nothing to restart.
+import pino from 'pino';
+import { configFragments, loadConfig } from '@acct/shared';
+import { connectRedis, describeTopology, parseRedisUrl, type Redis } from '@acct/shared/redis';
+import { startRedisSentinel, type RedisSentinelServers } from '@acct/test-harness/redis-servers';
+import { until } from '@acct/test-harness/until';
+import { z } from 'zod';
+
+describe('parseRedisUrl', () => {
+  it('reads one server, a cluster and a Sentinel group, with their credentials', () => {
+    expect(parseRedisUrl('redis://:pw@cache:6379/2')).toEqual({ kind: 'single', url: 'redis://:pw@cache:6379/2' });
+    expect(parseRedisUrl('rediss+cluster://app:s%40cret@r1:7000,r2,[::1]:7002')).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: 'r1', port: 7000 },
+        { host: 'r2', port: 6379 },
+        { host: '::1', port: 7002 },
+      ],
+      auth: { username: 'app', password: 's@cret' },
+      tls: true,
+    });
+    expect(parseRedisUrl('redis+sentinel://:pw@s1:26379,s2:26379,s3:26379/mymaster/3')).toEqual({
+      kind: 'sentinel',
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26379 },
+        { host: 's3', port: 26379 },
+      ],
+      masterName: 'mymaster',
+      db: 3,
+      auth: { password: 'pw' },
+      tls: false,
+    });
+  });
+
+  it.each([
+    ['http://r1:6379', /expected redis:\/\//],
+    ['redis+cluster://r1:7000/1', /no path/],
+    ['redis+sentinel://s1:26379', /names the master/],
+    ['redis+sentinel://s1:26379/m/x', /master\/db/],
+    ['redis+cluster://r1:99999', /not a port/],
+    ['redis+cluster://r1:7000,,r2', /not a host:port/],
+  ])('refuses %s with a reason', (url, reason) => {
+    expect(() => parseRedisUrl(url)).toThrow(reason);
+  });
+
+  it('is the rule of every service’s REDIS_URL: a start with a bad one names it, without its password', () => {
+    const schema = z.object(configFragments.redis('x:'));
+    expect(() => loadConfig(schema, { REDIS_URL: 'redis+sentinel://:hunter2@s1:26379' })).toThrow(/REDIS_URL: a sentinel URL names the master.*\*\*\*@s1/);
+    expect(loadConfig(schema, { REDIS_URL: 'redis+cluster://r1:7000' }).REDIS_URL).toBe('redis+cluster://r1:7000');
+  });
+
+  it('describes a topology for a log line without its password', () => {
+    expect(describeTopology(parseRedisUrl('redis://:hunter2@cache:6379'))).not.toContain('hunter2');
+    expect(describeTopology(parseRedisUrl('redis+sentinel://:hunter2@s1:1,s2:2/m'))).toBe('Redis master "m" via sentinels s1:1,s2:2');
+  });
+});
+
+describe('a Sentinel group', () => {
+  let group: RedisSentinelServers;
+  let redis: Redis;
+  const logger = pino({ level: 'silent' });
+
+  beforeAll(async () => {
+    group = await startRedisSentinel();
+    redis = await connectRedis(group.url, logger, { keyPrefix: 'sentinel-test:' });
+  }, 60_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await group?.stop();
+  });
+
+  it('follows a failover: a write a replica confirmed survives the master’s death, and writes go on to the new master', async () => {
+    const first = await group.masterPort();
+    await redis.set('kept', 'yes');
+    // The confirmation the session store waits for (REDIS_WAIT_REPLICAS).
+    expect(await redis.call('WAIT', '1', '1000')).toBe(1);
+    group.nodes.find((n) => n.port === first)!.kill();
+    const promoted = await until(async () => {
+      const port = await group.masterPort();
+      return port !== first && port;
+    }, 20_000, 'a replica promoted by the sentinels');
+    const written = await until(async () => (await redis.set('after', '1').catch(() => undefined)) === 'OK', 20_000, 'a write after the failover');
+    expect(written).toBe(true);
+    expect(await redis.get('kept')).toBe('yes');
+    expect(promoted).not.toBe(first);
+  }, 60_000);
+});

@@ -1,0 +1,217 @@
+// A real RabbitMQ cluster for the tests, from the machine's `rabbitmq-server`: its own node names,
+// AMQP and distribution ports, config, data and log folders per node (the machine's own config pins
+// port 5672 and its node name, so each node gets a file of its own), joined with
+// `rabbitmqctl join_cluster`. Never the machine's own node; every node it starts is stopped by
+// `stop()`. The server drops to the `rabbitmq` user: the folders are made its own.
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { until } from './until';
+
+const run = promisify(execFile);
+
+/** The Erlang VMs started here, killed if the test process exits without stopping them. */
+const started = new Set<number>();
+process.once('exit', () => {
+  for (const pid of started) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+export interface RabbitNode {
+  name: string;
+  port: number;
+  url: string;
+  /** SIGKILL of the node's Erlang VM: gone without a goodbye, as a crashed host is. */
+  kill(): Promise<void>;
+  /** Starts it again with its data: it rejoins its cluster. */
+  restart(): Promise<void>;
+  readonly alive: boolean;
+}
+
+export interface RabbitCluster {
+  dir: string;
+  nodes: RabbitNode[];
+  /** Every node's URL, comma-separated: an AMQP_URL. */
+  url: string;
+  /** The node that leads a quorum queue now. */
+  leaderOf(queue: string): Promise<string | undefined>;
+  stop(): Promise<void>;
+}
+
+/** Whether this machine has the `rabbitmq-server` the cluster tests start. */
+export function hasRabbitmqServer(): boolean {
+  return spawnSync('sh', ['-c', 'command -v rabbitmq-server && command -v rabbitmqctl'], { encoding: 'utf8' }).status === 0;
+}
+
+async function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A base port whose AMQP port, distribution port and the CLI's range above it (+10000 … +10010) are all free. */
+async function freeBase(taken: number[]): Promise<number> {
+  for (;;) {
+    const base = 30_000 + Math.floor(Math.random() * 20_000);
+    const wanted = [base, base + 1, ...Array.from({ length: 11 }, (_, i) => base + 1 + 10_000 + i)];
+    if (wanted.some((p) => p > 65_535 || taken.some((t) => Math.abs(t - p) < 12))) continue;
+    if ((await Promise.all(wanted.map(isFree))).every(Boolean)) return base;
+  }
+}
+
+const ctl = (node: string, ...args: string[]) => run('rabbitmqctl', ['-n', node, ...args], { timeout: 120_000, cwd: os.tmpdir() });
+
+/**
+ * The Erlang VMs of a node, found by the node name in their environment (the name is not on their
+ * command line): for a node that never answered, or whose answer was lost.
+ */
+function vmsOf(name: string): number[] {
+  const found = spawnSync('pgrep', ['-x', 'beam.smp'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  return found.filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`RABBITMQ_NODENAME=${name}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+function killVms(name: string): void {
+  for (const pid of vmsOf(name)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** A cluster of `size` nodes (3 unless told), all running and joined. */
+export async function startRabbitCluster(options: { size?: number } = {}): Promise<RabbitCluster> {
+  const size = options.size ?? 3;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-rabbitmq-cluster-'));
+  fs.chmodSync(dir, 0o755);
+  const id = path.basename(dir).split('-').pop()!.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const bases: number[] = [];
+  for (let i = 0; i < size; i++) bases.push(await freeBase(bases));
+  const nodes = bases.map((base, i) => defineNode(dir, `acct${id}n${i + 1}@localhost`, base));
+  const cluster: RabbitCluster = {
+    dir,
+    nodes,
+    url: nodes.map((n) => n.url).join(','),
+    async leaderOf(queue) {
+      for (const node of nodes.filter((n) => n.alive)) {
+        try {
+          const { stdout } = await ctl(node.name, '-q', 'list_queues', 'name', 'leader', '--no-table-headers');
+          const line = stdout.split('\n').find((l) => l.split('\t')[0] === queue);
+          if (line) return line.split('\t')[1]?.trim();
+        } catch {
+          // the next node answers
+        }
+      }
+      return undefined;
+    },
+    async stop() {
+      await Promise.all(nodes.map((n) => (n as NodeInternals).shutdown()));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await Promise.all(nodes.map((n) => (n as NodeInternals).start()));
+    for (const node of nodes.slice(1)) {
+      await ctl(node.name, 'stop_app');
+      await ctl(node.name, 'reset');
+      await ctl(node.name, 'join_cluster', nodes[0].name);
+      await ctl(node.name, 'start_app');
+    }
+    await until(
+      async () => {
+        const { stdout } = await ctl(nodes[0].name, 'cluster_status', '--formatter', 'json');
+        return (JSON.parse(stdout) as { running_nodes: string[] }).running_nodes.length === size;
+      },
+      60_000,
+      `${size} running RabbitMQ nodes in one cluster`,
+    );
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
+}
+
+interface NodeInternals extends RabbitNode {
+  start(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+function defineNode(dir: string, name: string, base: number): NodeInternals {
+  const home = path.join(dir, name.split('@')[0]);
+  for (const sub of ['mnesia', 'log']) fs.mkdirSync(path.join(home, sub), { recursive: true });
+  const config = path.join(home, 'rabbitmq.conf');
+  fs.writeFileSync(config, [`listeners.tcp.local = 127.0.0.1:${base}`, 'loopback_users = none', ''].join('\n'));
+  fs.writeFileSync(path.join(home, 'enabled_plugins'), '[].\n');
+  spawnSync('chown', ['-R', 'rabbitmq:rabbitmq', dir]);
+  let running = false;
+  let pid: number | undefined;
+  const env = {
+    ...process.env,
+    RABBITMQ_CONFIG_FILE: config,
+    RABBITMQ_NODENAME: name,
+    RABBITMQ_DIST_PORT: String(base + 1),
+    RABBITMQ_MNESIA_BASE: path.join(home, 'mnesia'),
+    RABBITMQ_LOG_BASE: path.join(home, 'log'),
+    RABBITMQ_ENABLED_PLUGINS_FILE: path.join(home, 'enabled_plugins'),
+  };
+  const logTail = () => {
+    try {
+      return fs.readFileSync(path.join(home, 'log', `${name}.log`), 'utf8').trim().split('\n').slice(-5).join(' | ').slice(-1500);
+    } catch (err) {
+      return `no log (${(err as Error).message})`;
+    }
+  };
+  const node: NodeInternals = {
+    name,
+    port: base,
+    url: `amqp://guest:guest@127.0.0.1:${base}`,
+    get alive() {
+      return running;
+    },
+    async start() {
+      const child = spawn('rabbitmq-server', [], { env, cwd: os.tmpdir(), stdio: 'ignore', detached: true });
+      child.unref();
+      await until(
+        async () => (await ctl(name, '-q', 'await_startup', '--timeout', '10').then(() => true).catch(() => false)),
+        120_000,
+        () => `RabbitMQ node ${name} (its log ends: ${logTail()})`,
+      );
+      pid = Number(JSON.parse((await ctl(name, 'eval', 'os:getpid().')).stdout.trim()));
+      started.add(pid);
+      running = true;
+    },
+    async kill() {
+      if (pid) started.delete(pid);
+      killVms(name);
+      running = false;
+      pid = undefined;
+    },
+    async restart() {
+      await node.start();
+    },
+    async shutdown() {
+      if (running) await ctl(name, 'stop').catch(() => undefined);
+      // A node that never answered (a start that failed) or would not stop is killed.
+      await node.kill();
+    },
+  };
+  return node;
+}

@@ -1,0 +1,167 @@
+// Every Redis script, MULTI and pipeline of the stack, run on a real 6-node Redis Cluster: a command
+// whose keys span two slots fails there (CROSSSLOT, or ioredis' own refusal of a cross-slot
+// pipeline), so each store's whole life on a cluster proves its keys share their slot. The test
+// also reads the sources for every script they define and fails when one did not run here.
+import fs from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { connectRedis, openRevocationFeed, type Redis } from '@acct/shared/redis';
+import { startRedisCluster, type RedisClusterServers } from '@acct/test-harness/redis-servers';
+import { RedisSessions } from '../src/data-access/redis-sessions';
+import { RedisOtpChallenges } from '../src/data-access/redis-otp-challenges';
+import { RedisLoginAttempts } from '../src/data-access/redis-login-attempts';
+import { RedisLocks } from '../src/data-access/redis-lock';
+import { RedisRateLimits } from '../src/data-access/redis-rate-limits';
+import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
+import { RedisIdentityFlows } from '../src/data-access/redis-identity-flows';
+import { IdempotencyStore } from '../../notifier/src/data-access/idempotency-store';
+
+const logger = pino({ level: 'silent' });
+let cluster: RedisClusterServers;
+let redis: Redis;
+/** Scripts defined on the client, and those that ran to an answer. */
+const defined = new Set<string>();
+const ran = new Set<string>();
+
+/** Records each script the stores define (and `eval`), and each that answered without an error. */
+function recordScripts(client: Redis): void {
+  const target = client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const define = client.defineCommand.bind(client);
+  client.defineCommand = ((name: string, definition: { numberOfKeys?: number; lua: string }) => {
+    define(name, definition);
+    defined.add(name);
+    const call = target[name];
+    target[name] = (...args: unknown[]) => call.apply(client, args).then((reply) => (ran.add(name), reply));
+  }) as typeof client.defineCommand;
+  const evaluate = target.eval;
+  target.eval = (...args: unknown[]) => evaluate.apply(client, args).then((reply) => (ran.add('eval'), reply));
+}
+
+beforeAll(async () => {
+  cluster = await startRedisCluster();
+  redis = await connectRedis(cluster.url, logger, { keyPrefix: 'auth:' });
+  recordScripts(redis);
+}, 60_000);
+
+afterAll(async () => {
+  await redis?.quit();
+  await cluster?.stop();
+});
+
+// After every test (the order is random): each script the sources define ran on the cluster, so a
+// script added without a cluster run here fails the suite.
+afterAll(() => {
+  const root = path.resolve(__dirname, '../../..');
+  const sources = ['services/auth/src', 'services/notifier/src', 'services/gateway/src', 'services/desktop/src', 'libs/shared/src'].flatMap((dir) => listTs(path.join(root, dir)));
+  const inSources = new Set<string>();
+  for (const file of sources) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/defineCommand\('([^']+)'/g)) inSources.add(match[1]);
+    if (/redis\.eval\(/.test(text)) inSources.add('eval');
+  }
+  // rate-limiter-flexible defines its own script on the client: it is among `defined`.
+  const missing = [...new Set([...inSources, ...defined])].filter((name) => !ran.has(name));
+  if (inSources.size < 6 || missing.length > 0) throw new Error(`scripts that did not run on the cluster: ${missing.join(', ') || '(the sources define too few: the scan is broken)'}`);
+});
+
+describe('the stores on a Redis Cluster', () => {
+  it('connects to a cluster from its seed nodes and spreads keys over all three masters', async () => {
+    const owners = new Set(await Promise.all(['rs:{a}', 'rs:{b}', 'rs:{c}', 'rs:{d}', 'rs:{e}', 'rs:{f}', 'rs:{g}', 'rs:{h}'].map((k) => cluster.masterOf(`auth:${k}`))));
+    expect(owners.size).toBeGreaterThan(1);
+    await redis.set('probe:{x}', '1', 'PX', 1000);
+    expect(await redis.get('probe:{x}')).toBe('1');
+  });
+
+  it('runs a session through its whole life: create, rotate, grace, reuse, list, revoke, epoch', async () => {
+    const published: string[] = [];
+    const sessions = new RedisSessions(
+      redis,
+      { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 2, revocationRetentionMs: 960_000, replicaAck: { replicas: 1, timeoutMs: 1_000 } },
+      { publish: async (ids) => void published.push(...ids) },
+    );
+    const first = await sessions.create({ kind: 'user', accountId: 'c1', role: 'user', credentialEpoch: 0 });
+    if (first === 'superseded') throw new Error('superseded');
+    const rotated = await sessions.rotate('user', first.token);
+    expect(rotated.outcome).toBe('rotated');
+    expect((await sessions.rotate('user', first.token)).outcome).toBe('grace');
+    expect(await sessions.isActive('user', first.sessionId, 'c1')).toBe(true);
+    expect(await sessions.list('user', 'c1')).toHaveLength(1);
+    const second = await sessions.create({ kind: 'user', accountId: 'c1', role: 'user', credentialEpoch: 0 });
+    if (second === 'superseded' || rotated.outcome !== 'rotated') throw new Error('unexpected');
+    expect(await sessions.revoke('user', second.token)).toEqual({ sessionId: second.sessionId, accountId: 'c1' });
+    expect(await sessions.revokeAll('user', 'c1', 1)).toBe(1);
+    expect(await sessions.isActive('user', first.sessionId, 'c1')).toBe(false);
+    expect(published).toEqual(expect.arrayContaining([first.sessionId, second.sessionId]));
+    // A replayed token after the grace window: reuse detection, on the cluster too.
+    const third = await sessions.create({ kind: 'user', accountId: 'c2', role: 'user', credentialEpoch: 0 });
+    if (third === 'superseded') throw new Error('superseded');
+    const next = await sessions.rotate('user', third.token);
+    if (next.outcome !== 'rotated') throw new Error(next.outcome);
+    await sessions.rotate('user', next.token);
+    expect((await sessions.rotate('user', third.token)).outcome).toBe('reused');
+  });
+
+  it('takes a second-step challenge through wrong and right codes, with its failure counters on one slot', async () => {
+    const otp = new RedisOtpChallenges(redis, { secret: 'a test secret of enough length', ttlMs: 60_000, maxAttempts: 1 });
+    const opened = await otp.create('admin', 'o1', '203.0.113.1', 0, { mailCode: true });
+    expect(await otp.attachWebauthn(opened.challengeToken, 'challenge')).toEqual({ kind: 'admin', accountId: 'o1' });
+    expect(await otp.verify(opened.challengeToken, async () => false)).toEqual({ outcome: 'wrong_code' });
+    const again = await otp.create('admin', 'o1', '203.0.113.1', 0, { mailCode: true });
+    // One wrong code of one allowed: the next guess waits (the counters are read together).
+    expect((await otp.verify(again.challengeToken, async (c) => c.isMailedCode(again.code!))).outcome).toBe('throttled');
+    await redis.del('otp-fail:{admin:o1}', 'otp-fail-at:{admin:o1}');
+    expect((await otp.verify(again.challengeToken, async (c) => c.isMailedCode(again.code!))).outcome).toBe('verified');
+    await otp.cancelFor('admin', 'o1');
+    await otp.cancel(again.challengeToken);
+  });
+
+  it('reserves, releases and clears login attempts across an account’s keys', async () => {
+    const attempts = new RedisLoginAttempts(redis, { perAccountAndIp: 1, perAccount: 5, windowMs: 60_000 });
+    expect(await attempts.reserve('user', 'la@example.com', '203.0.113.9')).toEqual({ allowed: true });
+    expect((await attempts.reserve('user', 'la@example.com', '203.0.113.9')).allowed).toBe(false);
+    await attempts.release('user', 'la@example.com', '203.0.113.9');
+    await attempts.succeed('user', 'la@example.com', '203.0.113.9');
+    expect(await attempts.isKnown('user', 'la@example.com', '203.0.113.9')).toBe(true);
+  });
+
+  it('runs the lock, the rate limits, the ceremonies, the identity flows and the notifier’s idempotency claims', async () => {
+    const locks = new RedisLocks(redis);
+    expect(await locks.run('last-admin', async () => 'done')).toBe('done');
+    const limits = new RedisRateLimits(redis, { loginIpPerMinute: 1, registerIpPerHour: 1, forgotIpPerHour: 1, forgotEmailIpPerHour: 1, forgotEmailPerHour: 1, resetIpPerHour: 1, otpIpPerMinute: 1, emailLinkIpPerHour: 1 });
+    expect((await limits.consume('loginIp', '203.0.113.5')).allowed).toBe(true);
+    expect((await limits.consume('loginIp', '203.0.113.5')).allowed).toBe(false);
+    const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 60_000 });
+    const id = await ceremonies.begin('login', undefined, { challenge: 'c', kind: 'user' });
+    expect(await ceremonies.finish('login', id)).toEqual({ challenge: 'c', kind: 'user' });
+    await ceremonies.markProof('sid');
+    expect(await ceremonies.hasRecentProof('sid')).toBe(true);
+    const flows = new RedisIdentityFlows(redis, 60_000);
+    const flow = { provider: 'p', purpose: 'sign_in' as const, nonce: 'n', codeVerifier: 'v', returnTo: 'https://app.example/', binding: 'b' };
+    const state = 'S'.repeat(43);
+    await flows.begin(state, flow);
+    expect(await flows.take(state)).toMatchObject({ provider: 'p' });
+    const claims = new IdempotencyStore(redis, { claimTtlMs: 10_000, doneTtlSeconds: 60 });
+    const claim = await claims.claim('e1');
+    if (claim.status !== 'claimed') throw new Error(claim.status);
+    await claims.release('e1', claim.token);
+    expect((await claims.claim('e1')).status).toBe('claimed');
+  });
+
+  it('follows and publishes the revocation feed on the cluster', async () => {
+    const feed = await openRevocationFeed({ REDIS_URL: cluster.url, REVOCATION_STREAM: 'auth:revocations:cluster-test', REVOCATION_MAX_STALENESS_MS: 1000 }, logger);
+    try {
+      await feed.publish(['s-ended'], { retentionMs: 60_000 });
+      expect(await feed.isRevoked('s-ended')).toBe(true);
+    } finally {
+      await feed.close();
+    }
+  });
+});
+
+function listTs(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return listTs(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
