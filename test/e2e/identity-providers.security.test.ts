@@ -6,9 +6,11 @@
 // Every refusal is one wrong thing in an otherwise valid answer: ID tokens are signed with the
 // provider's own key and differ from a good one in one claim, and a good one is shown to pass.
 import net from 'node:net';
+import mongoose from 'mongoose';
 import { Secret, TOTP } from 'otpauth';
 import { call } from '@acct/test-harness/http-client';
 import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+import { testUrls } from '@acct/test-harness/isolation';
 import { startIdentityProvider, type TestIdentityProvider } from '@acct/test-harness/oidc-provider';
 import { RedirectBrowser, type Landing } from '@acct/test-harness/redirect-browser';
 import { until } from '@acct/test-harness/until';
@@ -17,7 +19,7 @@ import { startStack, type TestStack } from '@acct/test-stack/stack';
 const API_HOST = 'api.test';
 const APP = 'http://localhost:3000/signed-in';
 const CLIENT = { client_id: 'account-service', client_secret: 'identity-provider-test-secret' };
-const callbackOf = (provider: string) => `http://${API_HOST}/api/auth/user/oidc/${provider}/callback`;
+const callbackOf = (provider: string, kind = 'user') => `http://${API_HOST}/api/auth/${kind}/oidc/${provider}/callback`;
 
 let idp: TestIdentityProvider;
 let stack: TestStack;
@@ -25,7 +27,7 @@ let latePort: number;
 let lateIdp: TestIdentityProvider | undefined;
 
 beforeAll(async () => {
-  idp = await startIdentityProvider({ clients: [{ ...CLIENT, redirect_uris: [callbackOf('corp')] }] });
+  idp = await startIdentityProvider({ clients: [{ ...CLIENT, redirect_uris: [callbackOf('corp'), callbackOf('corp', 'admin')] }] });
   latePort = await freePort();
   stack = await startStack('oidc', {
     auth: {
@@ -38,6 +40,7 @@ beforeAll(async () => {
       OIDC_CLIENT_SECRETS: JSON.stringify({ corp: CLIENT.client_secret }),
       OIDC_REDIRECT_URL_BASE: `http://${API_HOST}`,
       OIDC_APP_URLS: APP,
+      OIDC_ADMIN_PROVIDERS: 'corp',
     },
   });
   await until(async () => (await call(stack.url, 'GET', '/api/auth/identity-providers')).body.data.providers.find((p: { id: string }) => p.id === 'corp')?.available, 10_000, 'the provider discovered');
@@ -312,8 +315,8 @@ describe('sign-in with an identity provider', () => {
     expect(res.headers.get('retry-after')).toBeTruthy();
     const providers = await call(stack.url, 'GET', '/api/auth/identity-providers');
     expect(providers.body.data.providers).toEqual([
-      { id: 'corp', name: 'Corp SSO', available: true },
-      { id: 'late', name: 'Late', available: false },
+      { id: 'corp', name: 'Corp SSO', available: true, admins: true },
+      { id: 'late', name: 'Late', available: false, admins: false },
     ]);
     expect((await registerAndLogin(stack)).accessToken).toBeTruthy();
     expect((await newBrowser().fetch(startUrl('corp'))).status).toBe(302);
@@ -327,6 +330,106 @@ describe('sign-in with an identity provider', () => {
     expect((await browser.follow(startUrl('late'), { login: someone.sub, password: 'any' })).url.href).toBe(APP);
     expect((await refreshIn(browser)).status).toBe(200);
   }, 40_000);
+});
+
+describe('admins, through the providers OIDC_ADMIN_PROVIDERS names', () => {
+  const adminStart = (provider = 'corp') => `http://${API_HOST}/api/auth/admin/oidc/${provider}/start`;
+  let firstAdminToken: string;
+  beforeAll(async () => {
+    firstAdminToken = (await registerAndLogin(stack, 'admin')).accessToken;
+  });
+  const newAdmin = () => registerAndLogin(stack, 'admin', bearer(firstAdminToken));
+  const adminRefresh = async (browser: RedirectBrowser) => (await browser.fetch(`http://${API_HOST}/api/auth/admin/refresh`, { method: 'POST' })).status;
+
+  /** The signed-in admin links `sub` at the provider (the login a moment ago is the recent proof). */
+  async function linkAdmin(accessToken: string, sub: string, provider = 'corp') {
+    const browser = newBrowser();
+    const res = await browser.fetch(`http://${API_HOST}/api/auth/admin/identities/${provider}`, { method: 'POST', body: JSON.stringify({ returnTo: APP }), headers: { ...bearer(accessToken), 'content-type': 'application/json' } });
+    if (res.status !== 200) return res;
+    const { authorizationUrl } = ((await res.json()) as { data: { authorizationUrl: string } }).data;
+    expect(new URL(authorizationUrl).searchParams.get('redirect_uri')).toBe(callbackOf(provider, 'admin'));
+    const landing = await browser.follow(authorizationUrl, { login: sub, password: 'any' });
+    expect(landing.url.searchParams.get('linked')).toBe(provider);
+    return res;
+  }
+
+  it('signs an admin in only through an identity the admin linked: never by a matching address, never as a user', async () => {
+    const admin = await newAdmin();
+    const sameAddress = await person({ email: admin.account.email, email_verified: true });
+    const refused = newBrowser();
+    expect((await refused.follow(adminStart(), { login: sameAddress.sub, password: 'any' })).url.searchParams.get('error')).toBe('identity_not_linked');
+    expect(await adminRefresh(refused)).toBe(401);
+    expect(stack.logs.audit).toContainEqual(expect.objectContaining({ message: 'Admin identity sign-in failed', reason: 'identity_not_linked', provider: 'corp' }));
+
+    const someone = await person();
+    await linkAdmin(admin.accessToken, someone.sub);
+    const list = await call(stack.url, 'GET', '/api/auth/admin/identities', { headers: bearer(admin.accessToken) });
+    expect(list.body.data).toEqual({
+      identities: [{ provider: 'corp', name: 'Corp SSO', email: someone.email, linkedAt: expect.any(String) }],
+      // Only the providers admins may use.
+      providers: [{ id: 'corp', name: 'Corp SSO', available: true }],
+    });
+    // The admin's identity never opens, nor creates, a user account.
+    const asUser = newBrowser();
+    expect((await signInWith(asUser, someone.sub)).url.searchParams.get('error')).toBe('identity_taken');
+    expect((await refreshIn(asUser)).status).toBe(401);
+  });
+
+  it('always asks for the second step: the admin\'s own factors, else the mailed code; an admin with neither is refused', async () => {
+    const admin = await newAdmin();
+    const someone = await person();
+    await linkAdmin(admin.accessToken, someone.sub);
+
+    // This admin has the mailed code off (ADMIN_2FA_DEFAULT=false here) and no factor of its own.
+    const none = newBrowser();
+    expect((await none.follow(adminStart(), { login: someone.sub, password: 'any' })).url.searchParams.get('error')).toBe('second_factor_required');
+    expect(await adminRefresh(none)).toBe(401);
+
+    const conn = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_auth` }).asPromise();
+    await conn.collection('admins').updateOne({ email: admin.account.email }, { $set: { twoFactorEnabled: true } });
+    await conn.close();
+    const mailed = newBrowser();
+    const landing = await mailed.follow(adminStart(), { login: someone.sub, password: 'any' });
+    expect(`${landing.url.origin}${landing.url.pathname}`).toBe(APP);
+    const fragment = new URLSearchParams(landing.url.hash.slice(1));
+    expect(fragment.get('factors')).toBe('email_code');
+    // No session before the second step.
+    expect(await adminRefresh(mailed)).toBe(401);
+    const code = (await stack.events.waitFor('admin.otp.requested', (p) => p.adminId === admin.id)).payload.code as string;
+    const verified = await mailed.fetch(`http://${API_HOST}/api/auth/verify-otp`, { method: 'POST', body: JSON.stringify({ challenge_token: fragment.get('challenge_token'), code }), headers: { 'content-type': 'application/json' } });
+    expect(verified.status).toBe(200);
+    const session = ((await verified.json()) as { data: { accessToken: string } }).data;
+    expect(await adminRefresh(mailed)).toBe(200);
+
+    // With an authenticator app of its own, that is what the step asks for.
+    const started = await call(stack.url, 'POST', '/api/auth/admin/factors/totp', { headers: bearer(session.accessToken) });
+    expect(started.status).toBe(200);
+    const totp = new TOTP({ secret: Secret.fromBase32(started.body.data.secret) });
+    expect((await call(stack.url, 'POST', '/api/auth/admin/factors/totp/confirm', { headers: bearer(session.accessToken), body: { code: totp.generate() } })).status).toBe(200);
+    const withApp = newBrowser();
+    const second = new URLSearchParams((await withApp.follow(adminStart(), { login: someone.sub, password: 'any' })).url.hash.slice(1));
+    expect(second.get('factors')?.split(',')).toContain('totp');
+    expect(second.get('factors')).not.toContain('email_code');
+    expect(await adminRefresh(withApp)).toBe(401);
+  });
+
+  it('keeps the admin routes to those providers: any other is unknown there', async () => {
+    const admin = await newAdmin();
+    for (const provider of ['late', 'nobody']) {
+      const res = await newBrowser().fetch(adminStart(provider));
+      expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([404, 'identity_provider_unknown']);
+      const link = await linkAdmin(admin.accessToken, 'unused', provider);
+      expect(link.status).toBe(404);
+    }
+    // A user's flow does not complete at the admin's callback.
+    const someone = await person();
+    const browser = newBrowser();
+    const userCallback = await callbackUrl(browser, someone.sub);
+    const atAdmin = new URL(userCallback);
+    atAdmin.pathname = atAdmin.pathname.replace('/user/', '/admin/');
+    expect((await browser.follow(atAdmin)).url.searchParams.get('error')).toBe('identity_state_invalid');
+    expect(stack.logs.audit).toContainEqual(expect.objectContaining({ message: 'Admin identity sign-in failed', detail: 'state of a user flow' }));
+  });
 });
 
 function freePort(): Promise<number> {

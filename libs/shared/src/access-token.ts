@@ -6,6 +6,10 @@ import { configError, env, requireSecret } from './config';
 
 export const ACCESS_TOKEN_ALGORITHM = 'ES256' as const;
 export type AccountKind = 'admin' | 'user';
+/** Both kinds, admins first (as the routes are listed). */
+export const ACCOUNT_KINDS: readonly AccountKind[] = ['admin', 'user'];
+/** `Admin` or `User`, as log messages and model names begin. */
+export const kindLabel = (kind: AccountKind): 'Admin' | 'User' => (kind === 'admin' ? 'Admin' : 'User');
 
 export interface AccessClaims {
   sub: string;

@@ -95,7 +95,12 @@ export const authSchema = z.object({
     .transform((v, ctx) => parseProviders(v, ctx)),
   /** The providers' client secrets, as a JSON object of provider id to secret; a provider without one is a public client (PKCE alone). */
   ...env.secret('OIDC_CLIENT_SECRETS'),
-  /** The public origin (and path prefix) the browser reaches the API at: callbacks are `<base>/api/auth/user/oidc/<id>/callback`. Required in production with providers. */
+  /**
+   * Providers admins may sign in with too (ids from OIDC_PROVIDERS, comma-separated; empty: none).
+   * An admin signs in only through an identity linked while signed in, and always answers a second step.
+   */
+  OIDC_ADMIN_PROVIDERS: env.list([], { test: (id) => /^[a-z0-9][a-z0-9-]{0,31}$/.test(id), expected: 'provider ids from OIDC_PROVIDERS' }),
+  /** The public origin (and path prefix) the browser reaches the API at: callbacks are `<base>/api/auth/<user|admin>/oidc/<id>/callback`. Required in production with providers. */
   OIDC_REDIRECT_URL_BASE: z.string().url().optional(),
   /** Where a sign-in with a provider may send the browser back (`returnTo`: one of these, or a path under one); the first is the default. Required in production with providers. */
   OIDC_APP_URLS: env.list([], { test: (u) => /^https?:\/\/[^\s*]+$/.test(u), expected: 'app URLs such as https://app.example.com/signed-in' }),
@@ -213,7 +218,11 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       adminTwoFactor: config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true',
       mfa: { totpIssuer: config.TOTP_ISSUER, webauthn: mfa.webauthn },
       emailVerification: config.EMAIL_VERIFICATION,
-      identity: { appUrls: config.OIDC_APP_URLS.length ? config.OIDC_APP_URLS : DEVELOPMENT_APP_URLS, flowTtlMs: config.OIDC_FLOW_TTL_SECONDS * 1000 },
+      identity: {
+        appUrls: config.OIDC_APP_URLS.length ? config.OIDC_APP_URLS : DEVELOPMENT_APP_URLS,
+        flowTtlMs: config.OIDC_FLOW_TTL_SECONDS * 1000,
+        adminProviders: config.OIDC_ADMIN_PROVIDERS,
+      },
       emailLinks: {
         urlBase: config.EMAIL_LINK_URL_BASE ?? 'http://localhost:3000/account/email',
         ttlSeconds: config.EMAIL_LINK_TTL_SECONDS,
@@ -288,6 +297,8 @@ function identityProviderSection(config: AuthVariables & { OIDC_CLIENT_SECRETS?:
   }
   const unknown = Object.keys(secrets).filter((id) => !config.OIDC_PROVIDERS.some((p) => p.id === id));
   if (unknown.length) ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_SECRETS'], message: `secrets for providers not in OIDC_PROVIDERS: ${unknown.join(', ')}` });
+  const strangers = config.OIDC_ADMIN_PROVIDERS.filter((id) => !config.OIDC_PROVIDERS.some((p) => p.id === id));
+  if (strangers.length) ctx.addIssue({ code: 'custom', path: ['OIDC_ADMIN_PROVIDERS'], message: `providers not in OIDC_PROVIDERS: ${strangers.join(', ')}` });
   const redirectBase = (config.OIDC_REDIRECT_URL_BASE ?? 'http://localhost:8080').replace(/\/+$/, '');
   return {
     providers: config.OIDC_PROVIDERS.map((p) => ({
@@ -297,7 +308,7 @@ function identityProviderSection(config: AuthVariables & { OIDC_CLIENT_SECRETS?:
       clientId: p.clientId,
       clientSecret: secrets[p.id],
       scopes: p.scopes ?? 'openid email profile',
-      redirectUri: `${redirectBase}/api/auth/user/oidc/${p.id}/callback`,
+      redirectUris: { user: `${redirectBase}/api/auth/user/oidc/${p.id}/callback`, admin: `${redirectBase}/api/auth/admin/oidc/${p.id}/callback` },
     })),
   };
 }

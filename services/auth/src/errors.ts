@@ -24,7 +24,7 @@ export const authErrorCatalogue = errorCatalogue({
   factor_not_found: { status: 404, meaning: 'No such factor of the signed-in account, no authenticator enrolment waiting for its first code, or no factor that recovery codes could stand in for.' },
   passkey_rejected: { status: 401, meaning: 'The passkey answer did not verify: another origin or relying party, a used or expired ceremony, an unknown passkey, or a bad signature. Start the ceremony again.' },
   passkeys_disabled: { status: 404, meaning: 'This deployment has no passkey relying party (`WEBAUTHN_RP_ID` unset in production).' },
-  identity_provider_unknown: { status: 404, meaning: 'No identity provider of this deployment has this id (`OIDC_PROVIDERS`).' },
+  identity_provider_unknown: { status: 404, meaning: 'No identity provider of this deployment has this id (`OIDC_PROVIDERS`), or, on an admin route, admins may not use it (`OIDC_ADMIN_PROVIDERS`).' },
   identity_provider_unavailable: { status: 503, meaning: 'The identity provider has not answered its discovery yet (retried in the background): retry later; every other sign-in works.' },
   return_url_not_allowed: { status: 400, meaning: '`returnTo` is not one of the app URLs a sign-in may return to (`OIDC_APP_URLS`), nor a page under one.' },
   identity_not_found: { status: 404, meaning: 'The signed-in account has no identity at this provider.' },

@@ -208,8 +208,8 @@ function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: Upstrea
     const cookie = refreshCookieFromAnswer(answer.headers, cookieKindOf(route, answer.headers), ctx.production);
     if (cookie) headers.push('Set-Cookie', cookie);
   }
-  if (route.identityFlow) {
-    const cookie = identityFlowCookieFromAnswer(answer.headers, ctx.production);
+  if (route.identityFlow && route.identityKind) {
+    const cookie = identityFlowCookieFromAnswer(answer.headers, route.identityKind, ctx.production);
     if (cookie) headers.push('Set-Cookie', cookie);
   }
   for (const name of RETURNED_RESPONSE_HEADERS) {

@@ -38,11 +38,11 @@ export function presentedIdentityFlow(cookieHeader: string | undefined): string 
 }
 
 /** The flow cookie that auth's answer asks for: set (a started sign-in) or cleared (its callback). */
-export function identityFlowCookieFromAnswer(headers: http.IncomingHttpHeaders, production: boolean): string | undefined {
+export function identityFlowCookieFromAnswer(headers: http.IncomingHttpHeaders, kind: AccountKind, production: boolean): string | undefined {
   const secret = headers[InternalHeaders.setIdentityFlow];
   const maxAge = Number(headers[InternalHeaders.identityFlowMaxAge]);
-  if (typeof secret === 'string' && HEADER_SAFE_TOKEN.test(secret)) return identityFlowCookie(secret, production, Number.isSafeInteger(maxAge) && maxAge > 0 ? maxAge : 600);
-  if (headers[InternalHeaders.clearIdentityFlow]) return clearedIdentityFlowCookie(production);
+  if (typeof secret === 'string' && HEADER_SAFE_TOKEN.test(secret)) return identityFlowCookie(kind, secret, production, Number.isSafeInteger(maxAge) && maxAge > 0 ? maxAge : 600);
+  if (headers[InternalHeaders.clearIdentityFlow]) return clearedIdentityFlowCookie(kind, production);
   return undefined;
 }
 

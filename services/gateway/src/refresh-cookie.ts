@@ -22,16 +22,16 @@ export function clearedRefreshCookie(kind: AccountKind, production: boolean): st
 
 /**
  * The cookie that binds a sign-in with an identity provider to the browser that started it: only
- * the provider's callback path gets it, SameSite=Lax so that the provider's top-level redirect back
+ * the kind's callback paths get it, SameSite=Lax so that the provider's top-level redirect back
  * carries it, Secure in production.
  */
 export const IDENTITY_FLOW_COOKIE = 'identityFlow';
-const IDENTITY_FLOW_PATH = '/api/auth/user/oidc';
+const identityFlowPath = (kind: AccountKind) => `/api/auth/${kind}/oidc`;
 
-export function identityFlowCookie(secret: string, production: boolean, maxAgeSeconds: number, now = Date.now()): string {
-  return `${IDENTITY_FLOW_COOKIE}=${encodeURIComponent(secret)}; Max-Age=${maxAgeSeconds}; Path=${IDENTITY_FLOW_PATH}; Expires=${new Date(now + maxAgeSeconds * 1000).toUTCString()}; HttpOnly${production ? '; Secure' : ''}; SameSite=Lax`;
+export function identityFlowCookie(kind: AccountKind, secret: string, production: boolean, maxAgeSeconds: number, now = Date.now()): string {
+  return `${IDENTITY_FLOW_COOKIE}=${encodeURIComponent(secret)}; Max-Age=${maxAgeSeconds}; Path=${identityFlowPath(kind)}; Expires=${new Date(now + maxAgeSeconds * 1000).toUTCString()}; HttpOnly${production ? '; Secure' : ''}; SameSite=Lax`;
 }
 
-export function clearedIdentityFlowCookie(production: boolean): string {
-  return `${IDENTITY_FLOW_COOKIE}=; Path=${IDENTITY_FLOW_PATH}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly${production ? '; Secure' : ''}; SameSite=Lax`;
+export function clearedIdentityFlowCookie(kind: AccountKind, production: boolean): string {
+  return `${IDENTITY_FLOW_COOKIE}=; Path=${identityFlowPath(kind)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly${production ? '; Secure' : ''}; SameSite=Lax`;
 }

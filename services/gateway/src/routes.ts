@@ -20,7 +20,22 @@ export interface RouteSpec {
   cookieKindFromAnswer?: boolean;
   /** A sign-in with an identity provider: `set` starts one (the flow cookie), `read` is its callback (the cookie read, then cleared). */
   identityFlow?: 'set' | 'read';
+  /** The kind whose identity flow cookie (`Path=/api/auth/<kind>/oidc`) the route sets or reads. */
+  identityKind?: AccountKind;
 }
+
+/** Sign-in with identity providers, for one kind: the redirect to one and its callback (top-level navigations), and the account's identities. */
+const identityRoutes = (kind: AccountKind): RouteSpec[] => {
+  const base = `/api/auth/${kind}`;
+  const flow = { upstream: 'auth', identityKind: kind } as const;
+  return [
+    { ...flow, method: 'get', path: `${base}/oidc/:provider/start`, body: 'none', identityFlow: 'set' },
+    { ...flow, method: 'get', path: `${base}/oidc/:provider/callback`, body: 'none', identityFlow: 'read', cookieKind: kind },
+    { method: 'get', path: `${base}/identities`, upstream: 'auth', body: 'none', bearer: true },
+    { ...flow, method: 'post', path: `${base}/identities/:provider`, body: 'json', bearer: true, identityFlow: 'set' },
+    { method: 'delete', path: `${base}/identities/:provider`, upstream: 'auth', body: 'none', bearer: true },
+  ];
+};
 
 /** Second factors: sign-in with a passkey, and what a signed-in account does with its own factors. */
 const factorRoutes = (kind: AccountKind): RouteSpec[] => {
@@ -68,13 +83,10 @@ export const ROUTES: RouteSpec[] = [
   { method: 'post', path: '/api/auth/user/email/undo', upstream: 'auth', body: 'json' },
   ...factorRoutes('admin'),
   ...factorRoutes('user'),
-  // Identity providers: the list, the redirect to one and its callback (top-level navigations), and the user's identities.
+  // Identity providers: the list, then each kind's flows and identities.
   { method: 'get', path: '/api/auth/identity-providers', upstream: 'auth', body: 'none' },
-  { method: 'get', path: '/api/auth/user/oidc/:provider/start', upstream: 'auth', body: 'none', identityFlow: 'set' },
-  { method: 'get', path: '/api/auth/user/oidc/:provider/callback', upstream: 'auth', body: 'none', identityFlow: 'read', cookieKind: 'user' },
-  { method: 'get', path: '/api/auth/user/identities', upstream: 'auth', body: 'none', bearer: true },
-  { method: 'post', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'json', bearer: true, identityFlow: 'set' },
-  { method: 'delete', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'none', bearer: true },
+  ...identityRoutes('admin'),
+  ...identityRoutes('user'),
   { method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/me/export', upstream: 'auth', body: 'none', bearer: true },

@@ -1,7 +1,7 @@
 // Admins and users in MongoDB: one collection per kind, unique normalised email. Answers domain
 // accounts (string ids) and domain outcomes: a duplicate email is `email_taken`, not a driver error.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
-import { emailSkeleton, normalizeEmail, type AccountKind } from '@acct/shared';
+import { emailSkeleton, kindLabel, normalizeEmail, type AccountKind } from '@acct/shared';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
 import { isAccountId, type Account, type AccountChanges, type NewAccount } from '../domain/account';
 import type { Accounts } from '../domain/ports';
@@ -51,7 +51,7 @@ export class MongoAccounts implements Accounts {
     connection: Connection,
     readonly kind: AccountKind,
   ) {
-    const name = kind === 'admin' ? 'Admin' : 'User';
+    const name = kindLabel(kind);
     this.model = modelOn<AccountDoc>(connection, name, accountSchema, kind === 'admin' ? 'admins' : 'users');
   }
 

@@ -17,7 +17,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { AccessClaims, AccountKind, SecurityChange } from '@acct/shared';
+import { kindLabel, type AccessClaims, type AccountKind, type SecurityChange } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { enforceLimit } from './limits';
@@ -144,7 +144,7 @@ export async function passkeySignInAccount(
   const owner = state?.kind === kind ? await verifyAssertion(deps, kind, answer, state.challenge) : undefined;
   const account = owner ? await deps.accounts[kind].findById(owner.accountId) : null;
   if (!account) {
-    deps.audit.warn({ ip: ctx.ip, reason: state ? 'passkey_not_verified' : 'ceremony_unknown' }, `${kind === 'admin' ? 'Admin' : 'User'} passkey login failed`);
+    deps.audit.warn({ ip: ctx.ip, reason: state ? 'passkey_not_verified' : 'ceremony_unknown' }, `${kindLabel(kind)} passkey login failed`);
     throw AuthErrors.passkeyRejected();
   }
   return account;

@@ -1,4 +1,5 @@
-// Sign-in with an identity provider (OpenID Connect), for users. A start route keeps the flow's
+// Sign-in with an identity provider (OpenID Connect), for users and, through the providers
+// OIDC_ADMIN_PROVIDERS names, for admins. A start route keeps the flow's
 // PKCE verifier, nonce and return URL server-side under a random `state`, bound to the browser by a
 // cookie secret, and sends the browser to the provider; the callback takes the flow back once,
 // checks the binding, has the provider's answer validated, then signs the person in with the same
@@ -9,16 +10,20 @@
 // address is verified, a new passwordless account with it; an existing account with that address
 // is linked only when its own address was verified too. An unverified address never links: it
 // would let whoever registered a victim's address at some provider take the account.
+//
+// Admins: only an identity the admin linked while signed in (with a recent proof) signs them in;
+// no address match, no account created. And the provider is only the first factor: the callback
+// always answers the second step (the admin's own factors, else the mailed code), and an admin
+// with neither is refused.
 import { createHash, randomBytes } from 'node:crypto';
-import type { AccessClaims } from '@acct/shared';
-import { AppError } from '@acct/shared';
+import type { AccessClaims, AccountKind } from '@acct/shared';
+import { AppError, kindLabel } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { callerAccount } from './access';
 import { assertMaySignIn, verifiesEmail } from './email-ownership';
-import { secondFactorsOf } from './factors';
 import { enforceLimit } from './limits';
-import { signIn } from './login';
+import { challengeAdmin, challengeOwnFactors, signIn } from './login';
 import type { IdentityClaims, IdentityFlow, LinkedIdentity, Needs, ProviderSummary, RequestContext } from './ports';
 import { securityNotice } from './security-notices';
 import { asBody } from './validation';
@@ -32,6 +37,8 @@ export type IdentityErrorCode =
   | 'identity_email_unverified'
   | 'identity_account_exists'
   | 'identity_taken'
+  | 'identity_not_linked'
+  | 'second_factor_required'
   | 'account_disabled'
   | 'email_not_verified'
   | 'rate_limited'
@@ -64,31 +71,35 @@ export interface CallbackOutcome {
   refreshToken?: string;
 }
 
-export function listProviders(deps: Needs<'identityProviders'>): ProviderSummary[] {
-  return deps.identityProviders.list();
+/** Every provider, whether it answers now and whether admins may use it. */
+export function listProviders(deps: Needs<'identityProviders' | 'policy'>): (ProviderSummary & { admins: boolean })[] {
+  const admins = new Set(deps.policy.identity.adminProviders);
+  return deps.identityProviders.list().map((p) => ({ ...p, admins: admins.has(p.id) }));
 }
 
-/** Starts a sign-in (or sign-up) with a provider; `returnTo` must be an allow-listed app URL. */
-export async function startSignIn(deps: FlowNeeds, providerId: string, returnTo: unknown): Promise<StartedFlow> {
-  return beginFlow(deps, providerId, { purpose: 'sign_in', returnTo: allowedReturnTo(deps, returnTo) });
+/** Starts a sign-in (for users, or sign-up) with a provider; `returnTo` must be an allow-listed app URL. */
+export async function startSignIn(deps: FlowNeeds, kind: AccountKind, providerId: string, returnTo: unknown): Promise<StartedFlow> {
+  return beginFlow(deps, kind, providerId, { purpose: 'sign_in', returnTo: allowedReturnTo(deps, returnTo) });
 }
 
-/** Starts linking a provider to the signed-in user, who proved a factor in the last few minutes (as for adding a passkey). */
+/** Starts linking a provider to the signed-in account, which proved a factor in the last few minutes (as for adding a passkey). */
 export async function startLink(deps: FlowNeeds & Needs<'ceremonies'>, caller: AccessClaims, providerId: string, raw: unknown): Promise<StartedFlow> {
   const { returnTo } = asBody(raw);
   const target = allowedReturnTo(deps, returnTo);
   if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.stepUpRequired();
-  return beginFlow(deps, providerId, { purpose: 'link', accountId: caller.sub, returnTo: target });
+  return beginFlow(deps, caller.kind, providerId, { purpose: 'link', accountId: caller.sub, returnTo: target });
 }
 
-async function beginFlow(deps: FlowNeeds, providerId: string, flow: Pick<IdentityFlow, 'purpose' | 'accountId' | 'returnTo'>): Promise<StartedFlow> {
+async function beginFlow(deps: FlowNeeds, kind: AccountKind, providerId: string, flow: Pick<IdentityFlow, 'purpose' | 'accountId' | 'returnTo'>): Promise<StartedFlow> {
+  // A provider admins may not use is, on their routes, as unknown as one never configured.
+  if (kind === 'admin' && !deps.policy.identity.adminProviders.includes(providerId)) throw AuthErrors.identityProviderUnknown();
   const state = randomToken();
   const nonce = randomToken();
   const codeVerifier = randomToken(48);
   const binding = randomToken();
   // Asked first: an unknown provider is a 404, one not discovered yet a 503, and no flow is stored for either.
-  const authorizationUrl = await deps.identityProviders.authorizationUrl(providerId, { state, nonce, codeVerifier });
-  await deps.identityFlows.begin(state, { ...flow, provider: providerId, nonce, codeVerifier, binding: sha256(binding) });
+  const authorizationUrl = await deps.identityProviders.authorizationUrl(providerId, kind, { state, nonce, codeVerifier });
+  await deps.identityFlows.begin(state, { ...flow, kind, provider: providerId, nonce, codeVerifier, binding: sha256(binding) });
   return { authorizationUrl, binding };
 }
 
@@ -97,31 +108,40 @@ async function beginFlow(deps: FlowNeeds, providerId: string, flow: Pick<Identit
  * browser to the app with `?error=<code>` (to the first app URL when the state is unknown, as
  * nothing of the flow can be trusted then), and is recorded in the audit log.
  */
-export async function completeCallback(deps: CallbackNeeds, providerId: string, query: URLSearchParams, presentedBinding: string | undefined, ctx: RequestContext): Promise<CallbackOutcome> {
+export async function completeCallback(deps: CallbackNeeds, kind: AccountKind, providerId: string, query: URLSearchParams, presentedBinding: string | undefined, ctx: RequestContext): Promise<CallbackOutcome> {
   const state = query.get('state') ?? '';
   const flow = state ? await deps.identityFlows.take(state) : undefined;
   const fallback = deps.policy.identity.appUrls[0];
-  if (!flow || flow.provider !== providerId || !presentedBinding || sha256(presentedBinding) !== flow.binding) {
-    const reason = !flow ? 'unknown, used or expired state' : flow.provider !== providerId ? 'state of another provider' : 'flow cookie missing or of another browser';
-    return refuse(deps, fallback, providerId, new IdentityRefused('identity_state_invalid', reason), ctx);
+  const flowKind = flow?.kind ?? 'user';
+  if (!flow || flow.provider !== providerId || flowKind !== kind || !presentedBinding || sha256(presentedBinding) !== flow.binding) {
+    const reason = !flow
+      ? 'unknown, used or expired state'
+      : flow.provider !== providerId
+        ? 'state of another provider'
+        : flowKind !== kind
+          ? `state of ${flowKind === 'admin' ? 'an admin' : 'a user'} flow`
+          : 'flow cookie missing or of another browser';
+    return refuse(deps, kind, fallback, providerId, new IdentityRefused('identity_state_invalid', reason), ctx);
   }
   try {
     await enforceLimit(deps, 'loginIp', ctx.budget);
-    const claims = await deps.identityProviders.exchange(providerId, query, { state, nonce: flow.nonce, codeVerifier: flow.codeVerifier });
-    if (flow.purpose === 'link') return await linkToCaller(deps, providerId, flow, claims, ctx);
-    const account = await accountFor(deps, providerId, claims, ctx);
-    assertMaySignIn(deps, 'user', account);
-    return await signInWithIdentity(deps, account, flow.returnTo, ctx);
+    const claims = await deps.identityProviders.exchange(providerId, kind, query, { state, nonce: flow.nonce, codeVerifier: flow.codeVerifier });
+    if (flow.purpose === 'link') return await linkToCaller(deps, kind, providerId, flow, claims, ctx);
+    const account = kind === 'admin' ? await linkedAdmin(deps, providerId, claims) : await accountFor(deps, providerId, claims, ctx);
+    assertMaySignIn(deps, kind, account);
+    return kind === 'admin' ? await adminSecondStep(deps, account, flow.returnTo, ctx) : await signInWithIdentity(deps, account, flow.returnTo, ctx);
   } catch (err) {
-    return refuse(deps, flow.returnTo, providerId, asRefusal(err), ctx);
+    return refuse(deps, kind, flow.returnTo, providerId, asRefusal(err), ctx);
   }
 }
 
-/** The signed-in user's identities, and every provider with whether it can be used now. */
-export async function listIdentities(deps: Needs<'identities' | 'identityProviders'>, caller: AccessClaims) {
-  const providers = deps.identityProviders.list();
-  const names = new Map(providers.map((p) => [p.id, p.name]));
-  const linked = await deps.identities.listFor('user', caller.sub);
+/** The signed-in account's identities, and every provider its kind may use, with whether it can be used now. */
+export async function listIdentities(deps: Needs<'identities' | 'identityProviders' | 'policy'>, caller: AccessClaims) {
+  const providers = listProviders(deps)
+    .filter((p) => caller.kind === 'user' || p.admins)
+    .map(({ id, name, available }) => ({ id, name, available }));
+  const names = new Map(deps.identityProviders.list().map((p) => [p.id, p.name]));
+  const linked = await deps.identities.listFor(caller.kind, caller.sub);
   return {
     identities: linked.map((i) => ({ provider: i.provider, name: names.get(i.provider) ?? i.provider, email: i.email ?? null, linkedAt: i.linkedAt.toISOString() })),
     providers,
@@ -130,16 +150,17 @@ export async function listIdentities(deps: Needs<'identities' | 'identityProvide
 
 /** Unlinks a provider, unless it is the account's last way to sign in (no password, passkey or other identity). */
 export async function unlinkIdentity(deps: Needs<'identities' | 'accounts' | 'factors' | 'locks' | 'outbox' | 'logger'>, caller: AccessClaims, providerId: string, ctx: RequestContext): Promise<void> {
+  const { kind } = caller;
   const account = await callerAccount(deps, caller);
   // Under a lock per account: two unlinks at once cannot each see the other as the way left.
-  await deps.locks.run(`identities:${account.id}`, async () => {
-    const linked = await deps.identities.listFor('user', account.id);
+  await deps.locks.run(`identities:${kind}:${account.id}`, async () => {
+    const linked = await deps.identities.listFor(kind, account.id);
     if (!linked.some((i) => i.provider === providerId)) throw AuthErrors.identityNotFound();
-    const passkeys = (await deps.factors.of('user', account.id)).passkeys.length;
+    const passkeys = (await deps.factors.of(kind, account.id)).passkeys.length;
     if (account.passwordHash === null && passkeys === 0 && linked.length === 1) throw AuthErrors.lastSignInMethod();
-    await deps.identities.remove('user', account.id, providerId);
+    await deps.identities.remove(kind, account.id, providerId);
   });
-  await securityNotice(deps, 'user', account, 'identity_unlinked', ctx);
+  await securityNotice(deps, kind, account, 'identity_unlinked', ctx);
 }
 
 // ---- the callback's steps ------------------------------------------------------------------------
@@ -147,6 +168,8 @@ export async function unlinkIdentity(deps: Needs<'identities' | 'accounts' | 'fa
 /** The account the identity signs in: linked already, new, or an existing one both sides verified. */
 async function accountFor(deps: CallbackNeeds, providerId: string, claims: IdentityClaims, ctx: RequestContext): Promise<Account> {
   const linked = await deps.identities.find(providerId, claims.subject);
+  // An admin's identity is theirs alone: it never opens (or creates) a user account.
+  if (linked?.kind === 'admin') throw new IdentityRefused('identity_taken', 'the identity is linked to an admin account');
   if (linked) {
     const account = await deps.accounts.user.findById(linked.accountId);
     if (account) return account;
@@ -158,7 +181,7 @@ async function accountFor(deps: CallbackNeeds, providerId: string, claims: Ident
   const existing = await deps.accounts.user.findByEmail(email);
   if (existing) {
     if (existing.emailVerified !== true) throw new IdentityRefused('identity_account_exists', 'an account with this address exists and has not verified it');
-    await addIdentity(deps, providerId, claims, existing, email);
+    await addIdentity(deps, 'user', providerId, claims, existing, email);
     await securityNotice(deps, 'user', existing, 'identity_linked', ctx);
     return existing;
   }
@@ -172,46 +195,72 @@ async function accountFor(deps: CallbackNeeds, providerId: string, claims: Ident
   });
   // Another sign-in (or a registration) took the address a moment ago: the person signs in again.
   if (created === 'email_taken') throw new IdentityRefused('identity_account_exists', 'the address was registered meanwhile');
-  await addIdentity(deps, providerId, claims, created, email);
+  await addIdentity(deps, 'user', providerId, claims, created, email);
   return created;
 }
 
-async function addIdentity(deps: Needs<'identities'>, provider: string, claims: IdentityClaims, account: Account, email?: string): Promise<void> {
-  const identity: LinkedIdentity = { provider, subject: claims.subject, kind: 'user', accountId: account.id, email, linkedAt: new Date() };
+/** The admin an identity signs in: only one the admin linked while signed in. */
+async function linkedAdmin(deps: CallbackNeeds, providerId: string, claims: IdentityClaims): Promise<Account> {
+  const linked = await deps.identities.find(providerId, claims.subject);
+  if (!linked || linked.kind !== 'admin') throw new IdentityRefused('identity_not_linked', 'no admin linked this identity');
+  const admin = await deps.accounts.admin.findById(linked.accountId);
+  if (!admin) {
+    await deps.identities.remove('admin', linked.accountId, providerId);
+    throw new IdentityRefused('identity_not_linked', 'the admin that linked this identity is gone');
+  }
+  return admin;
+}
+
+async function addIdentity(deps: Needs<'identities'>, kind: AccountKind, provider: string, claims: IdentityClaims, account: Account, email?: string): Promise<void> {
+  const identity: LinkedIdentity = { provider, subject: claims.subject, kind, accountId: account.id, email, linkedAt: new Date() };
   if ((await deps.identities.add(identity)) === 'taken') throw new IdentityRefused('identity_taken', 'the identity or the provider slot is linked already');
 }
 
-async function linkToCaller(deps: CallbackNeeds, providerId: string, flow: IdentityFlow, claims: IdentityClaims, ctx: RequestContext): Promise<CallbackOutcome> {
-  const account = flow.accountId ? await deps.accounts.user.findById(flow.accountId) : null;
+async function linkToCaller(deps: CallbackNeeds, kind: AccountKind, providerId: string, flow: IdentityFlow, claims: IdentityClaims, ctx: RequestContext): Promise<CallbackOutcome> {
+  const account = flow.accountId ? await deps.accounts[kind].findById(flow.accountId) : null;
   if (!account) throw new IdentityRefused('identity_state_invalid', 'the account that started the link is gone');
   const owner = await deps.identities.find(providerId, claims.subject);
-  if (owner && owner.accountId !== account.id) throw new IdentityRefused('identity_taken', 'the identity is linked to another account');
+  if (owner && (owner.kind !== kind || owner.accountId !== account.id)) throw new IdentityRefused('identity_taken', 'the identity is linked to another account');
   if (!owner) {
     // An explicit link by the signed-in owner: the provider's address need not match nor be verified.
-    await addIdentity(deps, providerId, claims, account, claims.emailVerified ? claims.email?.trim().toLowerCase() : undefined);
-    await securityNotice(deps, 'user', account, 'identity_linked', ctx);
+    await addIdentity(deps, kind, providerId, claims, account, claims.emailVerified ? claims.email?.trim().toLowerCase() : undefined);
+    await securityNotice(deps, kind, account, 'identity_linked', ctx);
   }
-  deps.audit.info({ event: 'identity_linked', provider: providerId, account_id: account.id, ip: ctx.ip }, 'User identity linked');
+  deps.audit.info({ event: 'identity_linked', provider: providerId, account_id: account.id, ip: ctx.ip }, `${kindLabel(kind)} identity linked`);
   return { location: withParams(flow.returnTo, { linked: providerId }) };
 }
 
 /** The same session and push as a password login; an account with factors of its own gets the second step. */
 async function signInWithIdentity(deps: CallbackNeeds, account: Account, returnTo: string, ctx: RequestContext): Promise<CallbackOutcome> {
-  const factors = secondFactorsOf(await deps.factors.of('user', account.id));
-  if (factors.length > 0) {
-    const challenge = await deps.otp.create('user', account.id, ctx.ip, account.credentialEpoch, { mailCode: false });
-    deps.metrics.login('user', 'otp_required');
-    // In the fragment, which browsers never send to a server: the app posts it to verify-otp.
-    const fragment = new URLSearchParams({ challenge_token: challenge.challengeToken, factors: factors.join(','), expires_in: String(deps.policy.otpTtlSeconds) });
-    return { location: `${returnTo.split('#')[0]}#${fragment}` };
-  }
+  const ownFactors = await challengeOwnFactors(deps, 'user', account, ctx);
+  if (ownFactors) return { location: secondStepLocation(deps, returnTo, ownFactors.challengeToken, ownFactors.factors ?? []) };
   const result = await signIn(deps, 'user', account, ctx);
   if (result.kind !== 'session') throw new IdentityRefused('service_unavailable', 'no session opened');
   return { location: returnTo, refreshToken: result.refreshToken };
 }
 
-function refuse(deps: Needs<'audit' | 'metrics'>, returnTo: string, providerId: string, refusal: IdentityRefused, ctx: RequestContext): CallbackOutcome {
-  deps.audit.warn({ event: 'identity_sign_in_failed', provider: providerId, ip: ctx.ip, reason: refusal.code, detail: refusal.reason }, 'User identity sign-in failed');
+/**
+ * An admin's provider sign-in is never the whole login: their own factors answer the second step,
+ * else the mailed code when the admin has the second factor on; an admin with neither has no
+ * second factor to give, and signs in with the password (and sets one up) instead.
+ */
+async function adminSecondStep(deps: CallbackNeeds, admin: Account, returnTo: string, ctx: RequestContext): Promise<CallbackOutcome> {
+  const ownFactors = await challengeOwnFactors(deps, 'admin', admin, ctx);
+  if (ownFactors) return { location: secondStepLocation(deps, returnTo, ownFactors.challengeToken, ownFactors.factors ?? []) };
+  if (!admin.twoFactorEnabled) throw new IdentityRefused('second_factor_required', 'the admin has no second factor');
+  const result = await challengeAdmin(deps, admin, ctx);
+  if (result.kind !== 'otp_required') throw new IdentityRefused('service_unavailable', 'no challenge opened');
+  return { location: secondStepLocation(deps, returnTo, result.challengeToken, ['email_code']) };
+}
+
+/** The second step's challenge, in the fragment (which browsers never send to a server): the app posts it to verify-otp. */
+function secondStepLocation(deps: Needs<'policy'>, returnTo: string, challengeToken: string, factors: string[]): string {
+  const fragment = new URLSearchParams({ challenge_token: challengeToken, factors: factors.join(','), expires_in: String(deps.policy.otpTtlSeconds) });
+  return `${returnTo.split('#')[0]}#${fragment}`;
+}
+
+function refuse(deps: Needs<'audit' | 'metrics'>, kind: AccountKind, returnTo: string, providerId: string, refusal: IdentityRefused, ctx: RequestContext): CallbackOutcome {
+  deps.audit.warn({ event: 'identity_sign_in_failed', provider: providerId, ip: ctx.ip, reason: refusal.code, detail: refusal.reason }, `${kindLabel(kind)} identity sign-in failed`);
   return { location: withParams(returnTo, { error: refusal.code }) };
 }
 

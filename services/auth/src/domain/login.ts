@@ -64,12 +64,8 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
   upgradeHashLater(deps, kind, found, input.password);
 
   // An account with factors of its own answers with one of them; an admin without, with a mailed code.
-  const factors = secondFactorsOf(await deps.factors.of(kind, found.id));
-  if (factors.length > 0) {
-    const challenge = await deps.otp.create(kind, found.id, ctx.ip, found.credentialEpoch, { mailCode: false });
-    deps.metrics.login(kind, 'otp_required');
-    return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: deps.policy.otpTtlSeconds, factors };
-  }
+  const ownFactors = await challengeOwnFactors(deps, kind, found, ctx);
+  if (ownFactors) return ownFactors;
   if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(deps, found, ctx);
   return signIn(deps, kind, found, ctx);
 }
@@ -89,8 +85,22 @@ export async function signIn(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 
   return { kind: 'session', account: toAccountRecord(kind, account), ...session };
 }
 
+/** The second step with the account's own factors (authenticator app, passkey, recovery codes); undefined when it has none. */
+export async function challengeOwnFactors(
+  deps: Needs<'factors' | 'otp' | 'policy' | 'metrics'>,
+  kind: AccountKind,
+  account: Account,
+  ctx: RequestContext,
+): Promise<(LoginResult & { kind: 'otp_required' }) | undefined> {
+  const factors = secondFactorsOf(await deps.factors.of(kind, account.id));
+  if (factors.length === 0) return undefined;
+  const challenge = await deps.otp.create(kind, account.id, ctx.ip, account.credentialEpoch, { mailCode: false });
+  deps.metrics.login(kind, 'otp_required');
+  return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: deps.policy.otpTtlSeconds, factors };
+}
+
 /** Opens the admin's one challenge (ending any older one) and mails its code through the outbox. */
-async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'policy' | 'metrics'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
+export async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'policy' | 'metrics'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
   const adminId = admin.id;
   const challenge = await deps.otp.create('admin', adminId, ctx.ip, admin.credentialEpoch, { mailCode: true });
   try {

@@ -316,10 +316,10 @@ export interface ProviderSummary {
 export interface IdentityProviders {
   list(): ProviderSummary[];
   has(id: string): boolean;
-  /** Where to send the browser; 404 for an unknown provider, 503 for one not discovered yet. */
-  authorizationUrl(id: string, checks: { state: string; nonce: string; codeVerifier: string }): Promise<string>;
-  /** The redirect's parameters exchanged for the verified claims; throws `IdentityRefused` when they do not hold. */
-  exchange(id: string, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims>;
+  /** Where to send the browser, to come back to the kind's callback; 404 for an unknown provider, 503 for one not discovered yet. */
+  authorizationUrl(id: string, kind: AccountKind, checks: { state: string; nonce: string; codeVerifier: string }): Promise<string>;
+  /** The redirect's parameters (at the kind's callback) exchanged for the verified claims; throws `IdentityRefused` when they do not hold. */
+  exchange(id: string, kind: AccountKind, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims>;
 }
 
 /** An account's identity at a provider: one per provider and account, and a provider's subject belongs to one account. */
@@ -344,6 +344,8 @@ export interface Identities {
 /** A started sign-in (or link) with a provider, kept server-side until its callback, once. */
 export interface IdentityFlow {
   provider: string;
+  /** Whose sign-in (or link) it is; flows stored before admins could sign in are the users'. */
+  kind?: AccountKind;
   purpose: 'sign_in' | 'link';
   /** The signed-in account a link is for. */
   accountId?: string;
@@ -398,7 +400,7 @@ export interface AuthPolicy {
   /** The second factors' settings; `webauthn` undefined: passkeys are off. */
   mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[] } };
   /** Sign-in with identity providers: the app URLs it may return to (the first by default), and how long a flow may take. */
-  identity: { appUrls: string[]; flowTtlMs: number };
+  identity: { appUrls: string[]; flowTtlMs: number; /** The providers admins may use too. */ adminProviders: string[] };
 }
 
 export interface AuthDeps {

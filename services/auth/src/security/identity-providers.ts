@@ -5,7 +5,7 @@
 // (issuer, audience, nonce, state, expiry, the `iss` of the redirect) and, with non-repudiation
 // checks on, the ID token's signature against the provider's published keys.
 import * as oidc from 'openid-client';
-import { isLocalUrl, type Logger } from '@acct/shared';
+import { isLocalUrl, type AccountKind, type Logger } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { IdentityRefused } from '../domain/identity-sign-in';
 import type { IdentityClaims, IdentityProviders, ProviderSummary } from '../domain/ports';
@@ -17,7 +17,8 @@ export interface ProviderSettings {
   clientId: string;
   clientSecret?: string;
   scopes: string;
-  redirectUri: string;
+  /** The callback of each kind, registered at the provider. */
+  redirectUris: Record<AccountKind, string>;
 }
 
 interface ProviderState {
@@ -67,10 +68,10 @@ export class OidcIdentityProviders implements IdentityProviders {
     return this.providers.has(id);
   }
 
-  async authorizationUrl(id: string, checks: { state: string; nonce: string; codeVerifier: string }): Promise<string> {
+  async authorizationUrl(id: string, kind: AccountKind, checks: { state: string; nonce: string; codeVerifier: string }): Promise<string> {
     const { config, settings } = this.ready(id);
     const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: settings.redirectUri,
+      redirect_uri: settings.redirectUris[kind],
       scope: settings.scopes,
       response_type: 'code',
       state: checks.state,
@@ -81,9 +82,9 @@ export class OidcIdentityProviders implements IdentityProviders {
     return url.href;
   }
 
-  async exchange(id: string, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims> {
+  async exchange(id: string, kind: AccountKind, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims> {
     const { config, settings } = this.ready(id);
-    const current = new URL(settings.redirectUri);
+    const current = new URL(settings.redirectUris[kind]);
     current.search = query.toString();
     let claims: oidc.IDToken | undefined;
     try {
@@ -123,7 +124,7 @@ export class OidcIdentityProviders implements IdentityProviders {
       const config = await oidc.discovery(
         new URL(settings.issuer),
         settings.clientId,
-        { redirect_uris: [settings.redirectUri], response_types: ['code'] },
+        { redirect_uris: Object.values(settings.redirectUris), response_types: ['code'] },
         settings.clientSecret ? oidc.ClientSecretBasic(settings.clientSecret) : oidc.None(),
         { execute: [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])], timeout: this.options.timeoutMs / 1000 },
       );

@@ -1,7 +1,7 @@
 // The 13 account routes: parse, call a use case, answer the spec's envelope. Refresh tokens travel
 // to and from the gateway in internal headers; the gateway alone speaks cookies.
 import { Router, type Request, type Response } from 'express';
-import { InternalHeaders, ok, type AccountKind } from '@acct/shared';
+import { ACCOUNT_KINDS, InternalHeaders, kindLabel, ok, type AccountKind } from '@acct/shared';
 import type { HttpSettings } from './http-settings';
 import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/login';
 import { passkeySignInOptions, secondStepPasskeyOptions } from '../../domain/factors';
@@ -20,8 +20,6 @@ const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has b
 const VERIFICATION_RESENT_MESSAGE = 'If that email is waiting to be verified, a new link has been sent.';
 const EMAIL_CHANGE_MESSAGE = 'If that address can be used, a confirmation link has been sent to it.';
 
-const KINDS: AccountKind[] = ['admin', 'user'];
-const label = (kind: AccountKind) => (kind === 'admin' ? 'Admin' : 'User');
 
 export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>): Router {
   const router = Router();
@@ -44,13 +42,13 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
     res.json(ok('Login successful', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
   };
 
-  for (const kind of KINDS) {
+  for (const kind of ACCOUNT_KINDS) {
     const base = `/api/auth/${kind}`;
 
     router.post(`${base}/register`, async (req, res) => {
       // Only admin registration depends on who asks (an admin may add admins once registration is closed).
       const account = await register(deps, kind, req.body, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : ctx(req));
-      res.status(201).json(ok(`${label(kind)} registered successfully`, { [kind]: account }));
+      res.status(201).json(ok(`${kindLabel(kind)} registered successfully`, { [kind]: account }));
     });
 
     router.post(`${base}/login`, async (req, res) => {

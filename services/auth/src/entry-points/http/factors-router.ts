@@ -1,7 +1,7 @@
 // Second factors: what an account (either kind) does with its own, and an admin's view and reset of
 // a user's. Sessions of the route's kind only, still alive.
 import { Router, type Request } from 'express';
-import { ok, type AccessTokenVerifier, type AccountKind } from '@acct/shared';
+import { ACCOUNT_KINDS, ok, type AccessTokenVerifier } from '@acct/shared';
 import { requireSession } from '../../domain/access';
 import { assertUserId } from '../../domain/admin-users';
 import {
@@ -20,13 +20,12 @@ import {
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext as ctx, requestContextWithSignal } from './request-context';
 
-const KINDS: AccountKind[] = ['admin', 'user'];
 
 export function factorsRouter(deps: AuthDeps, verifier: AccessTokenVerifier, settings: { stepUpSeconds: number }): Router {
   const router = Router();
   const noStore = { 'Cache-Control': 'no-store' };
 
-  for (const kind of KINDS) {
+  for (const kind of ACCOUNT_KINDS) {
     const base = `/api/auth/${kind}`;
     const caller = (req: Request) => requireSession(deps, verifier.verifyHeader(req.get('authorization')), kind);
 

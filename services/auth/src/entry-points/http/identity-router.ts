@@ -1,8 +1,8 @@
-// Sign-in with identity providers (OpenID Connect), for users: the providers, the redirect to one
-// and its callback, and a signed-in user's linked identities. The flow cookie that binds a callback
+// Sign-in with identity providers (OpenID Connect), for either kind: the providers, the redirect to
+// one and its callback, and a signed-in account's linked identities. The flow cookie that binds a callback
 // to the browser that started it travels in internal headers; the gateway alone speaks cookies.
 import { Router, type Request, type Response } from 'express';
-import { InternalHeaders, ok, type AccessTokenVerifier } from '@acct/shared';
+import { ACCOUNT_KINDS, InternalHeaders, ok, type AccessTokenVerifier } from '@acct/shared';
 import { requireSession } from '../../domain/access';
 import { completeCallback, listIdentities, listProviders, startLink, startSignIn, unlinkIdentity, type StartedFlow } from '../../domain/identity-sign-in';
 import type { AuthDeps } from '../../domain/ports';
@@ -12,7 +12,6 @@ import { sendRefreshToken } from './refresh-token-headers';
 export function identityRouter(deps: AuthDeps, verifier: AccessTokenVerifier, settings: { refreshCookieMaxAgeSeconds: number }): Router {
   const router = Router();
   const flowMaxAge = String(Math.ceil(deps.policy.identity.flowTtlMs / 1000));
-  const caller = (req: Request) => requireSession(deps, verifier.verifyHeader(req.get('authorization')), 'user');
   const setFlowCookie = (res: Response, flow: StartedFlow) =>
     res.setHeader(InternalHeaders.setIdentityFlow, flow.binding).setHeader(InternalHeaders.identityFlowMaxAge, flowMaxAge).setHeader('Cache-Control', 'no-store');
   const param = (req: Request) => String(req.params.provider);
@@ -21,33 +20,38 @@ export function identityRouter(deps: AuthDeps, verifier: AccessTokenVerifier, se
     res.json(ok('Identity providers', { providers: listProviders(deps) }));
   });
 
-  router.get('/api/auth/user/oidc/:provider/start', async (req, res) => {
-    const flow = await startSignIn(deps, param(req), req.query.returnTo);
-    setFlowCookie(res, flow).redirect(302, flow.authorizationUrl);
-  });
+  for (const kind of ACCOUNT_KINDS) {
+    const base = `/api/auth/${kind}`;
+    const caller = (req: Request) => requireSession(deps, verifier.verifyHeader(req.get('authorization')), kind);
 
-  router.get('/api/auth/user/oidc/:provider/callback', async (req, res) => {
-    const query = new URL(req.originalUrl, 'http://callback').searchParams;
-    const outcome = await completeCallback(deps, param(req), query, req.get(InternalHeaders.identityFlow) || undefined, requestContext(req));
-    res.setHeader(InternalHeaders.clearIdentityFlow, '1').setHeader('Cache-Control', 'no-store');
-    if (outcome.refreshToken) sendRefreshToken(res, outcome.refreshToken, settings.refreshCookieMaxAgeSeconds);
-    res.redirect(302, outcome.location);
-  });
+    router.get(`${base}/oidc/:provider/start`, async (req, res) => {
+      const flow = await startSignIn(deps, kind, param(req), req.query.returnTo);
+      setFlowCookie(res, flow).redirect(302, flow.authorizationUrl);
+    });
 
-  router.get('/api/auth/user/identities', async (req, res) => {
-    const answer = await listIdentities(deps, await caller(req));
-    res.json(ok('Identities', answer));
-  });
+    router.get(`${base}/oidc/:provider/callback`, async (req, res) => {
+      const query = new URL(req.originalUrl, 'http://callback').searchParams;
+      const outcome = await completeCallback(deps, kind, param(req), query, req.get(InternalHeaders.identityFlow) || undefined, requestContext(req));
+      res.setHeader(InternalHeaders.clearIdentityFlow, '1').setHeader('Cache-Control', 'no-store');
+      if (outcome.refreshToken) sendRefreshToken(res, outcome.refreshToken, settings.refreshCookieMaxAgeSeconds);
+      res.redirect(302, outcome.location);
+    });
 
-  router.post('/api/auth/user/identities/:provider', async (req, res) => {
-    const flow = await startLink(deps, await caller(req), param(req), req.body);
-    setFlowCookie(res, flow).json(ok('Continue at the identity provider', { authorizationUrl: flow.authorizationUrl }));
-  });
+    router.get(`${base}/identities`, async (req, res) => {
+      const answer = await listIdentities(deps, await caller(req));
+      res.json(ok('Identities', answer));
+    });
 
-  router.delete('/api/auth/user/identities/:provider', async (req, res) => {
-    await unlinkIdentity(deps, await caller(req), param(req), requestContext(req));
-    res.json(ok('Identity unlinked'));
-  });
+    router.post(`${base}/identities/:provider`, async (req, res) => {
+      const flow = await startLink(deps, await caller(req), param(req), req.body);
+      setFlowCookie(res, flow).json(ok('Continue at the identity provider', { authorizationUrl: flow.authorizationUrl }));
+    });
+
+    router.delete(`${base}/identities/:provider`, async (req, res) => {
+      await unlinkIdentity(deps, await caller(req), param(req), requestContext(req));
+      res.json(ok('Identity unlinked'));
+    });
+  }
 
   return router;
 }
