@@ -131,7 +131,8 @@ class Load {
       this.failures.push({ at: Date.now(), op, status: answer instanceof Error ? answer.message : answer.status });
       if (Date.now() > deadline) {
         const causes = stack.logs.service.filter((r) => /Dependency unavailable|Unhandled error/.test(r.message)).slice(-3).map((r) => String(r.err?.message ?? r.err));
-        throw new Error(`${op} kept failing for a minute; last answer ${this.failures.at(-1)?.status}; last causes logged: ${causes.join(' | ')}`);
+        const redisSaid = stack.logs.service.filter((r) => /^Redis/.test(r.message) && r.message !== 'Redis connection error').slice(-6).map((r) => `${r.timestamp} ${r.message}`);
+        throw new Error(`${op} kept failing for a minute; last answer ${this.failures.at(-1)?.status}; last causes logged: ${causes.join(' | ')}; Redis clients said: ${redisSaid.join(' | ')}`);
       }
       await sleep(100);
     }
@@ -239,7 +240,23 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
     // Every login's push arrives, once: pushes are matched to logins by the login's request id.
     const pushes = () => stack.notifier!.push.sent.filter((s) => s.requestId !== undefined && load.loginAttempts.has(s.requestId));
     const unpushed = () => [...load.logins.keys()].filter((id) => !pushes().some((p) => p.requestId === id));
-    await until(() => unpushed().length === 0, 90_000, () => `a push for every login (${unpushed().length} of ${load.logins.size} missing)`);
+    /** Where the pushes stopped, and what the notifier and the services said that was not info. */
+    const diagnosis = () => {
+      const since = (at: number) => `${((at - started) / 1000).toFixed(1)} s`;
+      const missing = unpushed().map((id) => load.logins.get(id)!.at);
+      const said = (records: Array<Record<string, any>>) =>
+        records
+          .filter((r) => (r.level ?? 30) >= 40)
+          .slice(-8)
+          .map((r) => `${r.timestamp ?? ''} ${r.message ?? r.msg} ${String(r.reason ?? r.err?.message ?? '')}`.slice(0, 200));
+      return [
+        `load from 0 s; Redis master killed at ${since(redisKilledAt)}, RabbitMQ leader at ${since(rabbitKilledAt)}, load stopped at ${since(stopped)}`,
+        `logins without a push answered from ${since(Math.min(...missing))} to ${since(Math.max(...missing))}; last push sent at ${since(Math.max(0, ...pushes().map((p) => p.at)))}`,
+        `notifier: ${said(stack.notifier!.logs).join(' || ') || 'nothing'}`,
+        `services: ${said(stack.logs.service).join(' || ') || 'nothing'}`,
+      ].join('\n');
+    };
+    await until(() => unpushed().length === 0, 90_000, () => `a push for every login (${unpushed().length} of ${load.logins.size} missing)\n${diagnosis()}`);
     await sleep(2_000);
     const pushed = tally(pushes().map((p) => p.requestId!));
     const duplicatePushes = Object.values(pushed).reduce((sum, n) => sum + n - 1, 0);
@@ -273,6 +290,8 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
       },
       // What a 500 was, when one was answered (none may be: an outage is a 503 with Retry-After).
       unhandledErrors: tally(stack.logs.service.filter((r) => r.message === 'Unhandled error').map((r) => String(r.err?.message ?? r.err))),
+      // Clients ioredis gave up on during the run, connected again by connectRedis (README: High availability).
+      redisClientsRevived: [...stack.logs.service, ...stack.notifier!.logs].filter((r) => r.message === 'Redis client ended without being closed; connecting again').length,
       refreshesThatLostTheirSession: load.lostSessions,
       logins: load.logins.size,
       loginsWithoutPush: unpushed().length,

@@ -1,10 +1,11 @@
 import { MongoClient } from 'mongodb';
 import { configFragments, createMemoryLogger, loadConfig } from '@acct/shared';
 import { connectMongo, durabilityOptions, isMongoReady } from '@acct/shared/mongo';
-import { connectRedis, isRedisReady } from '@acct/shared/redis';
+import { closeRedis, connectRedis, isRedisReady } from '@acct/shared/redis';
 import { AmqpClient, amqpNodeUrls } from '@acct/shared/amqp';
 import { z } from 'zod';
 import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
+import { until } from '@acct/test-harness/until';
 
 describe('connection helpers against the real dependencies', () => {
   const { logger } = createMemoryLogger();
@@ -20,6 +21,25 @@ describe('connection helpers against the real dependencies', () => {
     } finally {
       await redis.quit();
     }
+  });
+
+  it('connects a Redis client again when ioredis gives it up without this process closing it', async () => {
+    const { logger: own, records } = createMemoryLogger('info');
+    const redis = await connectRedis(testUrls().redis, own, { keyPrefix: names.redisPrefix });
+    try {
+      // What a Sentinel client's failover detector does: the connector cut while a reconnect is
+      // still connecting, which makes ioredis end the client for good.
+      redis.once('connecting', () => redis.disconnect(true));
+      redis.disconnect(true);
+      await until(() => records.some((r) => r.message === 'Redis client ended without being closed; connecting again'), 5_000, 'the client ended');
+      await until(() => redis.status === 'ready', 5_000, 'the client connected again');
+      expect(await redis.ping()).toBe('PONG');
+    } finally {
+      await closeRedis(redis);
+    }
+    // Closed on purpose: it stays closed.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(redis.status).toBe('end');
   });
 
   it('gives up on an unreachable Redis within its deadline with a clear message', async () => {

@@ -64,9 +64,15 @@ function required(name: string): string {
 export function openTestRedis(url = testUrls().redis, options: { keyPrefix?: string; lazyConnect?: boolean } = {}): Redis {
   const topology = parseRedisUrl(url);
   const common = { keyPrefix: options.keyPrefix, lazyConnect: options.lazyConnect, maxRetriesPerRequest: 2 };
-  if (topology.kind === 'single') return new IORedis(url, common);
-  if (topology.kind === 'cluster') return new Cluster(topology.nodes, { keyPrefix: options.keyPrefix, lazyConnect: options.lazyConnect, redisOptions: { ...topology.auth } });
-  return new IORedis({ ...common, sentinels: topology.sentinels, name: topology.masterName, db: topology.db, ...topology.auth, sentinelPassword: topology.auth.password });
+  const client =
+    topology.kind === 'single'
+      ? new IORedis(url, common)
+      : topology.kind === 'cluster'
+        ? new Cluster(topology.nodes, { keyPrefix: options.keyPrefix, lazyConnect: options.lazyConnect, redisOptions: { ...topology.auth } })
+        : new IORedis({ ...common, sentinels: topology.sentinels, name: topology.masterName, db: topology.db, ...topology.auth, sentinelPassword: topology.auth.password });
+  // A node killed on purpose (the failover tests) makes connection errors: a command fails with
+  // its own error; the event itself is expected, not worth a console line.
+  return client.on('error', () => undefined);
 }
 
 /** Every key matching `pattern`, on every master of a cluster or on the one server (the client must not have a keyPrefix of its own). */

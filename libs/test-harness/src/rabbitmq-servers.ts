@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { withFreshStarts } from './fresh-start';
 import { until } from './until';
 
 const run = promisify(execFile);
@@ -96,8 +97,16 @@ function killVms(name: string): void {
   }
 }
 
-/** A cluster of `size` nodes (3 unless told), all running and joined. */
-export async function startRabbitCluster(options: { size?: number } = {}): Promise<RabbitCluster> {
+/**
+ * A cluster of `size` nodes (3 unless told), all running and joined. A start that fails (a node
+ * that stops again at once, a port another process took meanwhile, on a busy machine) is stopped
+ * and made again from scratch, on new ports: at most three attempts, the last failure thrown.
+ */
+export function startRabbitCluster(options: { size?: number } = {}): Promise<RabbitCluster> {
+  return withFreshStarts('a RabbitMQ cluster', () => startRabbitClusterOnce(options));
+}
+
+async function startRabbitClusterOnce(options: { size?: number }): Promise<RabbitCluster> {
   const size = options.size ?? 3;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-rabbitmq-cluster-'));
   fs.chmodSync(dir, 0o755);
@@ -174,7 +183,9 @@ function defineNode(dir: string, name: string, base: number): NodeInternals {
   };
   const logTail = () => {
     try {
-      return fs.readFileSync(path.join(home, 'log', `${name}.log`), 'utf8').trim().split('\n').slice(-5).join(' | ').slice(-1500);
+      const lines = fs.readFileSync(path.join(home, 'log', `${name}.log`), 'utf8').trim().split('\n');
+      // Its errors first (what stopped it), then its last lines.
+      return [...lines.filter((l) => /\[(error|critical)\]/.test(l)).slice(-3), ...lines.slice(-3)].join(' | ').slice(-2000);
     } catch (err) {
       return `no log (${(err as Error).message})`;
     }

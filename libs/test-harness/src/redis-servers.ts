@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
+import { withFreshStarts } from './fresh-start';
 import { until } from './until';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
@@ -15,6 +16,8 @@ const REDIS_CLI = process.env.REDIS_CLI_BIN ?? 'redis-cli';
 
 export interface RedisProcess {
   port: number;
+  /** Its exit code or signal when it has exited on its own (a port taken meanwhile, a bad option). */
+  readonly exited: string | undefined;
   /** SIGKILL: the node is gone without a goodbye, as a crashed host is. */
   kill(): void;
   /** Starts it again on the same port and folder. */
@@ -75,32 +78,45 @@ function isFree(port: number): Promise<boolean> {
 
 function startProcess(dir: string, port: number, args: string[]): RedisProcess {
   let child: ChildProcess | undefined;
+  let exited: string | undefined;
   const launch = () => {
+    exited = undefined;
     const started = spawn(REDIS_SERVER, args, { cwd: dir, stdio: 'ignore' });
     alive.add(started);
-    started.once('exit', () => alive.delete(started));
+    started.once('exit', (code, signal) => {
+      alive.delete(started);
+      if (child === started) exited = signal ?? `code ${code}`;
+    });
     child = started;
   };
   launch();
-  return {
+  const node: RedisProcess = {
     port,
+    get exited() {
+      return exited;
+    },
     kill() {
-      child?.kill('SIGKILL');
+      const victim = child;
       child = undefined;
+      victim?.kill('SIGKILL');
     },
     async restart() {
       launch();
-      await waitForPing(port);
+      await waitForPing(node, dir);
     },
     get alive() {
       return child !== undefined && child.exitCode === null;
     },
   };
+  return node;
 }
 
-async function waitForPing(port: number): Promise<void> {
+/** Waits until `node` answers PING; fails at once, with its log's last lines, when it exited instead. */
+async function waitForPing(node: RedisProcess, dir: string): Promise<void> {
+  const { port } = node;
   await until(
     async () => {
+      if (node.exited) throw new Error(`redis-server on ${port} exited (${node.exited}): ${logTail(dir, port)}`);
       const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 }).on('error', () => undefined);
       try {
         await client.connect();
@@ -111,10 +127,22 @@ async function waitForPing(port: number): Promise<void> {
         client.disconnect();
       }
     },
-    10_000,
-    `redis-server on ${port}`,
+    20_000,
+    () => `redis-server on ${port} answering PING (${logTail(dir, port)})`,
   );
 }
+
+function logTail(dir: string, port: number): string {
+  for (const name of [`${port}.log`, `sentinel-${port}.log`]) {
+    try {
+      return fs.readFileSync(path.join(dir, name), 'utf8').trim().split('\n').slice(-3).join(' | ');
+    } catch {
+      // not this one
+    }
+  }
+  return 'no log';
+}
+
 
 async function stopAll(nodes: RedisProcess[], dir: string): Promise<void> {
   for (const node of nodes) node.kill();
@@ -125,12 +153,16 @@ async function stopAll(nodes: RedisProcess[], dir: string): Promise<void> {
 const common = (dir: string, port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--logfile', path.join(dir, `${port}.log`), '--protected-mode', 'no'];
 
 /** One plain redis-server: for a test that cuts its connection with a TCP proxy, which a cluster's redirections would go around. */
-export async function startRedisServer(): Promise<{ url: string; stop(): Promise<void> }> {
+export function startRedisServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  return withFreshStarts('a redis-server', startRedisServerOnce);
+}
+
+async function startRedisServerOnce(): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-redis-'));
   const [port] = await freePorts(1);
   const node = startProcess(dir, port, common(dir, port));
   try {
-    await waitForPing(port);
+    await waitForPing(node, dir);
   } catch (err) {
     await stopAll([node], dir);
     throw err;
@@ -139,7 +171,11 @@ export async function startRedisServer(): Promise<{ url: string; stop(): Promise
 }
 
 /** A 6-node Redis Cluster: 3 masters with a replica each, all 16,384 slots covered. */
-export async function startRedisCluster(options: { nodeTimeoutMs?: number } = {}): Promise<RedisClusterServers> {
+export function startRedisCluster(options: { nodeTimeoutMs?: number } = {}): Promise<RedisClusterServers> {
+  return withFreshStarts('a Redis Cluster', () => startRedisClusterOnce(options));
+}
+
+async function startRedisClusterOnce(options: { nodeTimeoutMs?: number }): Promise<RedisClusterServers> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-redis-cluster-'));
   const ports = await freePorts(6);
   const nodes = ports.map((port) =>
@@ -158,7 +194,7 @@ export async function startRedisCluster(options: { nodeTimeoutMs?: number } = {}
   );
   const servers = { dir, nodes, stop: () => stopAll(nodes, dir) };
   try {
-    await Promise.all(ports.map(waitForPing));
+    await Promise.all(nodes.map((node) => waitForPing(node, dir)));
     const create = spawnSync(REDIS_CLI, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
     await until(async () => (await Promise.all(ports.map((p) => clusterState(p)))).every((s) => s === 'ok'), 20_000, 'the Redis Cluster to be ok on every node');
@@ -217,7 +253,11 @@ async function clusterState(port: number): Promise<string> {
 }
 
 /** A master, one replica and three sentinels (quorum 2) watching them as `masterName`. */
-export async function startRedisSentinel(options: { masterName?: string; downAfterMs?: number } = {}): Promise<RedisSentinelServers> {
+export function startRedisSentinel(options: { masterName?: string; downAfterMs?: number } = {}): Promise<RedisSentinelServers> {
+  return withFreshStarts('a Redis Sentinel group', () => startRedisSentinelOnce(options));
+}
+
+async function startRedisSentinelOnce(options: { masterName?: string; downAfterMs?: number }): Promise<RedisSentinelServers> {
   const masterName = options.masterName ?? 'acct';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-redis-sentinel-'));
   const [masterPort, replicaPort, ...sentinelPorts] = await freePorts(5);
@@ -259,7 +299,7 @@ export async function startRedisSentinel(options: { masterName?: string; downAft
     throw new Error('no sentinel answers');
   };
   try {
-    await Promise.all(nodes.map((n) => waitForPing(n.port)));
+    await Promise.all(nodes.map((node) => waitForPing(node, dir)));
     // Ready when the replica has synced and every sentinel has found the other two and the replica.
     await until(
       async () => {

@@ -3,7 +3,7 @@
 // and the health port. The one place auth is wired.
 import { createLogger, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
-import { connectRedis, isRedisReady, openRevocationFeed } from '@acct/shared/redis';
+import { closeRedis, connectRedis, isRedisReady, openRevocationFeed } from '@acct/shared/redis';
 import { connectPublisher } from '@acct/shared/amqp';
 import { weakenedSettings, type AuthConfig } from './config';
 import { createApp } from './create-app';
@@ -44,11 +44,11 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
   for (const warning of weakenedSettings(config)) logger.warn({ setting: warning.split('=')[0] }, `Weakened setting: ${warning}`);
   return composeService('auth', logger, async (open) => {
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
-    const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit());
+    const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), closeRedis);
     // Sessions on a connection of their own when their writes wait for replicas: a WAIT holds its
     // connection, and must not hold every rate limit and challenge queued behind it.
     const sessionRedis =
-      config.sessions.replicaAck.replicas > 0 ? await open('redis-sessions', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit()) : redis;
+      config.sessions.replicaAck.replicas > 0 ? await open('redis-sessions', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), closeRedis) : redis;
     // Loaded before the service answers: no token of an ended session gets through a fresh replica.
     const revocations = await open('revocations', openRevocationFeed(config, logger), (feed) => feed.close());
     const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'auth' }, logger), (p) => p.amqp.close());

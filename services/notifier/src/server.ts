@@ -2,7 +2,7 @@
 // consumers on RabbitMQ. No public port: health only.
 import { configError, composeService, createRegistry, type Logger, type RunningService } from '@acct/shared';
 import { connectMongo, isMongoReady } from '@acct/shared/mongo';
-import { connectRedis, isRedisReady } from '@acct/shared/redis';
+import { closeRedis, connectRedis, isRedisReady } from '@acct/shared/redis';
 import { AmqpClient } from '@acct/shared/amqp';
 import type { NotifierConfig } from './config';
 import { eventMetrics } from './metrics';
@@ -27,7 +27,7 @@ export async function startNotifier(config: NotifierConfig, logger: Logger, over
   return composeService('notifier', logger, async (open) => {
     const mailer = await open('mailer', overrides.mailer ?? chooseMailer(config, logger), (m) => m.close());
     const mongo = await open('mongo', connectMongo(config.MONGO_URL, logger, { dbName: config.MONGO_DB }), (c) => c.close());
-    const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), (r) => r.quit());
+    const redis = await open('redis', connectRedis(config.REDIS_URL, logger, { keyPrefix: config.REDIS_PREFIX }), closeRedis);
     const registry = createRegistry('notifier');
     const devices = new DeviceTokenRepository(mongo);
     await devices.init();

@@ -16,7 +16,11 @@ export class EventPublisher implements Publisher {
       const channel = await connection.createConfirmChannel();
       await channel.assertExchange(this.exchange, 'topic', { durable: true });
       channel.on('close', () => {
-        if (this.channel === channel) this.channel = undefined;
+        if (this.channel !== channel) return;
+        this.channel = undefined;
+        // The broker closed the channel alone (a channel error): without a new connection no
+        // channel would come back, and every publish would fail until the next reconnect.
+        void connection.close().catch(() => undefined);
       });
       channel.on('error', () => undefined);
       this.channel = channel;

@@ -3,10 +3,10 @@
 import type { Logger } from 'pino';
 import { retryUntil } from '../retry';
 import { RevocationFeed } from './revocation-feed';
-import { createRedisClient, describeTopology, parseRedisUrl, type RedisClient } from './topology';
+import { closeRedis, createRedisClient, describeTopology, parseRedisUrl, wasClosedOnPurpose, type RedisClient } from './topology';
 
 export type { RedisClient as Redis } from './topology';
-export { parseRedisUrl, createRedisClient, describeTopology, type RedisClient, type RedisTopology } from './topology';
+export { parseRedisUrl, createRedisClient, closeRedis, describeTopology, type RedisClient, type RedisTopology } from './topology';
 
 export interface RedisOptions {
   keyPrefix?: string;
@@ -17,12 +17,27 @@ export async function connectRedis(url: string, logger: Logger, options: RedisOp
   const topology = parseRedisUrl(url);
   const client = createRedisClient(topology, { keyPrefix: options.keyPrefix });
   let wasReady = false;
+  let revivals = 0;
   client.on('ready', () => {
     if (wasReady) logger.info('Redis reconnected');
     wasReady = true;
+    revivals = 0;
   });
   client.on('error', (err: Error) => {
     if (wasReady) logger.warn({ reason: err.message }, 'Redis connection error');
+  });
+  // ioredis gives a client up for good when a reconnect is cut short: a Sentinel client's failover
+  // detector (or ioredis itself) disconnecting it while it still asks the sentinels for the master.
+  // Every command then fails "Connection is closed." until the process restarts (redis/ioredis#1683;
+  // seen here in the Sentinel failover run). A client this process did not close connects again.
+  client.on('end', () => {
+    if (!wasReady || wasClosedOnPurpose(client)) return;
+    const delay = Math.min(200 * 2 ** revivals, 5_000);
+    revivals += 1;
+    logger.warn({ redis: describeTopology(topology), retry_in_ms: delay }, 'Redis client ended without being closed; connecting again');
+    setTimeout(() => {
+      if (!wasClosedOnPurpose(client)) client.connect().catch(() => undefined);
+    }, delay).unref();
   });
   if (topology.kind === 'cluster') {
     client.on('+node', () => logger.debug('Redis Cluster node added'));
@@ -31,7 +46,7 @@ export async function connectRedis(url: string, logger: Logger, options: RedisOp
   try {
     await waitUntilReady(client, describeTopology(topology), logger, options.deadlineMs);
   } catch (err) {
-    client.disconnect();
+    await closeRedis(client);
     throw err;
   }
   return client;
@@ -79,11 +94,11 @@ export async function openRevocationFeed(config: RevocationFeedConfig, logger: L
     try {
       return await new RevocationFeed(follower, reader, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS }).start();
     } catch (err) {
-      reader.disconnect();
+      await closeRedis(reader);
       throw err;
     }
   } catch (err) {
-    follower.disconnect();
+    await closeRedis(follower);
     throw err;
   }
 }

@@ -13,7 +13,7 @@
 // trusts its memory: the next check reads what it missed (one read shared by every request waiting,
 // which keeps it fresh for another `maxStalenessMs`) and, if that read fails too, refuses (the caller
 // answers 503) rather than let a revoked token through.
-import type { RedisClient as Redis } from './topology';
+import { closeRedis, type RedisClient as Redis } from './topology';
 import type { Logger } from 'pino';
 import type { AccessClaims } from '../access-token';
 import { errors } from '../errors';
@@ -105,7 +105,7 @@ export class RevocationFeed implements RevocationCheck {
   async close(): Promise<void> {
     await this.stop();
     // A connection that is down would refuse QUIT and go on reconnecting: it is cut instead.
-    await Promise.all([this.follower, this.reader].map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all([this.follower, this.reader].map(closeRedis));
   }
 
   isRevoked(sessionId: string): boolean | Promise<boolean> {

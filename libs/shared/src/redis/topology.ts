@@ -85,6 +85,21 @@ export function createRedisClient(topology: RedisTopology, options: RedisClientO
   }
 }
 
+/** Clients this process closes on purpose: their end is not a failure to repair. */
+const closedOnPurpose = new WeakSet<RedisClient>();
+
+export const wasClosedOnPurpose = (client: RedisClient): boolean => closedOnPurpose.has(client);
+
+/**
+ * Closes a client for good: QUIT (what it sent is answered first), then whatever it still holds
+ * (a Sentinel client's failover-detector connections, which QUIT leaves open).
+ */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  closedOnPurpose.add(client);
+  await client.quit().catch(() => undefined);
+  client.disconnect();
+}
+
 /** A redacted description of the topology for a log line: never the password. */
 export function describeTopology(topology: RedisTopology): string {
   const list = (hosts: Array<{ host: string; port: number }>) => hosts.map((h) => `${h.host}:${h.port}`).join(',');

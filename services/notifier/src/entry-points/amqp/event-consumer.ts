@@ -48,7 +48,12 @@ export class EventConsumer {
         declareTopology(channel, this.options.exchange, this.options.queues).catch((err: Error) => this.logger.warn({ reason: err.message }, 'Declaring the queues again failed'));
       }, REDECLARE_MS);
       redeclare.unref();
-      channel.on('close', () => clearInterval(redeclare));
+      channel.on('close', () => {
+        clearInterval(redeclare);
+        // The broker closed the channel alone (a channel error) and with it every consumer on it:
+        // start over on a new connection, which consumes again.
+        if (!this.stopping && this.channel === channel) void connection.close().catch(() => undefined);
+      });
       await channel.prefetch(this.options.prefetch);
       this.channel = channel;
       this.consumerTags = [];
