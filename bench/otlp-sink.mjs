@@ -2,7 +2,7 @@
 // An OTLP/HTTP receiver that accepts and counts spans, for measuring what tracing costs:
 //   node bench/otlp-sink.mjs 4318 &
 //   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 BENCH_ONLY=refresh,404 npm run bench
-// Prints the spans received every 10 s.
+// Prints its port on stdout (port 0: any free one), and the spans received every 10 s on stderr.
 import http from 'node:http';
 
 const port = Number(process.argv[2] ?? 4318);
@@ -21,5 +21,9 @@ http
       res.end('{}');
     });
   })
-  .listen(port, '127.0.0.1', () => process.stderr.write(`[otlp-sink] listening on ${port}\n`));
+  .listen(port, '127.0.0.1', function () {
+    const { port: bound } = this.address();
+    process.stdout.write(`${bound}\n`);
+    process.stderr.write(`[otlp-sink] listening on ${bound}\n`);
+  });
 setInterval(() => process.stderr.write(`[otlp-sink] ${spans} spans received\n`), 10_000).unref();

@@ -32,7 +32,7 @@ const wants = (name) => !only || only.some((word) => name.includes(word));
 const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : undefined;
 
 /** The stack of this checkout, or of another built one (`checkout`, for a before/after run). */
-async function startStack(checkout = root, name = 'stack') {
+async function startStack(checkout = root, name = 'stack', extraEnv = {}) {
   if (process.env.GATEWAY_URL && checkout === root) {
     say(`using the running stack at ${process.env.GATEWAY_URL}`);
     return { gatewayUrl: process.env.GATEWAY_URL, authUrl: process.env.AUTH_URL, services: {}, stop: async () => undefined };
@@ -60,6 +60,7 @@ async function startStack(checkout = root, name = 'stack') {
       RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '1000000',
       RATE_OTP_IP_PER_MINUTE: '1000000',
       ...(profileDir ? { STACK_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+      ...extraEnv,
     },
   });
   let output = '';
@@ -201,6 +202,29 @@ function comparedScenario(gatewayUrl, tokens, { request, bearer, expectStatus })
   return measure({ url: gatewayUrl, connections: CONNECTIONS, requests: [bearer ? { ...request, setupRequest: withToken } : request] }, { expectStatus });
 }
 
+function loginScenario(gatewayUrl, accounts, cpu) {
+  let next = 0;
+  return measure(
+    {
+      url: gatewayUrl,
+      // Enough to keep every core's bcrypt busy, few enough that requests cut off at the end stay few.
+      connections: Number(process.env.BENCH_LOGIN_CONNECTIONS ?? os.availableParallelism() * 2),
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/auth/user/login',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => {
+            const a = accounts[next++ % accounts.length];
+            return { ...req, body: JSON.stringify({ email: a.email, password: a.password }) };
+          },
+        },
+      ],
+    },
+    { expectStatus: 200, cpu },
+  );
+}
+
 async function refreshScenario(gatewayUrl, accounts, cpu) {
   // One session per connection; each answer's cookie replaces the one it rotated out. Every run
   // starts from fresh sessions, since a stopped run drops the cookies of its in-flight requests.
@@ -249,6 +273,65 @@ async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
   );
 }
 
+/**
+ * BENCH_TRACING=compare: what tracing costs at its default settings, in this one run. A second
+ * stack of this checkout runs beside the first with OTEL_EXPORTER_OTLP_ENDPOINT set (spans to
+ * bench/otlp-sink.mjs; the sampler and everything else at their defaults, as production gets them),
+ * and each scenario is measured on both in turns (off, on; then on, off; …), so that the machine's
+ * drift falls on both alike. Answers each side's mean throughput and CPU per request, and the cost.
+ * BENCH_TRACING=control runs the same with the second stack untraced: the difference two identical
+ * stacks show, against which the cost is read.
+ */
+const TRACING_SCENARIOS = {
+  '404': (s) => measure({ url: `${s.gatewayUrl}/no/such/route`, connections: CONNECTIONS }, { expectStatus: 404, cpu: stackCpu(s) }),
+  refresh: (s) => refreshScenario(s.gatewayUrl, s.accounts, stackCpu(s)),
+  login: (s) => loginScenario(s.gatewayUrl, s.accounts, stackCpu(s)),
+};
+
+async function tracingCost(stack, accounts, scenario, control) {
+  if (!Object.keys(TRACING_SCENARIOS).some((name) => wants(`tracing: ${name}`))) return;
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) throw new Error('BENCH_TRACING=compare starts its own traced stack: unset OTEL_EXPORTER_OTLP_* first');
+  const sink = spawnLines(process.execPath, [path.join(root, 'bench', 'otlp-sink.mjs'), '0']);
+  const sinkPort = Number(await sink.firstLine);
+  let traced;
+  try {
+    // BENCH_TRACING=control: the second stack untraced too, to show what two stacks differ by alone.
+    traced = await startStack(root, 'traced', control ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` });
+    const sides = { off: { ...stack, accounts }, on: { ...traced, accounts: await seed(traced.gatewayUrl) } };
+    for (const [name, work] of Object.entries(TRACING_SCENARIOS)) {
+      await scenario(`tracing: ${name}`, async () => {
+        const runs = { off: [], on: [] };
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const mode of round % 2 === 0 ? ['off', 'on'] : ['on', 'off']) runs[mode].push(await work(sides[mode]));
+        }
+        const mean = (values) => (values.length ? Math.round((values.reduce((s, v) => s + v, 0) / values.length) * 10) / 10 : null);
+        const side = (list) => ({
+          requestsPerSecond: mean(list.map((r) => r.requestsPerSecond)),
+          runs: list.map((r) => r.requestsPerSecond),
+          cpuMicrosPerRequest: Object.fromEntries(['gateway', 'auth'].map((svc) => [svc, mean(list.map((r) => r.cpuMicrosPerRequest?.[svc]).filter((v) => v !== undefined))])),
+        });
+        const off = side(runs.off);
+        const on = side(runs.on);
+        const cost = (a, b) => (a && b ? Math.round((1 - b / a) * 1000) / 10 : null);
+        const cpuCost = (svc) => (off.cpuMicrosPerRequest[svc] && on.cpuMicrosPerRequest[svc] ? Math.round((on.cpuMicrosPerRequest[svc] / off.cpuMicrosPerRequest[svc] - 1) * 1000) / 10 : null);
+        return {
+          requestsPerSecond: on.requestsPerSecond,
+          off,
+          on,
+          // Percent of throughput lost, and percent more CPU per request, with tracing on.
+          throughputCostPercent: cost(off.requestsPerSecond, on.requestsPerSecond),
+          cpuCostPercent: { gateway: cpuCost('gateway'), auth: cpuCost('auth') },
+          ratio: ratio(on.requestsPerSecond, off.requestsPerSecond),
+          failed: [...runs.off, ...runs.on].some((r) => r.failed),
+        };
+      });
+    }
+  } finally {
+    await traced?.stop();
+    sink.child.kill('SIGTERM');
+  }
+}
+
 function spawnLines(command, args, env = {}) {
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const firstLine = new Promise((resolve, reject) => {
@@ -287,6 +370,7 @@ function rssMb(pid) {
 const ratio = (a, b) => (a && b ? Math.round((a / b) * 100) / 100 : null);
 
 async function main() {
+  say(`node ${process.version} (${process.execPath}), ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? 'cpu unknown'}`);
   const stack = await startStack();
   const results = {};
   let failed = false;
@@ -302,29 +386,8 @@ async function main() {
   try {
     say(`seeding ${ACCOUNTS} accounts…`);
     const accounts = await seed(stack.gatewayUrl);
-    let next = 0;
     const ceiling = await scenario('bcrypt ceiling', bcryptCeiling);
-    const login = await scenario('login', () =>
-      measure(
-        {
-          url: stack.gatewayUrl,
-          // Enough to keep every core's bcrypt busy, few enough that requests cut off at the end stay few.
-          connections: Number(process.env.BENCH_LOGIN_CONNECTIONS ?? os.availableParallelism() * 2),
-          requests: [
-            {
-              method: 'POST',
-              path: '/api/auth/user/login',
-              headers: { 'content-type': 'application/json' },
-              setupRequest: (req) => {
-                const a = accounts[next++ % accounts.length];
-                return { ...req, body: JSON.stringify({ email: a.email, password: a.password }) };
-              },
-            },
-          ],
-        },
-        { expectStatus: 200 },
-      ),
-    );
+    const login = await scenario('login', () => loginScenario(stack.gatewayUrl, accounts));
     // The ceiling again after the login run: the ratio is taken against the mean of the two, so a
     // drift of this VM's speed during the run moves both sides alike.
     const after = await scenario('bcrypt ceiling, again', bcryptCeiling);
@@ -392,6 +455,8 @@ async function main() {
       );
     });
     await scenario('desktop latest-version', () => measure({ url: `${stack.gatewayUrl}/api/desktop/latest-version?platform=linux`, connections: CONNECTIONS }, { expectStatus: 200 }));
+
+    if (['compare', 'control'].includes(process.env.BENCH_TRACING)) await tracingCost(stack, accounts, scenario, process.env.BENCH_TRACING === 'control');
 
     // The routes that take an access token. With BENCH_BEFORE=<a built checkout of an earlier
     // commit>, that checkout's stack runs beside this one and the two are measured in turns, twice
@@ -511,7 +576,7 @@ function printTable(results) {
       p99: r.p99Ms ?? r.steadyP99Ms ?? '',
       errors: r.errors ?? '',
       'non-2xx/unexpected': r.unexpectedStatus ?? '',
-      ratio: r.ratioToBcryptCeiling ?? r.ratioToDirect ?? r.ratioToBare ?? r.ratioToBefore ?? r.perCore ?? '',
+      ratio: r.ratioToBcryptCeiling ?? r.ratioToDirect ?? r.ratioToBare ?? r.ratioToBefore ?? r.ratio ?? r.perCore ?? '',
       status: r.failed ? 'FAILED' : 'ok',
     }));
   console.table(rows);

@@ -61,4 +61,44 @@ describe('tracing defaults', () => {
     expect(await sampledOf2000({ OTEL_TRACES_SAMPLER: 'always_off' })).toBe(0);
     expect(await sampledOf2000({ OTEL_TRACES_SAMPLER: 'always_on' })).toBe(2000);
   }, 30_000);
+
+  it('when the edge samples a request, then the service behind it traces it in the same trace; when not, then nothing there does', async () => {
+    buildWorkspaces();
+    // The gateway's edgeSpan and a service's traceIncoming in one process, 2,000 requests at the
+    // default ratio: the traceparent the edge writes by hand, and the service's shortcut for a
+    // caller that did not sample, must agree with the SDK's own decision every time.
+    const script = `
+      const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
+      tracing.startTracing('probe');
+      const { trace } = require('@opentelemetry/api');
+      const incoming = tracing.traceIncoming('probe');
+      let agree = 0, sampled = 0, wellFormed = 0;
+      for (let i = 0; i < 2000; i++) {
+        const edge = tracing.edgeSpan('POST', '/api/x', '/api/x?token=secret', undefined);
+        const headers = {};
+        edge.inject(headers);
+        if (/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/.test(headers.traceparent)) wellFormed++;
+        const edgeSampled = headers.traceparent.endsWith('-01');
+        if (edgeSampled) sampled++;
+        incoming({ method: 'POST', url: '/api/x', headers }, { statusCode: 200, once() {} }, () => {
+          const active = trace.getActiveSpan();
+          const inTrace = active !== undefined && active.isRecording() && active.spanContext().traceId === headers.traceparent.slice(3, 35);
+          if (inTrace === edgeSampled) agree++;
+        });
+        edge.end(200);
+      }
+      process.stdout.write(JSON.stringify({ agree, sampled, wellFormed }));
+      process.exit(0);
+    `;
+    const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_SAMPLER: undefined };
+    const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    await new Promise((resolve) => child.once('exit', resolve));
+    const result = JSON.parse(out) as { agree: number; sampled: number; wellFormed: number };
+    expect(result.wellFormed).toBe(2000);
+    expect(result.agree).toBe(2000);
+    expect(result.sampled).toBeGreaterThan(40);
+    expect(result.sampled).toBeLessThan(200);
+  }, 30_000);
 });

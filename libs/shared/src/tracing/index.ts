@@ -6,7 +6,7 @@
 // and the gateway make their server spans by hand; W3C traceparent travels over HTTP and in
 // message headers. Loaded only when on: a service without tracing loads none of the SDK.
 // A service's entry point starts it before anything it instruments is loaded (src/instrument.ts).
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Context, type TextMapPropagator, type TextMapSetter } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, propagation, trace, type Context, type TextMapPropagator, type TextMapSetter } from '@opentelemetry/api';
 import type { SpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { loggablePath } from '../loggable-url';
 
@@ -62,6 +62,9 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   // otherwise run on every promise of every request.
   provider.register(options.publicEdge ? { propagator: new OutboundOnly(new W3CTraceContextPropagator()), contextManager: null } : undefined);
   registered = true;
+  // The default sampler and every `parentbased_*` one follow the caller's decision: a request whose
+  // caller did not sample it is not traced here, and need not be looked at any further.
+  followsParent = !env.OTEL_TRACES_SAMPLER || env.OTEL_TRACES_SAMPLER.startsWith('parentbased_');
   if (options.publicEdge) {
     shutdown = () => provider.shutdown();
     return;
@@ -91,6 +94,7 @@ export async function stopTracing(timeoutMs = TRACE_FLUSH_TIMEOUT_MS): Promise<b
 }
 
 let registered = false;
+let followsParent = true;
 
 export interface EdgeSpan {
   /** Adds the span's trace context (`traceparent`) to the headers of the call to a service. */
@@ -106,30 +110,39 @@ export interface EdgeSpan {
  */
 export function edgeSpan(method: string, route: string, path: string, clientTraceparent: string | string[] | undefined): EdgeSpan | undefined {
   if (!registered) return undefined;
-  const q = path.indexOf('?');
-  const span = trace.getTracer('gateway').startSpan(
-    `${method} ${route}`,
-    {
-      kind: SpanKind.SERVER,
-      attributes: {
-        'http.request.method': method,
-        'http.route': route,
-        'url.path': q < 0 ? path : path.slice(0, q),
-        ...(q < 0 ? {} : { 'url.query': path.slice(q + 1) }),
-        ...clientTraceAttribute(clientTraceparent),
-      },
-    },
-    ROOT_CONTEXT,
-  );
-  const spanContext = trace.setSpan(ROOT_CONTEXT, span);
+  // The attributes only for a span that is kept (one request in twenty by default): the SDK
+  // sanitises whatever it is given before it even asks the sampler.
+  const span = trace.getTracer('gateway').startSpan(`${method} ${route}`, { kind: SpanKind.SERVER }, ROOT_CONTEXT);
+  if (span.isRecording()) {
+    const q = path.indexOf('?');
+    span.setAttributes({
+      'http.request.method': method,
+      'http.route': route,
+      'url.path': q < 0 ? path : path.slice(0, q),
+      ...(q < 0 ? {} : { 'url.query': path.slice(q + 1) }),
+      ...clientTraceAttribute(clientTraceparent),
+    });
+  }
+  // A root span's whole context is its traceparent (no tracestate, no baggage at the edge): written
+  // as W3C Trace Context spells it, without a context object and a propagator call per request.
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  const traceparent = `00-${traceId}-${spanId}-${traceFlags & TraceFlags.SAMPLED ? '01' : '00'}`;
   return {
-    inject: (headers) => propagation.inject(spanContext, headers),
+    inject: (headers) => {
+      headers.traceparent = traceparent;
+    },
     end: (status) => {
+      if (!span.isRecording()) return;
       span.setAttribute('http.response.status_code', status);
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     },
   };
+}
+
+/** The caller's W3C traceparent says it did not sample the request (version 00, flags without the sampled bit). */
+function unsampledParent(header: string | string[] | undefined): boolean {
+  return typeof header === 'string' && header.length === 55 && header.startsWith('00-') && header[52] === '-' && (parseInt(header.slice(53), 16) & TraceFlags.SAMPLED) === 0;
 }
 
 interface IncomingRequest {
@@ -149,6 +162,9 @@ interface IncomingRequest {
 export function traceIncoming(service: string) {
   return (req: IncomingRequest, res: { statusCode: number; once(event: 'finish' | 'close', listener: () => void): unknown }, next: () => void): void => {
     if (!registered) return next();
+    // Not sampled by the caller, and the sampler follows the caller: nothing to trace, and no
+    // context to parse or make (most requests, at the default ratio).
+    if (followsParent && unsampledParent(req.headers.traceparent)) return next();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');
