@@ -246,7 +246,7 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
       const missing = unpushed().map((id) => load.logins.get(id)!.at);
       const said = (records: Array<Record<string, any>>) =>
         records
-          .filter((r) => (r.level ?? 30) >= 40)
+          .filter((r) => ['warn', 'error', 'fatal'].includes(String(r.level)))
           .slice(-8)
           .map((r) => `${r.timestamp ?? ''} ${r.message ?? r.msg} ${String(r.reason ?? r.err?.message ?? '')}`.slice(0, 200));
       return [

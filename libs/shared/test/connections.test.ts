@@ -58,6 +58,29 @@ describe('connection helpers against the real dependencies', () => {
     }
   });
 
+  it('drops a connection whose setups hang, and connects again, instead of never consuming', async () => {
+    const { logger: own, records } = createMemoryLogger('info');
+    const client = new AmqpClient(testUrls().amqp, own, { connectionName: names.id, setupTimeoutMs: 300 });
+    let setups = 0;
+    let dropped: Awaited<ReturnType<typeof import('amqplib').connect>> | undefined;
+    // The first setup after a drop never answers (a queue declaration waiting on a dead leader).
+    await client.use(async (connection) => {
+      setups++;
+      if (setups === 2) {
+        await new Promise(() => undefined);
+      }
+      if (setups === 1) dropped = connection;
+    });
+    await client.start();
+    try {
+      (dropped as unknown as { connection: { stream: { destroy(err: Error): void } } }).connection.stream.destroy(new Error('simulated network failure'));
+      await until(() => setups >= 3 && client.ready, 10_000, 'the client connected again past the hung setup');
+      expect(records.some((r) => r.message === 'RabbitMQ reconnect failed' && /did not finish within 300 ms/.test(String(r.reason)))).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('connects to RabbitMQ, runs its setups, and runs them again after the connection drops', async () => {
     const client = new AmqpClient(testUrls().amqp, logger, { connectionName: names.id });
     let setups = 0;

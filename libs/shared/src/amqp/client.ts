@@ -28,6 +28,12 @@ export type AmqpSetup = (connection: AmqpConnection) => Promise<void>;
 export interface AmqpClientOptions {
   deadlineMs?: number;
   connectionName?: string;
+  /**
+   * How long the setups of one connection may take (15 s). amqplib's calls have no time limit, and
+   * a queue declaration can wait on a quorum queue whose leader just died: past this the
+   * connection is dropped and the next node tried, rather than a consumer never coming back.
+   */
+  setupTimeoutMs?: number;
 }
 
 export class AmqpClient {
@@ -78,11 +84,22 @@ export class AmqpClient {
       this.connection = undefined;
       if (!this.stopping) void this.reconnect();
     });
+    let timer: NodeJS.Timeout | undefined;
+    const limit = this.options.setupTimeoutMs ?? 15_000;
     try {
-      for (const setup of this.setups) await setup(connection);
+      await Promise.race([
+        (async () => {
+          for (const setup of this.setups) await setup(connection);
+        })(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`RabbitMQ setup (queues, consumers, channels) did not finish within ${limit} ms`)), limit);
+        }),
+      ]);
     } catch (err) {
       await connection.close().catch(() => undefined);
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
     this.connection = connection;
     if (this.urls.length > 1) this.logger.info({ node: redactUrl(url.replace(/\?.*$/, '')) }, 'RabbitMQ connected');
@@ -97,7 +114,7 @@ export class AmqpClient {
         this.logger.info('RabbitMQ reconnected');
         return;
       } catch (err) {
-        this.logger.debug({ reason: (err as Error).message }, 'RabbitMQ reconnect failed');
+        this.logger.warn({ reason: (err as Error).message, retry_in_ms: delay }, 'RabbitMQ reconnect failed');
         await sleep(delay);
         delay = Math.min(delay * 2, 5_000);
       }
