@@ -288,6 +288,10 @@ const TRACING_SCENARIOS = {
   login: (s) => loginScenario(s.gatewayUrl, s.accounts, stackCpu(s)),
 };
 
+// Six rounds a side by default: on a 2-core VM three rounds read the same code's refresh cost
+// anywhere from -6 % to -14 % (bench/RESULTS.md, "Where refresh's cost comes from").
+const TRACING_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+
 async function tracingCost(stack, accounts, scenario, control) {
   if (!Object.keys(TRACING_SCENARIOS).some((name) => wants(`tracing: ${name}`))) return;
   if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) throw new Error('BENCH_TRACING=compare starts its own traced stack: unset OTEL_EXPORTER_OTLP_* first');
@@ -303,7 +307,7 @@ async function tracingCost(stack, accounts, scenario, control) {
     for (const [name, work] of Object.entries(TRACING_SCENARIOS)) {
       await scenario(`tracing: ${name}`, async () => {
         const runs = { off: [], on: [] };
-        for (let round = 0; round < ROUNDS; round++) {
+        for (let round = 0; round < TRACING_ROUNDS; round++) {
           for (const mode of round % 2 === 0 ? ['off', 'on'] : ['on', 'off']) runs[mode].push(await work(sides[mode]));
         }
         const mean = (values) => (values.length ? Math.round((values.reduce((s, v) => s + v, 0) / values.length) * 10) / 10 : null);
