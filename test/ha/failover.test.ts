@@ -244,19 +244,35 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
     const diagnosis = () => {
       const since = (at: number) => `${((at - started) / 1000).toFixed(1)} s`;
       const missing = unpushed().map((id) => load.logins.get(id)!.at);
-      const said = (records: Array<Record<string, any>>) =>
-        records
-          .filter((r) => ['warn', 'error', 'fatal'].includes(String(r.level)))
-          .slice(-8)
-          .map((r) => `${r.timestamp ?? ''} ${r.message ?? r.msg} ${String(r.reason ?? r.err?.message ?? '')}`.slice(0, 200));
+      // What was not info, and what was said of RabbitMQ at any level, from just before the first
+      // login left without a push: the first records (what went wrong) and the last (where it stayed).
+      const from = Math.min(...missing) - 2_000;
+      const said = (records: Array<Record<string, any>>) => {
+        const told = records.filter(
+          (r) => Date.parse(r.timestamp ?? '') >= from && (['warn', 'error', 'fatal'].includes(String(r.level)) || /RabbitMQ|consumer|channel/i.test(String(r.message ?? r.msg))),
+        );
+        return [...new Set([...told.slice(0, 8), ...told.slice(-4)])].map((r) => `${r.timestamp ?? ''} ${r.level} ${r.message ?? r.msg} ${String(r.reason ?? r.err?.message ?? r.node ?? '')}`.slice(0, 200));
+      };
       return [
         `load from 0 s; Redis master killed at ${since(redisKilledAt)}, RabbitMQ leader at ${since(rabbitKilledAt)}, load stopped at ${since(stopped)}`,
         `logins without a push answered from ${since(Math.min(...missing))} to ${since(Math.max(...missing))}; last push sent at ${since(Math.max(0, ...pushes().map((p) => p.at)))}`,
         `notifier: ${said(stack.notifier!.logs).join(' || ') || 'nothing'}`,
         `services: ${said(stack.logs.service).join(' || ') || 'nothing'}`,
+        `services, counted: ${JSON.stringify(
+          stack.logs.service
+            .filter((r) => Date.parse(r.timestamp ?? '') >= from && (String(r.level) !== 'info' || /RabbitMQ|outbox|publish/i.test(String(r.message ?? ''))))
+            .reduce<Record<string, number>>((n, r) => {
+              const key = `${r.service ?? ''} ${r.message ?? ''} ${String(r.reason ?? '').slice(0, 60)}`;
+              n[key] = (n[key] ?? 0) + 1;
+              return n;
+            }, {}),
+        )}`,
       ].join('\n');
     };
-    await until(() => unpushed().length === 0, 90_000, () => `a push for every login (${unpushed().length} of ${load.logins.size} missing)\n${diagnosis()}`);
+    const pushedInTime = await until(() => unpushed().length === 0, 90_000, 'a push for every login').catch(async (err: Error) => err);
+    if (pushedInTime instanceof Error) {
+      throw new Error(`a push for every login (${unpushed().length} of ${load.logins.size} missing)\n${diagnosis()}\nqueues ${await rabbit.describeQueues(stack.names.queuePrefix)}`);
+    }
     await sleep(2_000);
     const pushed = tally(pushes().map((p) => p.requestId!));
     const duplicatePushes = Object.values(pushed).reduce((sum, n) => sum + n - 1, 0);

@@ -44,6 +44,8 @@ export interface RabbitCluster {
   url: string;
   /** The node that leads a quorum queue now. */
   leaderOf(queue: string): Promise<string | undefined>;
+  /** The queues named with `prefix` or bound to its exchanges, as a live node sees them (type, state, where, leader, members, messages, consumers), and those bindings. */
+  describeQueues(prefix: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -129,6 +131,24 @@ async function startRabbitClusterOnce(options: { size?: number }): Promise<Rabbi
         }
       }
       return undefined;
+    },
+    async describeQueues(prefix) {
+      for (const node of nodes.filter((n) => n.alive)) {
+        try {
+          // The queues bound to the prefix's exchanges (a test's own tap queue included), and the prefix's own.
+          const bindings = (await ctl(node.name, '-q', 'list_bindings', 'source_name', 'destination_name', 'routing_key', '--no-table-headers')).stdout
+            .split('\n')
+            .filter((l) => l.startsWith(prefix));
+          const bound = new Set(bindings.map((l) => l.split('\t')[1]));
+          const columns = ['name', 'type', 'durable', 'exclusive', 'state', 'pid', 'leader', 'members', 'online', 'messages_ready', 'messages_unacknowledged', 'consumers'];
+          const { stdout } = await ctl(node.name, '-q', 'list_queues', ...columns, '--no-table-headers');
+          const lines = stdout.split('\n').filter((l) => l.startsWith(prefix) || bound.has(l.split('\t')[0]));
+          return `as ${node.name} sees them (${columns.join(', ')}):\n${lines.join('\n')}\nbindings from the exchanges (source, queue, key):\n${bindings.join('\n') || 'none'}`;
+        } catch {
+          // the next node answers
+        }
+      }
+      return 'no node answered';
     },
     async stop() {
       await Promise.all(nodes.map((n) => (n as NodeInternals).shutdown()));

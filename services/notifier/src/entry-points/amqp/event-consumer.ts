@@ -4,7 +4,7 @@
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { InternalHeaders, isEventType, parseEvent, withRequestId, type EventPayload, type EventType, type Logger } from '@acct/shared';
-import { type AmqpClient } from '@acct/shared/amqp';
+import { CONFIRM_TIMEOUT_MS, confirmWithin, type AmqpClient, type AmqpConnection } from '@acct/shared/amqp';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
 import { isPermanent } from '../../domain/delivery-errors';
 import { handleEvent } from '../../domain/notifications';
@@ -25,6 +25,7 @@ export interface ConsumerOptions {
 
 export class EventConsumer {
   private channel?: ConfirmChannel;
+  private connection?: AmqpConnection;
   private consumerTags: string[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
@@ -56,6 +57,7 @@ export class EventConsumer {
       });
       await channel.prefetch(this.options.prefetch);
       this.channel = channel;
+      this.connection = connection;
       this.consumerTags = [];
       for (const queue of this.options.queues) {
         const { consumerTag } = await channel.consume(
@@ -188,9 +190,14 @@ export class EventConsumer {
       persistent: true,
       headers: { ...msg.properties.headers, [ATTEMPT_HEADER]: attempt, ...extra },
     };
-    await new Promise<void>((resolve, reject) =>
-      channel.sendToQueue(target, msg.content, properties, (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())),
-    );
+    const connection = this.connection;
+    await confirmWithin((done) => channel.sendToQueue(target, msg.content, properties, done), CONFIRM_TIMEOUT_MS, () => {
+      // Not confirmed in time: the channel is given up with its connection, and the broker delivers
+      // the message again (unacked) to the consumer of the new one.
+      if (this.stopping || this.channel !== channel) return;
+      this.logger.warn({ queue: target }, 'RabbitMQ did not confirm a publish in time; reconnecting');
+      void connection?.close().catch(() => undefined);
+    });
     channel.ack(msg);
   }
 
