@@ -26,15 +26,31 @@ async function registerDevice(accessToken: string, userId: string): Promise<stri
   return pushToken;
 }
 
+const loginEventsOf = (userId: string) => stack.events.received.filter((e) => e.routingKey === 'user.login.succeeded' && e.payload.userId === userId);
+
+/** Waits until the notifier handled `count` login events of the user (each one, whatever order they came in). */
+const loginsHandled = (userId: string, count: number) =>
+  until(() => {
+    const events = loginEventsOf(userId);
+    return events.length >= count && events.every((e) => stack.notifier!.logs.some((r) => r.event_id === e.messageId && ['sent', 'no_devices'].includes(r.outcome)));
+  }, 5_000, 'the login push handled');
+
+/**
+ * Registers a user and waits until the notifier handled its first login: a push for that login
+ * handled only after a device was registered (a slow broker, a publish retried) would reach it.
+ */
+async function registerUser() {
+  const registered = await registerAndLogin(stack);
+  await loginsHandled(registered.id, 1);
+  return registered;
+}
+
 /** Logs in again and waits until the notifier handled that login's event; answers the new session. */
 async function loginAgain(email: string, password: string, userId: string) {
-  const before = stack.events.received.filter((e) => e.routingKey === 'user.login.succeeded' && e.payload.userId === userId).length;
+  const before = loginEventsOf(userId).length;
   const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password } });
   expect(login.status).toBe(200);
-  await until(() => {
-    const events = stack.events.received.filter((e) => e.routingKey === 'user.login.succeeded' && e.payload.userId === userId);
-    return events.length > before && stack.notifier!.logs.some((r) => r.event_id === events[events.length - 1].messageId && ['sent', 'no_devices'].includes(r.outcome));
-  }, 5_000, 'the login push handled');
+  await loginsHandled(userId, before + 1);
   return login;
 }
 
@@ -44,7 +60,7 @@ const endHandled = (userId: string) =>
 
 describe('a device registered through sync', () => {
   it('when its session logs out, then the next login push does not reach it', async () => {
-    const { account, accessToken, refresh, id } = await registerAndLogin(stack);
+    const { account, accessToken, refresh, id } = await registerUser();
     const token = await registerDevice(accessToken, id);
     await loginAgain(account.email, account.password, id);
     expect(pushesTo(token)).toBe(1);
@@ -56,7 +72,7 @@ describe('a device registered through sync', () => {
   });
 
   it('when an admin disables the account, then its devices are dropped', async () => {
-    const { account, accessToken, id } = await registerAndLogin(stack);
+    const { account, accessToken, id } = await registerUser();
     const token = await registerDevice(accessToken, id);
     expect((await call(stack.url, 'PUT', `/api/admin/users/${id}`, { body: { disabled: true }, headers: bearer(adminToken) })).status).toBe(200);
     await endHandled(id);
@@ -66,7 +82,7 @@ describe('a device registered through sync', () => {
   });
 
   it('when the user signs the other sessions out, then their devices are dropped and the asking session keeps its own', async () => {
-    const { account, accessToken, id } = await registerAndLogin(stack);
+    const { account, accessToken, id } = await registerUser();
     const other = await registerDevice(accessToken, id);
     const current = await loginAgain(account.email, account.password, id);
     const own = await registerDevice(current.body.data.accessToken, id);
