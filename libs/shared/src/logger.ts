@@ -3,7 +3,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { currentRequestId } from './request-context';
 import { secretLogKeys } from './secrets';
-import { tracingEnabled } from './tracing';
+import { logsTraceIds } from './tracing';
 
 export type { Logger } from 'pino';
 
@@ -44,7 +44,8 @@ export interface LoggerOptions {
   redact?: boolean;
   /**
    * Add the `request_id` of the work under way to every record (default; `trace_id` is added with
-   * tracing on either way). The gateway's request log names its request itself and turns it off.
+   * tracing on either way, except at the public edge: logsTraceIds). The gateway's request log
+   * names its request itself and turns it off.
    */
   requestId?: boolean;
 }
@@ -58,7 +59,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
       formatters: { level: (label) => ({ level: label }) },
       redact: options.redact === false ? undefined : { paths: REDACT_PATHS, censor },
-      mixin: context(options.requestId !== false, tracingEnabled()),
+      mixin: context(options.requestId !== false, logsTraceIds()),
     },
     // Synchronous writes to stdout: a record is out before the next line of code runs, so a crash
     // loses none, and a slow reader holds the process back instead of growing a buffer without

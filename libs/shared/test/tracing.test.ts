@@ -101,4 +101,54 @@ describe('tracing defaults', () => {
     expect(result.sampled).toBeGreaterThan(40);
     expect(result.sampled).toBeLessThan(200);
   }, 30_000);
+  it('when a sampled request runs in its request scope, then its span and its request id both hold across awaits, in one storage', async () => {
+    buildWorkspaces();
+    // traceIncoming, then the request scope (as auth's app runs them), then nested and bound contexts:
+    // the trace context lives in the request scope's storage, and neither replaces the other.
+    const script = `
+      const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
+      tracing.startTracing('probe');
+      const { trace, context } = require('@opentelemetry/api');
+      const { withRequestId, currentRequestId } = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/index.js'))});
+      const seen = {};
+      const traceId = () => trace.getActiveSpan()?.spanContext().traceId;
+      const caller = '00-' + 'a'.repeat(32) + '-' + 'b'.repeat(16) + '-01';
+      let later, finished;
+      // Called here, outside any request: its callbacks run outside it too.
+      new Promise((resolve) => (finished = resolve)).then(() => {
+        seen.outside = [traceId() ?? null, currentRequestId() ?? null];
+        const [boundTrace, boundRequest] = later();
+        seen.bound = [boundTrace, boundRequest ?? null];
+        process.stdout.write(JSON.stringify(seen));
+        process.exit(0);
+      });
+      tracing.traceIncoming('probe')({ method: 'GET', url: '/x', headers: { traceparent: caller } }, { statusCode: 200, once() {} }, () =>
+        withRequestId('req-1', async () => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          seen.afterAwait = [traceId(), currentRequestId()];
+          const other = trace.wrapSpanContext({ traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), traceFlags: 1 });
+          seen.nested = context.with(trace.setSpan(context.active(), other), () => [traceId(), currentRequestId()]);
+          seen.afterNested = [traceId(), currentRequestId()];
+          later = context.bind(context.active(), () => [traceId(), currentRequestId()]);
+          // The async-context storages that hold a value on a promise made here (Node 20 sets one
+          // property per storage in use; Node 24's AsyncContextFrame none).
+          seen.storages = Object.getOwnPropertySymbols(Promise.resolve()).filter((s) => s.description === 'kResourceStore').length;
+        }).then(() => finished()),
+      );
+    `;
+    const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_SAMPLER: 'always_on' };
+    const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    await new Promise((resolve) => child.once('exit', resolve));
+    const seen = JSON.parse(out) as Record<string, unknown>;
+    const a = 'a'.repeat(32);
+    expect(seen.afterAwait).toEqual([a, 'req-1']);
+    expect(seen.nested).toEqual(['c'.repeat(32), 'req-1']);
+    expect(seen.afterNested).toEqual([a, 'req-1']);
+    expect(seen.outside).toEqual([null, null]);
+    // A function bound to a trace context runs in it; the request id is its caller's (none here).
+    expect(seen.bound).toEqual([a, null]);
+    expect(seen.storages).toBeLessThanOrEqual(1);
+  }, 30_000);
 });
