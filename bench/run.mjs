@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { measure, DURATION_S } from './lib/load.mjs';
 import { Secret, TOTP } from 'otpauth';
 import { measurePaced } from './lib/paced.mjs';
+import { pairedCost } from './lib/paired.mjs';
 
 const require = createRequire(import.meta.url);
 const bcrypt = require('bcrypt');
@@ -320,10 +321,15 @@ async function tracingCost(stack, accounts, scenario, control) {
         const on = side(runs.on);
         const cost = (a, b) => (a && b ? Math.round((1 - b / a) * 1000) / 10 : null);
         const cpuCost = (svc) => (off.cpuMicrosPerRequest[svc] && on.cpuMicrosPerRequest[svc] ? Math.round((on.cpuMicrosPerRequest[svc] / off.cpuMicrosPerRequest[svc] - 1) * 1000) / 10 : null);
+        const cpuOf = (list) => list.map((r) => (r.cpuMicrosPerRequest?.gateway ?? 0) + (r.cpuMicrosPerRequest?.auth ?? 0));
         return {
           requestsPerSecond: on.requestsPerSecond,
           off,
           on,
+          // The same cost taken round by round (each round measured both sides back to back), with
+          // its 95 % interval: what this run can tell apart from no cost at all.
+          pairedThroughputCostPercent: pairedCost(runs.off.map((r) => r.requestsPerSecond), runs.on.map((r) => r.requestsPerSecond)),
+          pairedCpuCostPercent: pairedCost(cpuOf(runs.off), cpuOf(runs.on), { more: true }),
           // Percent of throughput lost, and percent more CPU per request, with tracing on.
           throughputCostPercent: cost(off.requestsPerSecond, on.requestsPerSecond),
           cpuCostPercent: { gateway: cpuCost('gateway'), auth: cpuCost('auth') },

@@ -44,8 +44,9 @@ describe('service images', () => {
     const dir = imageOf(service);
     images.push(dir);
     // With tracing on, instrument.js loads the SDK and the instrumentations; server.js the whole
-    // service (drivers included), without connecting to anything.
-    execFileSync(process.execPath, ['-e', `require('./services/${service}/dist/instrument.js'); require('./services/${service}/dist/server.js'); process.exit(0)`], {
+    // service (drivers included), without connecting to anything; export-worker.js what the thread
+    // that sends spans loads (started at the first batch).
+    execFileSync(process.execPath, ['-e', `require('./services/${service}/dist/instrument.js'); require('./services/${service}/dist/server.js'); require('./libs/shared/dist/tracing/export-worker.js'); process.exit(0)`], {
       cwd: dir,
       stdio: 'pipe',
       env: { PATH: process.env.PATH, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
@@ -61,6 +62,8 @@ describe('service images', () => {
     expect(otel.filter((name) => name.startsWith('instrumentation'))).toEqual([]);
     expect(['require-in-the-middle', 'import-in-the-middle'].filter((name) => installed(dir, name))).toEqual([]);
     expect(installed(dir, 'ioredis')).toBe(true);
+    // What the thread that sends its spans loads (started at the first batch, so not by the start below).
+    execFileSync(process.execPath, ['-e', `require('./libs/shared/dist/tracing/export-worker.js'); process.exit(0)`], { cwd: dir, stdio: 'pipe', env: { PATH: process.env.PATH } });
     const [port, healthPort] = [await deps.freePort(), await deps.freePort()];
     const child = spawn(process.execPath, ['services/gateway/dist/start.js'], {
       cwd: dir,

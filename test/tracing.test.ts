@@ -75,7 +75,7 @@ beforeAll(async () => {
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
-    // Every request, so the test can follow each one (production samples 5 %).
+    // Every request, so the test can follow each one (production samples 1 %).
     OTEL_TRACES_SAMPLER: 'always_on',
     OTEL_BSP_SCHEDULE_DELAY: '100',
     SHUTDOWN_DELAY_MS: '0',

@@ -1,6 +1,7 @@
 // Tracing's defaults: sending the last spans at exit is bounded (a collector that accepts connections and never answers
 // costs the process at most the bound, never the exporter's own 10 s timeout), and 5 % of traces are sampled unless told.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { buildWorkspaces, repositoryRoot } from '@acct/test-harness/build';
@@ -35,15 +36,62 @@ describe('tracing defaults', () => {
     }
   }, 30_000);
 
-  it('when only the endpoint is set, then about 5 % of new traces are sampled, and OTEL_TRACES_SAMPLER overrides it', async () => {
+  it('when spans are exported, then they reach the collector scrubbed, and the service\'s thread makes no HTTP request for them', async () => {
     buildWorkspaces();
-    const sampledOf2000 = async (extra: Record<string, string>) => {
+    // A collector that keeps what it is sent.
+    const received: { headers: http.IncomingHttpHeaders; body: { resourceSpans: { scopeSpans: { spans: { name: string; attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[] } }[] = [];
+    const collector = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: JSON.parse(body) });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const port = (collector.address() as net.AddressInfo).port;
+    // The service's thread counts the HTTP client requests it makes (the export thread has modules of its own).
+    const script = `
+      const http = require('node:http');
+      let requests = 0;
+      const request = http.request;
+      http.request = (...args) => { requests++; return request(...args); };
+      const addRequest = http.Agent.prototype.addRequest;
+      http.Agent.prototype.addRequest = function (...args) { requests++; return addRequest.apply(this, args); };
+      const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
+      tracing.startTracing('probe');
+      const { trace } = require('@opentelemetry/api');
+      for (let i = 0; i < 600; i++) trace.getTracer('probe').startSpan('span-' + i, { attributes: { 'url.query': 'token=s3cret&page=2' } }).end();
+      tracing.stopTracing(10000).then((sent) => { process.stdout.write(JSON.stringify({ sent, requests })); process.exit(0); });
+    `;
+    try {
+      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=k1', OTEL_TRACES_SAMPLER: 'always_on' };
+      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), env, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      await new Promise((resolve) => child.once('exit', resolve));
+      expect(JSON.parse(out)).toEqual({ sent: true, requests: 0 });
+      const spans = received.flatMap((r) => r.body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)));
+      expect(spans.map((span) => span.name).sort()).toEqual(Array.from({ length: 600 }, (_, i) => `span-${i}`).sort());
+      // In batches (512 at most), with the environment's headers, and no secret query value.
+      expect(received.length).toBeGreaterThanOrEqual(2);
+      expect(received.every((r) => r.headers['x-collector-key'] === 'k1' && r.headers['content-type'] === 'application/json')).toBe(true);
+      const queries = spans.map((span) => span.attributes.find((a) => a.key === 'url.query')?.value.stringValue);
+      expect(new Set(queries)).toEqual(new Set(['token=[redacted]&page=2']));
+    } finally {
+      collector.close();
+    }
+  }, 30_000);
+
+  it('when only the endpoint is set, then about 1 % of new traces are sampled, and OTEL_TRACES_SAMPLER overrides it', async () => {
+    buildWorkspaces();
+    const sampledOf10000 = async (extra: Record<string, string>) => {
       const script = `
         const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
         tracing.startTracing('probe');
         const { trace } = require('@opentelemetry/api');
         let sampled = 0;
-        for (let i = 0; i < 2000; i++) { const span = trace.getTracer('probe').startSpan('root'); if (span.isRecording()) sampled++; span.end(); }
+        for (let i = 0; i < 10000; i++) { const span = trace.getTracer('probe').startSpan('root'); if (span.isRecording()) sampled++; span.end(); }
         process.stdout.write(String(sampled));
         process.exit(0);
       `;
@@ -54,17 +102,17 @@ describe('tracing defaults', () => {
       await new Promise((resolve) => child.once('exit', resolve));
       return Number(out);
     };
-    const byDefault = await sampledOf2000({});
-    // 5 % of 2,000 is 100; 40 to 200 is more than six standard deviations either way.
+    const byDefault = await sampledOf10000({});
+    // 1 % of 10,000 is 100 (standard deviation 10); 40 to 160 is six of them either way, and 5 % (500) far outside.
     expect(byDefault).toBeGreaterThan(40);
-    expect(byDefault).toBeLessThan(200);
-    expect(await sampledOf2000({ OTEL_TRACES_SAMPLER: 'always_off' })).toBe(0);
-    expect(await sampledOf2000({ OTEL_TRACES_SAMPLER: 'always_on' })).toBe(2000);
+    expect(byDefault).toBeLessThan(160);
+    expect(await sampledOf10000({ OTEL_TRACES_SAMPLER: 'always_off' })).toBe(0);
+    expect(await sampledOf10000({ OTEL_TRACES_SAMPLER: 'always_on' })).toBe(10000);
   }, 30_000);
 
   it('when the edge samples a request, then the service behind it traces it in the same trace; when not, then nothing there does', async () => {
     buildWorkspaces();
-    // The gateway's edgeSpan and a service's traceIncoming in one process, 2,000 requests at the
+    // The gateway's edgeSpan and a service's traceIncoming in one process, 10,000 requests at the
     // default ratio: the traceparent the edge writes by hand, and the service's shortcut for a
     // caller that did not sample, must agree with the SDK's own decision every time.
     const script = `
@@ -73,7 +121,7 @@ describe('tracing defaults', () => {
       const { trace } = require('@opentelemetry/api');
       const incoming = tracing.traceIncoming('probe');
       let agree = 0, sampled = 0, wellFormed = 0;
-      for (let i = 0; i < 2000; i++) {
+      for (let i = 0; i < 10000; i++) {
         const edge = tracing.edgeSpan('POST', '/api/x', '/api/x?token=secret', undefined);
         const headers = {};
         edge.inject(headers);
@@ -96,10 +144,10 @@ describe('tracing defaults', () => {
     child.stdout.on('data', (d) => (out += d));
     await new Promise((resolve) => child.once('exit', resolve));
     const result = JSON.parse(out) as { agree: number; sampled: number; wellFormed: number };
-    expect(result.wellFormed).toBe(2000);
-    expect(result.agree).toBe(2000);
+    expect(result.wellFormed).toBe(10000);
+    expect(result.agree).toBe(10000);
     expect(result.sampled).toBeGreaterThan(40);
-    expect(result.sampled).toBeLessThan(200);
+    expect(result.sampled).toBeLessThan(160);
   }, 30_000);
   it('when a sampled request runs in its request scope, then its span and its request id both hold across awaits, in one storage', async () => {
     buildWorkspaces();
