@@ -259,13 +259,11 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
         `notifier: ${said(stack.notifier!.logs).join(' || ') || 'nothing'}`,
         `services: ${said(stack.logs.service).join(' || ') || 'nothing'}`,
         `services, counted: ${JSON.stringify(
-          stack.logs.service
-            .filter((r) => Date.parse(r.timestamp ?? '') >= from && (String(r.level) !== 'info' || /RabbitMQ|outbox|publish/i.test(String(r.message ?? ''))))
-            .reduce<Record<string, number>>((n, r) => {
-              const key = `${r.service ?? ''} ${r.message ?? ''} ${String(r.reason ?? '').slice(0, 60)}`;
-              n[key] = (n[key] ?? 0) + 1;
-              return n;
-            }, {}),
+          tally(
+            stack.logs.service
+              .filter((r) => Date.parse(r.timestamp ?? '') >= from && (String(r.level) !== 'info' || /RabbitMQ|outbox|publish/i.test(String(r.message ?? ''))))
+              .map((r) => `${r.service ?? ''} ${r.message ?? ''} ${String(r.reason ?? '').slice(0, 60)}`),
+          ),
         )}`,
       ].join('\n');
     };

@@ -20,18 +20,18 @@ export function confirmWithin(send: (done: (err: unknown) => void) => void, time
       reject(new Error(`RabbitMQ did not confirm the publish within ${timeoutMs} ms`));
       giveUp();
     }, timeoutMs);
-    try {
-      send((err) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (err) reject(err instanceof Error ? err : new Error(String(err)));
-        else resolve();
-      });
-    } catch (err) {
+    // The broker's answer, or a publish that threw; whatever comes after the first is ignored.
+    const settle = (err: unknown) => {
+      if (settled) return;
       settled = true;
       clearTimeout(timer);
-      reject(err instanceof Error ? err : new Error(String(err)));
+      if (err) reject(err instanceof Error ? err : new Error(String(err)));
+      else resolve();
+    };
+    try {
+      send(settle);
+    } catch (err) {
+      settle(err ?? new Error('publish failed'));
     }
   });
 }
