@@ -1,10 +1,12 @@
 // Tracing's defaults: sending the last spans at exit is bounded (a collector that accepts connections and never answers
-// costs the process at most the bound, never the exporter's own 10 s timeout), and 5 % of traces are sampled unless told.
+// costs the process at most the bound, never the exporter's own 10 s timeout), and 1 % of traces are sampled unless told;
+// at the public edge that share is drawn before any span is made.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { buildWorkspaces, repositoryRoot } from '@acct/test-harness/build';
+import { DEFAULT_SAMPLE_RATIO, edgeSampleRatio } from '@acct/shared/tracing';
 
 describe('tracing defaults', () => {
   it('when the collector never answers, then it gives up after its bound and says the spans did not go out', async () => {
@@ -149,6 +151,69 @@ describe('tracing defaults', () => {
     expect(result.sampled).toBeGreaterThan(40);
     expect(result.sampled).toBeLessThan(160);
   }, 30_000);
+  it('when the public edge does not draw a request for tracing, then it makes no span for it, only a fresh unsampled traceparent; the share drawn follows OTEL_TRACES_SAMPLER', async () => {
+    buildWorkspaces();
+    // The gateway's start (publicEdge) and 10,000 requests; every span the SDK makes is counted.
+    const edgeOf10000 = async (extra: Record<string, string>) => {
+      const script = `
+        const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
+        tracing.startTracing('gateway', process.env, { publicEdge: true });
+        const tracer = require('@opentelemetry/api').trace.getTracer('gateway');
+        const startSpan = tracer.startSpan;
+        let made = 0;
+        tracer.startSpan = function (...args) { made++; return startSpan.apply(this, args); };
+        let sampled = 0, wellFormed = 0;
+        const traceIds = new Set();
+        for (let i = 0; i < 10000; i++) {
+          const edge = tracing.edgeSpan('POST', '/api/x', '/api/x', undefined);
+          const headers = {};
+          edge.inject(headers);
+          if (/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-0[01]$/.test(headers.traceparent)) wellFormed++;
+          if (headers.traceparent.endsWith('-01')) sampled++;
+          traceIds.add(headers.traceparent.slice(3, 35));
+          edge.end(200);
+        }
+        process.stdout.write(JSON.stringify({ made, sampled, wellFormed, distinct: traceIds.size }));
+        process.exit(0);
+      `;
+      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_SAMPLER: undefined, OTEL_TRACES_SAMPLER_ARG: undefined, ...extra };
+      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), env, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      await new Promise((resolve) => child.once('exit', resolve));
+      return JSON.parse(out) as { made: number; sampled: number; wellFormed: number; distinct: number };
+    };
+    const byDefault = await edgeOf10000({});
+    expect(byDefault).toMatchObject({ wellFormed: 10000, distinct: 10000 });
+    expect(byDefault.sampled).toBeGreaterThan(40);
+    expect(byDefault.sampled).toBeLessThan(160);
+    // A span for each request drawn, and for no other.
+    expect(byDefault.made).toBe(byDefault.sampled);
+    expect(await edgeOf10000({ OTEL_TRACES_SAMPLER: 'always_off' })).toMatchObject({ made: 0, sampled: 0, wellFormed: 10000, distinct: 10000 });
+    expect(await edgeOf10000({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' })).toMatchObject({ made: 10000, sampled: 10000 });
+    // Half of 10,000, standard deviation 50: 4,700 to 5,300 is six of them either way.
+    const half = await edgeOf10000({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' });
+    expect(half.made).toBe(half.sampled);
+    expect(half.sampled).toBeGreaterThan(4700);
+    expect(half.sampled).toBeLessThan(5300);
+  }, 60_000);
+
+  it('when OTEL_TRACES_SAMPLER is read for the public edge, then it decides as the SDK would for a request without a parent', () => {
+    expect(edgeSampleRatio({})).toBe(DEFAULT_SAMPLE_RATIO);
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: ' ' })).toBe(DEFAULT_SAMPLE_RATIO);
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: 'always_on' })).toBe(1);
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' })).toBe(0);
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toBe(0.25);
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ' 0 ' })).toBe(0);
+    // Blank, not a number, or outside [0, 1]: the SDK's own default ratio, 1.
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: 'traceidratio' })).toBe(1);
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'half' })).toBe(1);
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toBe(1);
+    // A sampler the SDK does not know: left to the SDK (which falls back to always_on and says so).
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toBeUndefined();
+    expect(edgeSampleRatio({ OTEL_TRACES_SAMPLER: ' always_off' })).toBeUndefined();
+  });
+
   it('when a sampled request runs in its request scope, then its span and its request id both hold across awaits, in one storage', async () => {
     buildWorkspaces();
     // traceIncoming, then the request scope (as auth's app runs them), then nested and bound contexts:

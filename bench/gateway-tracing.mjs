@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// What tracing costs the gateway alone on a proxied route (user refresh), apart from auth and its
+// stores: two gateways of this checkout, one untraced and one traced (spans to bench/otlp-sink.mjs,
+// the sampler as the environment gives it: 1 % by default), in front of one stub upstream that
+// answers every refresh at once with a new token. Measured in alternating rounds, both gateways in
+// each round back to back; answers throughput and the gateway's CPU per request of each side, and
+// the cost round by round with its 95 % interval (bench/lib/paired.mjs). Needs the build
+// (`npm run build`) and Redis (REDIS_URL, default the local one).
+//
+//   node bench/gateway-tracing.mjs
+//   GW_ROUNDS=12 BENCH_DURATION_S=5 BENCH_WARMUP_S=1 OTEL_TRACES_SAMPLER_ARG=0 node bench/gateway-tracing.mjs
+//   GW_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' …   (node flags for both gateways)
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { measure } from './lib/load.mjs';
+import { pairedCost } from './lib/paired.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { ensureDevKeys } = require('../scripts/lib/dev-keys.js');
+const ROUNDS = Number(process.env.GW_ROUNDS ?? 12);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const say = (line) => process.stderr.write(`[gateway-tracing] ${line}\n`);
+
+if (process.argv[2] === '--stub') {
+  // The upstream: every request answered 200 with a rotated token, as auth answers a refresh.
+  const body = JSON.stringify({ success: true, message: 'Token refreshed', data: { token: 'x'.repeat(200) } });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-set-refresh-token': crypto.randomBytes(32).toString('base64url'),
+      'x-refresh-token-max-age': '2592000',
+    });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+} else {
+  await main();
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** A child process whose first stdout line is awaited (the sink's and the stub's port). */
+function spawnFirstLine(args) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const firstLine = new Promise((resolve, reject) => {
+    let data = '';
+    child.stdout.on('data', (d) => {
+      data += d;
+      if (data.includes('\n')) resolve(data.split('\n')[0]);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
+  });
+  return { child, firstLine };
+}
+
+/** CPU seconds of a process (all its threads), or of its main thread alone with `mainThread`; the kernel's share alone with `kernel`. */
+function cpuSeconds(pid, { mainThread = false, kernel = false } = {}) {
+  const fields = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((kernel ? 0 : Number(fields[11])) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+async function startGateway(name, upstream, extraEnv) {
+  const keys = ensureDevKeys(path.join(root, 'bench', '.tmp', 'gateway-tracing-keys'));
+  const port = await freePort();
+  const healthPort = await freePort();
+  const logPath = path.join(root, 'bench', '.tmp', `gateway-tracing-${name}.log`);
+  const logFd = fs.openSync(logPath, 'w');
+  const nodeArgs = (process.env.GW_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'services', 'gateway', 'dist', 'start.js')], {
+    cwd: root,
+    stdio: ['ignore', logFd, logFd],
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_DELAY_MS: '0',
+      PORT: String(port),
+      HEALTH_PORT: String(healthPort),
+      AUTH_URL: upstream,
+      DESKTOP_URL: upstream,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REVOCATION_STREAM: `bench:gateway-tracing:${name}:revocations`,
+      JWT_PUBLIC_KEY: keys.publicKey,
+      ...extraEnv,
+    },
+  });
+  fs.closeSync(logFd);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the ${name} gateway exited: see ${logPath}`);
+    const ready = await fetch(`http://127.0.0.1:${healthPort}/health/ready`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error(`the ${name} gateway was not ready in 30 s: see ${logPath}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { name, child, url: `http://127.0.0.1:${port}` };
+}
+
+async function main() {
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) throw new Error('unset OTEL_EXPORTER_OTLP_*: the traced gateway is given its own collector');
+  say(`node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? 'cpu unknown'}; sampler ${process.env.OTEL_TRACES_SAMPLER ?? 'default'} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ''}`);
+  const stub = spawnFirstLine([fileURLToPath(import.meta.url), '--stub']);
+  const sink = spawnFirstLine([path.join(root, 'bench', 'otlp-sink.mjs'), '0']);
+  const children = [stub.child, sink.child];
+  try {
+    const upstream = `http://127.0.0.1:${await stub.firstLine}`;
+    const sinkPort = Number(await sink.firstLine);
+    const sides = {
+      off: await startGateway('off', upstream, {}),
+      on: await startGateway('on', upstream, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` }),
+    };
+    children.push(sides.off.child, sides.on.child);
+    const cookie = `userRefreshToken=${crypto.randomBytes(32).toString('base64url')}`;
+    const work = (side) =>
+      measure(
+        { url: `${side.url}/api/auth/user/refresh`, method: 'POST', headers: { cookie }, connections: CONNECTIONS },
+        { expectStatus: 200, cpu: () => ({ gateway: cpuSeconds(side.child.pid), gatewayMainThread: cpuSeconds(side.child.pid, { mainThread: true }), gatewayKernel: cpuSeconds(side.child.pid, { kernel: true }), upstream: cpuSeconds(stub.child.pid) }) },
+      );
+    const runs = { off: [], on: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of round % 2 === 0 ? ['off', 'on'] : ['on', 'off']) {
+        const result = await work(sides[mode]);
+        if (result.failed) throw new Error(`round ${round + 1}, ${mode}: ${JSON.stringify(result)}`);
+        runs[mode].push(result);
+      }
+      say(`round ${round + 1}/${ROUNDS}: off ${runs.off.at(-1).requestsPerSecond}/s ${runs.off.at(-1).cpuMicrosPerRequest.gateway} µs, on ${runs.on.at(-1).requestsPerSecond}/s ${runs.on.at(-1).cpuMicrosPerRequest.gateway} µs`);
+    }
+    const mean = (xs) => Math.round((xs.reduce((s, x) => s + x, 0) / xs.length) * 10) / 10;
+    const side = (list) => ({ requestsPerSecond: mean(list.map((r) => r.requestsPerSecond)), gatewayCpuMicrosPerRequest: mean(list.map((r) => r.cpuMicrosPerRequest.gateway)), mainThreadCpuMicrosPerRequest: mean(list.map((r) => r.cpuMicrosPerRequest.gatewayMainThread)), kernelCpuMicrosPerRequest: mean(list.map((r) => r.cpuMicrosPerRequest.gatewayKernel)) });
+    const report = {
+      node: process.version,
+      sampler: `${process.env.OTEL_TRACES_SAMPLER ?? 'default'} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ''}`.trim(),
+      rounds: ROUNDS,
+      off: side(runs.off),
+      on: side(runs.on),
+      throughputCostPercent: pairedCost(runs.off.map((r) => r.requestsPerSecond), runs.on.map((r) => r.requestsPerSecond)),
+      gatewayCpuCostPercent: pairedCost(runs.off.map((r) => r.cpuMicrosPerRequest.gateway), runs.on.map((r) => r.cpuMicrosPerRequest.gateway), { more: true }),
+      // The main thread alone: the rest is libuv's pool and V8's garbage collection helpers.
+      mainThreadCpuCostPercent: pairedCost(runs.off.map((r) => r.cpuMicrosPerRequest.gatewayMainThread), runs.on.map((r) => r.cpuMicrosPerRequest.gatewayMainThread), { more: true }),
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    // Each child's exit awaited: a gateway run with GW_NODE_ARGS=--cpu-prof writes its profile then.
+    await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM')))));
+  }
+}
