@@ -155,7 +155,7 @@ async function main() {
       on: side(runs.on),
       throughputCostPercent: pairedCost(runs.off.map((r) => r.requestsPerSecond), runs.on.map((r) => r.requestsPerSecond)),
       gatewayCpuCostPercent: pairedCost(runs.off.map((r) => r.cpuMicrosPerRequest.gateway), runs.on.map((r) => r.cpuMicrosPerRequest.gateway), { more: true }),
-      // The main thread alone: the rest is libuv's pool and V8's garbage collection helpers.
+      // The main thread alone: the rest is libuv's pool, the span export thread and V8's helper threads (garbage collection, compilation).
       mainThreadCpuCostPercent: pairedCost(runs.off.map((r) => r.cpuMicrosPerRequest.gatewayMainThread), runs.on.map((r) => r.cpuMicrosPerRequest.gatewayMainThread), { more: true }),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
