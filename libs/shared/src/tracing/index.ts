@@ -162,8 +162,8 @@ export function edgeSampleRatio(env: NodeJS.ProcessEnv = process.env): number | 
 /**
  * A public request the edge does not trace: only the trace context that tells the services behind it
  * so (W3C traceparent, flags 00, fresh random ids). No span of the SDK is made for it: creating one,
- * unsampled, cost the gateway 4 µs of a 49 µs refresh (bench/gateway-tracing.mjs), where this costs
- * too little to be told from tracing off.
+ * unsampled, cost the gateway 3 to 4 µs of a 49 µs refresh; with it gone, tracing that samples nothing
+ * costs the gateway about 1.5 µs a refresh (bench/gateway-tracing.mjs, bench/RESULTS.md).
  */
 class UntracedEdgeRequest implements EdgeSpan {
   constructor(private readonly traceparent: string) {}
