@@ -15,18 +15,19 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
 import { measure } from './lib/load.mjs';
+import { cpuSeconds, spawnLines } from './lib/processes.mjs';
 import { pairedCost } from './lib/paired.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const { ensureDevKeys } = require('../scripts/lib/dev-keys.js');
+const deps = require('../scripts/lib/dependencies.js');
 const ROUNDS = Number(process.env.GW_ROUNDS ?? 12);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const say = (line) => process.stderr.write(`[gateway-tracing] ${line}\n`);
@@ -51,40 +52,10 @@ if (process.argv[2] === '--stub') {
   await main();
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** A child process whose first stdout line is awaited (the sink's and the stub's port). */
-function spawnFirstLine(args) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const firstLine = new Promise((resolve, reject) => {
-    let data = '';
-    child.stdout.on('data', (d) => {
-      data += d;
-      if (data.includes('\n')) resolve(data.split('\n')[0]);
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
-  });
-  return { child, firstLine };
-}
-
-/** CPU seconds of a process (all its threads), or of its main thread alone with `mainThread`; the kernel's share alone with `kernel`. */
-function cpuSeconds(pid, { mainThread = false, kernel = false } = {}) {
-  const fields = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((kernel ? 0 : Number(fields[11])) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
-
 async function startGateway(name, upstream, extraEnv) {
   const keys = ensureDevKeys(path.join(root, 'bench', '.tmp', 'gateway-tracing-keys'));
-  const port = await freePort();
-  const healthPort = await freePort();
+  const port = await deps.freePort();
+  const healthPort = await deps.freePort();
   const logPath = path.join(root, 'bench', '.tmp', `gateway-tracing-${name}.log`);
   const logFd = fs.openSync(logPath, 'w');
   const nodeArgs = (process.env.GW_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -121,8 +92,8 @@ async function startGateway(name, upstream, extraEnv) {
 async function main() {
   if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) throw new Error('unset OTEL_EXPORTER_OTLP_*: the traced gateway is given its own collector');
   say(`node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? 'cpu unknown'}; sampler ${process.env.OTEL_TRACES_SAMPLER ?? 'default'} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ''}`);
-  const stub = spawnFirstLine([fileURLToPath(import.meta.url), '--stub']);
-  const sink = spawnFirstLine([path.join(root, 'bench', 'otlp-sink.mjs'), '0']);
+  const stub = spawnLines(process.execPath, [fileURLToPath(import.meta.url), '--stub']);
+  const sink = spawnLines(process.execPath, [path.join(root, 'bench', 'otlp-sink.mjs'), '0']);
   const children = [stub.child, sink.child];
   try {
     const upstream = `http://127.0.0.1:${await stub.firstLine}`;

@@ -13,6 +13,7 @@ import { measure, DURATION_S } from './lib/load.mjs';
 import { Secret, TOTP } from 'otpauth';
 import { measurePaced } from './lib/paced.mjs';
 import { pairedCost } from './lib/paired.mjs';
+import { cpuSeconds, spawnLines } from './lib/processes.mjs';
 
 const require = createRequire(import.meta.url);
 const bcrypt = require('bcrypt');
@@ -341,29 +342,6 @@ async function tracingCost(stack, accounts, scenario, control) {
   } finally {
     await traced?.stop();
     sink.child.kill('SIGTERM');
-  }
-}
-
-function spawnLines(command, args, env = {}) {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const firstLine = new Promise((resolve, reject) => {
-    let data = '';
-    child.stdout.on('data', (d) => {
-      data += d;
-      if (data.includes('\n')) resolve(data.split('\n')[0]);
-    });
-    child.once('exit', (code) => (code ? reject(new Error(`${args.join(' ')} exited ${code}`)) : resolve(data.trim())));
-  });
-  return { child, firstLine };
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc; null where there is none. */
-function cpuSeconds(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return null;
   }
 }
 

@@ -72,13 +72,14 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   // At the public edge the share to trace is drawn by edgeSpan itself (edgeSampleRatio), before any
   // span exists; the SDK is then asked only for the spans to keep, and keeps each one it is asked for.
   const edgeRatio = options.publicEdge ? edgeSampleRatio(env) : undefined;
+  const samplerName = configuredSampler(env);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? service }),
     // OTEL_TRACES_SAMPLER, when set, decides as the SDK reads it; unset, a trace starts for 1 % of
     // requests (and follows its parent's decision inside the stack), not for every one.
     ...(edgeRatio !== undefined
       ? { sampler: new AlwaysOnSampler() }
-      : env.OTEL_TRACES_SAMPLER?.trim()
+      : samplerName
         ? {}
         : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(DEFAULT_SAMPLE_RATIO) }) }),
     // Batches leave from a thread of their own (ThreadExporter): sent from the service's thread, they
@@ -98,7 +99,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   edgeSampling = edgeRatio;
   // The default sampler and every `parentbased_*` one follow the caller's decision: a request whose
   // caller did not sample it is not traced here, and need not be looked at any further.
-  followsParent = !env.OTEL_TRACES_SAMPLER?.trim() || env.OTEL_TRACES_SAMPLER.startsWith('parentbased_');
+  followsParent = !samplerName || samplerName.startsWith('parentbased_');
   if (options.publicEdge) {
     shutdown = () => provider.shutdown();
     return;
@@ -133,6 +134,15 @@ let followsParent = true;
 let edgeSampling: number | undefined;
 
 /**
+ * OTEL_TRACES_SAMPLER as the SDK reads it: blank is unset; otherwise not trimmed (' always_off' is a
+ * name the SDK does not know).
+ */
+function configuredSampler(env: NodeJS.ProcessEnv): string | undefined {
+  const name = env.OTEL_TRACES_SAMPLER;
+  return name?.trim() ? name : undefined;
+}
+
+/**
  * The share of requests the public edge traces, as the configured sampler would decide it for a
  * request without a parent (every request there is one: a client's trace context is not trusted,
  * so `parentbased_X` decides as `X`). Read as the SDK reads OTEL_TRACES_SAMPLER and its argument
@@ -140,9 +150,8 @@ let edgeSampling: number | undefined;
  * would not know (it falls back to always_on with an error of its own): the SDK then decides.
  */
 export function edgeSampleRatio(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const name = env.OTEL_TRACES_SAMPLER;
-  if (!name?.trim()) return DEFAULT_SAMPLE_RATIO;
-  // Not trimmed, as the SDK does not trim it (' always_off' is a name it does not know).
+  const name = configuredSampler(env);
+  if (!name) return DEFAULT_SAMPLE_RATIO;
   switch (name.replace(/^parentbased_/, '')) {
     case 'always_on':
       return 1;

@@ -1,0 +1,35 @@
+// Child processes of the benches: a helper started with its first stdout line awaited (the port it
+// listens on), and the CPU a process has used so far, read from /proc.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Starts `command args` in the checkout; `firstLine` answers its first line on stdout (or all of it, if it exits first). */
+export function spawnLines(command, args, env = {}) {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const firstLine = new Promise((resolve, reject) => {
+    let data = '';
+    child.stdout.on('data', (d) => {
+      data += d;
+      if (data.includes('\n')) resolve(data.split('\n')[0]);
+    });
+    child.once('exit', (code) => (code ? reject(new Error(`${args.join(' ')} exited ${code}`)) : resolve(data.trim())));
+  });
+  return { child, firstLine };
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc; null where there is none. With
+ * `mainThread`, its main thread's alone; with `kernel`, the system time alone.
+ */
+export function cpuSeconds(pid, { mainThread = false, kernel = false } = {}) {
+  try {
+    const fields = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((kernel ? 0 : Number(fields[11])) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return null;
+  }
+}
