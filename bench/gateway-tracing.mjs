@@ -109,9 +109,10 @@ async function main() {
         { url: `${side.url}/api/auth/user/refresh`, method: 'POST', headers: { cookie }, connections: CONNECTIONS },
         { expectStatus: 200, cpu: () => ({ gateway: cpuSeconds(side.child.pid), gatewayMainThread: cpuSeconds(side.child.pid, { mainThread: true }), gatewayKernel: cpuSeconds(side.child.pid, { kernel: true }), upstream: cpuSeconds(stub.child.pid) }) },
       );
-    // Both gateways loaded for GW_WARMUP_S first (default 0): the traced one has more code for V8 to
-    // optimise, and code that only sampled requests run (1 in 100) gets hot late, so short runs
-    // measure part of its warm-up (the first rounds of a run read its worst costs).
+    // Both gateways loaded for GW_WARMUP_S first (default 0), so that rounds measure warm code. Each
+    // side idles while the other is loaded: before keepNextTickFast (libs/shared/src/next-tick.ts),
+    // an idle collection could leave one side's nextTick slow for the rest of the run, which read as
+    // a cost growing with age (bench/RESULTS.md, "The nextTick cliff").
     const warmupS = Number(process.env.GW_WARMUP_S ?? 0);
     if (warmupS > 0) {
       say(`warming both gateways up for ${warmupS} s each…`);

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { closeServer, listen, startHealthServer, type ReadinessCheck } from './health';
 import { createLogger } from './logger';
+import { keepNextTickFast } from './next-tick';
 import { closeAll, installShutdown, runMain, type Closer } from './shutdown';
 
 export interface ServiceOptions {
@@ -118,13 +119,15 @@ export async function composeService(name: string, logger: Logger, compose: (ope
 /**
  * A service's entry point: its config, a logger named after it, its start, and the signal handlers:
  * SIGTERM or SIGINT drains (SHUTDOWN_DELAY_MS, then SHUTDOWN_TIMEOUT_MS) and exits 0 when all
- * finished, 1 when something had to be cut.
+ * finished, 1 when something had to be cut. nextTick is kept off its idle-time cliff (next-tick.ts).
  */
 export function runService<C extends { LOG_LEVEL: string; SHUTDOWN_DELAY_MS: number; SHUTDOWN_TIMEOUT_MS: number }>(
   name: string,
   loadConfig: () => C,
   start: (config: C, logger: Logger) => Promise<RunningService>,
 ): void {
+  // Before anything can idle: a replica waiting for its first request must not leave nextTick slow for good.
+  keepNextTickFast();
   runMain(async () => {
     const config = loadConfig();
     const logger = createLogger({ level: config.LOG_LEVEL, base: { service: name } });
