@@ -10,7 +10,6 @@ export * from './health';
 export * from './shutdown';
 export * from './retry';
 export * from './service';
-export * from './next-tick';
 export * from './access-token';
 export * from './events';
 export * from './email-address';
