@@ -279,10 +279,13 @@ async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
  * BENCH_TRACING=compare: what tracing costs at its default settings, in this one run. A second
  * stack of this checkout runs beside the first with OTEL_EXPORTER_OTLP_ENDPOINT set (spans to
  * bench/otlp-sink.mjs; the sampler and everything else at their defaults, as production gets them),
- * and each scenario is measured on both in turns (off, on; then on, off; …), so that the machine's
- * drift falls on both alike. Answers each side's mean throughput and CPU per request, and the cost.
- * BENCH_TRACING=control runs the same with the second stack untraced: the difference two identical
- * stacks show, against which the cost is read.
+ * and each scenario loads both stacks at once, each from its own client, round after round: the two
+ * halves of a round share the machine's moment. (Measured one after the other, a 2-core VM's
+ * refresh rounds read from -32 % to +22 % and 16 of them gave an interval of ±7.7 points; side by
+ * side they read from -9 % to +9 % and 16 gave ±2.3: bench/RESULTS.md, "Side by side".) Answers
+ * each side's mean throughput and CPU per request, and the cost round by round with its 95 %
+ * interval. BENCH_TRACING=control runs the same with the second stack untraced: the difference two
+ * identical stacks show, against which the cost is read.
  */
 const TRACING_SCENARIOS = {
   '404': (s) => measure({ url: `${s.gatewayUrl}/no/such/route`, connections: CONNECTIONS }, { expectStatus: 404, cpu: stackCpu(s) }),
@@ -290,9 +293,9 @@ const TRACING_SCENARIOS = {
   login: (s) => loginScenario(s.gatewayUrl, s.accounts, stackCpu(s)),
 };
 
-// Six rounds a side by default: on a 2-core VM three rounds read the same code's refresh cost
-// anywhere from -6 % to -14 % (bench/RESULTS.md, "Where refresh's cost comes from").
-const TRACING_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+// Twelve rounds by default: each takes one scenario's time for both sides, so twelve take what six
+// in turns took.
+const TRACING_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 
 async function tracingCost(stack, accounts, scenario, control) {
   if (!Object.keys(TRACING_SCENARIOS).some((name) => wants(`tracing: ${name}`))) return;
@@ -310,7 +313,9 @@ async function tracingCost(stack, accounts, scenario, control) {
       await scenario(`tracing: ${name}`, async () => {
         const runs = { off: [], on: [] };
         for (let round = 0; round < TRACING_ROUNDS; round++) {
-          for (const mode of round % 2 === 0 ? ['off', 'on'] : ['on', 'off']) runs[mode].push(await work(sides[mode]));
+          const [off, on] = await Promise.all([work(sides.off), work(sides.on)]);
+          runs.off.push(off);
+          runs.on.push(on);
         }
         const mean = (values) => (values.length ? Math.round((values.reduce((s, v) => s + v, 0) / values.length) * 10) / 10 : null);
         const side = (list) => ({
@@ -327,8 +332,8 @@ async function tracingCost(stack, accounts, scenario, control) {
           requestsPerSecond: on.requestsPerSecond,
           off,
           on,
-          // The same cost taken round by round (each round measured both sides back to back), with
-          // its 95 % interval: what this run can tell apart from no cost at all.
+          // The same cost taken round by round (each round measured both sides at once), with its
+          // 95 % interval: what this run can tell apart from no cost at all.
           pairedThroughputCostPercent: pairedCost(runs.off.map((r) => r.requestsPerSecond), runs.on.map((r) => r.requestsPerSecond)),
           pairedCpuCostPercent: pairedCost(cpuOf(runs.off), cpuOf(runs.on), { more: true }),
           // Percent of throughput lost, and percent more CPU per request, with tracing on.
