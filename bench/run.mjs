@@ -313,9 +313,12 @@ async function tracingCost(stack, accounts, scenario, control) {
       await scenario(`tracing: ${name}`, async () => {
         const runs = { off: [], on: [] };
         for (let round = 0; round < TRACING_ROUNDS; round++) {
-          const [off, on] = await Promise.all([work(sides.off), work(sides.on)]);
-          runs.off.push(off);
-          runs.on.push(on);
+          // Both sides finish before a failure is thrown: the stacks are stopped only once neither is under load.
+          const [off, on] = await Promise.allSettled([work(sides.off), work(sides.on)]);
+          if (off.status === 'rejected') throw off.reason;
+          if (on.status === 'rejected') throw on.reason;
+          runs.off.push(off.value);
+          runs.on.push(on.value);
         }
         const mean = (values) => (values.length ? Math.round((values.reduce((s, v) => s + v, 0) / values.length) * 10) / 10 : null);
         const side = (list) => ({
