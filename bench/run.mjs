@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { measure, DURATION_S } from './lib/load.mjs';
+import { measure, meetingPoint, DURATION_S } from './lib/load.mjs';
 import { Secret, TOTP } from 'otpauth';
 import { measurePaced } from './lib/paced.mjs';
 import { pairedCost } from './lib/paired.mjs';
@@ -204,7 +204,7 @@ function comparedScenario(gatewayUrl, tokens, { request, bearer, expectStatus })
   return measure({ url: gatewayUrl, connections: CONNECTIONS, requests: [bearer ? { ...request, setupRequest: withToken } : request] }, { expectStatus });
 }
 
-function loginScenario(gatewayUrl, accounts, cpu) {
+function loginScenario(gatewayUrl, accounts, cpu, align) {
   let next = 0;
   return measure(
     {
@@ -223,11 +223,11 @@ function loginScenario(gatewayUrl, accounts, cpu) {
         },
       ],
     },
-    { expectStatus: 200, cpu },
+    { expectStatus: 200, cpu, align },
   );
 }
 
-async function refreshScenario(gatewayUrl, accounts, cpu) {
+async function refreshScenario(gatewayUrl, accounts, cpu, align) {
   // One session per connection; each answer's cookie replaces the one it rotated out. Every run
   // starts from fresh sessions, since a stopped run drops the cookies of its in-flight requests.
   const prepare = async () => {
@@ -249,7 +249,7 @@ async function refreshScenario(gatewayUrl, accounts, cpu) {
       ],
     };
   };
-  return measure({ url: gatewayUrl, connections: CONNECTIONS }, { expectStatus: 200, prepare, cpu });
+  return measure({ url: gatewayUrl, connections: CONNECTIONS }, { expectStatus: 200, prepare, cpu, align });
 }
 
 async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
@@ -280,7 +280,8 @@ async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
  * stack of this checkout runs beside the first with OTEL_EXPORTER_OTLP_ENDPOINT set (spans to
  * bench/otlp-sink.mjs; the sampler and everything else at their defaults, as production gets them),
  * and each scenario loads both stacks at once, each from its own client, round after round: the two
- * halves of a round share the machine's moment. (Measured one after the other, a 2-core VM's
+ * halves of a round share the machine's moment (their warm-ups and measured runs start together,
+ * whatever each side's preparation took). (Measured one after the other, a 2-core VM's
  * refresh rounds read from -32 % to +22 % and 16 of them gave an interval of ±7.7 points; side by
  * side they read from -9 % to +9 % and 16 gave ±2.3: bench/RESULTS.md, "Side by side".) Answers
  * each side's mean throughput and CPU per request, and the cost round by round with its 95 %
@@ -288,9 +289,9 @@ async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
  * identical stacks show, against which the cost is read.
  */
 const TRACING_SCENARIOS = {
-  '404': (s) => measure({ url: `${s.gatewayUrl}/no/such/route`, connections: CONNECTIONS }, { expectStatus: 404, cpu: stackCpu(s) }),
-  refresh: (s) => refreshScenario(s.gatewayUrl, s.accounts, stackCpu(s)),
-  login: (s) => loginScenario(s.gatewayUrl, s.accounts, stackCpu(s)),
+  '404': (s, align) => measure({ url: `${s.gatewayUrl}/no/such/route`, connections: CONNECTIONS }, { expectStatus: 404, cpu: stackCpu(s), align }),
+  refresh: (s, align) => refreshScenario(s.gatewayUrl, s.accounts, stackCpu(s), align),
+  login: (s, align) => loginScenario(s.gatewayUrl, s.accounts, stackCpu(s), align),
 };
 
 // Twelve rounds by default: each takes one scenario's time for both sides, so twelve take what six
@@ -312,13 +313,26 @@ async function tracingCost(stack, accounts, scenario, control) {
     for (const [name, work] of Object.entries(TRACING_SCENARIOS)) {
       await scenario(`tracing: ${name}`, async () => {
         const runs = { off: [], on: [] };
+        const waits = [];
         for (let round = 0; round < TRACING_ROUNDS; round++) {
+          // Each side's warm-up and measured run start together, whatever its `prepare` took (refresh's
+          // logs in 16 sessions, bcrypt each); the wait is how far apart the windows would have been.
+          const meet = meetingPoint(2);
+          const roundWaits = [];
+          const load = (s) => {
+            const align = async (phase) => {
+              const waited = await meet.wait();
+              if (phase === 'measured') roundWaits.push(waited);
+            };
+            return work(s, align).finally(() => meet.leave());
+          };
           // Both sides finish before a failure is thrown: the stacks are stopped only once neither is under load.
-          const [off, on] = await Promise.allSettled([work(sides.off), work(sides.on)]);
+          const [off, on] = await Promise.allSettled([load(sides.off), load(sides.on)]);
           if (off.status === 'rejected') throw off.reason;
           if (on.status === 'rejected') throw on.reason;
           runs.off.push(off.value);
           runs.on.push(on.value);
+          waits.push(Math.max(0, ...roundWaits));
         }
         const mean = (values) => (values.length ? Math.round((values.reduce((s, v) => s + v, 0) / values.length) * 10) / 10 : null);
         const side = (list) => ({
@@ -343,6 +357,9 @@ async function tracingCost(stack, accounts, scenario, control) {
           throughputCostPercent: cost(off.requestsPerSecond, on.requestsPerSecond),
           cpuCostPercent: { gateway: cpuCost('gateway'), auth: cpuCost('auth') },
           ratio: ratio(on.requestsPerSecond, off.requestsPerSecond),
+          // How long the earlier side waited for the other before a measured run (ms, mean and most):
+          // the offset of the two windows had they not been started together.
+          windowsAlignedMs: { mean: Math.round(waits.reduce((s, w) => s + w, 0) / (waits.length || 1)), most: Math.round(Math.max(0, ...waits)) },
           failed: [...runs.off, ...runs.on].some((r) => r.failed),
         };
       });

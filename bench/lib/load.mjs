@@ -16,11 +16,31 @@ function run(options) {
 }
 
 /**
- * @param {object} options autocannon options (url, method, body, headers, requests, connections…)
- * @param {{ expectStatus: number, prepare?: () => Promise<object>, cpu?: () => Record<string, number | null> }} expect
- *   the status every answer should have, an optional builder of per-run options, and an optional
- *   reading of the CPU seconds each process under test has used (answered per request, µs)
+ * A meeting point for `parties` tasks running side by side, used phase after phase: `wait()`
+ * resolves once every party still in has called it, with how long this party waited (ms). A party
+ * that ends (or fails) calls `leave()`, so the others never wait for it.
  */
+export function meetingPoint(parties) {
+  let arrived = [];
+  const release = () => {
+    if (arrived.length === 0 || arrived.length < parties) return;
+    const now = performance.now();
+    for (const { resolve, since } of arrived) resolve(now - since);
+    arrived = [];
+  };
+  return {
+    wait: () =>
+      new Promise((resolve) => {
+        arrived.push({ resolve, since: performance.now() });
+        release();
+      }),
+    leave: () => {
+      parties -= 1;
+      release();
+    },
+  };
+}
+
 /** Microseconds of CPU each process spent per request between two readings of CPU seconds; undefined without readings. */
 export function cpuPerRequest(before, after, requests) {
   if (!before || !after || !(requests > 0)) return undefined;
@@ -31,16 +51,27 @@ export function cpuPerRequest(before, after, requests) {
   );
 }
 
+/**
+ * @param {object} options autocannon options (url, method, body, headers, requests, connections…)
+ * @param {{ expectStatus: number, prepare?: () => Promise<object>, cpu?: () => Record<string, number | null>, align?: (phase: 'warm-up' | 'measured') => Promise<unknown> }} expect
+ *   the status every answer should have, an optional builder of per-run options, an optional
+ *   reading of the CPU seconds each process under test has used (answered per request, µs), and an
+ *   optional meeting point awaited after `prepare`, just before the warm-up and the measured run
+ *   (meetingPoint: runs made side by side then load their stacks over the same seconds)
+ */
 export async function measure(options, expect) {
   // `prepare` builds fresh per-run options (e.g. new sessions: a stopped run drops its in-flight state).
   const build = async () => (expect.prepare ? { ...options, ...(await expect.prepare()) } : options);
   // A run of a set number of requests (`amount`: each uses up something prepared) has no warm-up and no time bound.
   const counted = options.amount !== undefined;
   if (WARMUP_S > 0 && !counted) {
-    await run({ ...(await build()), duration: WARMUP_S });
+    const warmUp = await build();
+    await expect.align?.('warm-up');
+    await run({ ...warmUp, duration: WARMUP_S });
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   }
   const measured = await build();
+  await expect.align?.('measured');
   // CPU time of the processes under test, around the measured run only (not the warm-up nor `prepare`).
   const cpuBefore = expect.cpu?.();
   const result = await run(counted ? measured : { ...measured, duration: DURATION_S });
