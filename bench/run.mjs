@@ -4,6 +4,7 @@
 // progress line per scenario and a final table; records the machine and every number in
 // bench/results/<date>-<host>.json and a row in bench/RESULTS.md. Exits 1 if a scenario failed.
 import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -227,29 +228,56 @@ function loginScenario(gatewayUrl, accounts, cpu, align) {
   );
 }
 
-async function refreshScenario(gatewayUrl, accounts, cpu, align) {
-  // One session per connection; each answer's cookie replaces the one it rotated out. Every run
-  // starts from fresh sessions, since a stopped run drops the cookies of its in-flight requests.
+/**
+ * Refresh under load from a pool of sessions, one per connection, fresh every run (a stopped run
+ * drops the tokens of its in-flight requests): `present(token)` gives a request's headers,
+ * `rotated(headers)` reads the next token from an answer, which replaces the one it rotated out.
+ */
+function rotatingRefresh(url, sessions, present, rotated, cpu, align) {
   const prepare = async () => {
-    const pool = await loginSessions(gatewayUrl, accounts);
+    const pool = await sessions();
     return {
       requests: [
         {
           method: 'POST',
           path: '/api/auth/user/refresh',
           setupRequest: (req, context) => {
-            context.cookie = pool.pop();
-            return { ...req, headers: { ...req.headers, cookie: context.cookie } };
+            context.token = pool.pop();
+            return { ...req, headers: { ...req.headers, ...present(context.token) } };
           },
           onResponse: (status, _body, context, headers) => {
-            const setCookie = Object.entries(headers).find(([k]) => k.toLowerCase() === 'set-cookie')?.[1];
-            pool.push((status === 200 && cookieOf(setCookie)) || context.cookie);
+            pool.push((status === 200 && rotated(headers)) || context.token);
           },
         },
       ],
     };
   };
-  return measure({ url: gatewayUrl, connections: CONNECTIONS }, { expectStatus: 200, prepare, cpu, align });
+  return measure({ url, connections: CONNECTIONS }, { expectStatus: 200, prepare, cpu, align });
+}
+
+const headerOf = (headers, name) => Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+
+/** Refresh through the gateway, with the refresh cookie. */
+function refreshScenario(gatewayUrl, accounts, cpu, align) {
+  return rotatingRefresh(gatewayUrl, () => loginSessions(gatewayUrl, accounts), (cookie) => ({ cookie }), (headers) => cookieOf(headerOf(headers, 'set-cookie')), cpu, align);
+}
+
+/**
+ * Refresh sent straight to auth the way the gateway sends it: the token in `x-refresh-token`, the
+ * next one read from `x-set-refresh-token`, and, for a traced stack, a `traceparent` on every
+ * request with 1 in 100 sampled (the gateway's default share). Sessions are opened through the
+ * gateway; the measured load leaves it idle. Tracing's cost to auth alone.
+ */
+function authRefreshScenario(s, cpu, align) {
+  const traceparent = () => `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-${Math.random() < 0.01 ? '01' : '00'}`;
+  const sessions = async () => (await loginSessions(s.gatewayUrl, s.accounts)).map((cookie) => cookie.slice(cookie.indexOf('=') + 1));
+  const present = (token) => ({
+    'x-refresh-token': token,
+    'x-client-ip': '127.0.0.1',
+    'x-request-id': randomUUID(),
+    ...(s.traced ? { traceparent: traceparent() } : {}),
+  });
+  return rotatingRefresh(s.authUrl, sessions, present, (headers) => headerOf(headers, 'x-set-refresh-token'), cpu, align);
 }
 
 async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
@@ -291,6 +319,7 @@ async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
 const TRACING_SCENARIOS = {
   '404': (s, align) => measure({ url: `${s.gatewayUrl}/no/such/route`, connections: CONNECTIONS }, { expectStatus: 404, cpu: stackCpu(s), align }),
   refresh: (s, align) => refreshScenario(s.gatewayUrl, s.accounts, stackCpu(s), align),
+  'refresh at auth': (s, align) => authRefreshScenario(s, stackCpu(s), align),
   login: (s, align) => loginScenario(s.gatewayUrl, s.accounts, stackCpu(s), align),
 };
 
@@ -309,7 +338,7 @@ async function tracingCost(stack, accounts, scenario, control) {
     traced = await startStack(root, 'traced', control ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` });
     // The sink's CPU is counted on the traced side as `collector`: on this machine it shares the
     // cores with the stack, where in production a collector runs elsewhere.
-    const sides = { off: { ...stack, accounts }, on: { ...traced, services: { ...traced.services, collector: { pid: sink.child.pid } }, accounts: await seed(traced.gatewayUrl) } };
+    const sides = { off: { ...stack, accounts }, on: { ...traced, traced: !control, services: { ...traced.services, collector: { pid: sink.child.pid } }, accounts: await seed(traced.gatewayUrl) } };
     for (const [name, work] of Object.entries(TRACING_SCENARIOS)) {
       await scenario(`tracing: ${name}`, async () => {
         const runs = { off: [], on: [] };
