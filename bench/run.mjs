@@ -388,7 +388,7 @@ async function tracingCost(stack, accounts, scenario, control) {
           ratio: ratio(on.requestsPerSecond, off.requestsPerSecond),
           // How long the earlier side waited for the other before a measured run (ms, mean and most):
           // the offset of the two windows had they not been started together.
-          windowsAlignedMs: { mean: Math.round(waits.reduce((s, w) => s + w, 0) / (waits.length || 1)), most: Math.round(Math.max(0, ...waits)) },
+          windowsAlignedMs: { mean: Math.round(mean(waits) ?? 0), most: Math.round(Math.max(0, ...waits)) },
           failed: [...runs.off, ...runs.on].some((r) => r.failed),
         };
       });
