@@ -19,7 +19,8 @@ describe('connection helpers against the real dependencies', () => {
       expect(await redis.get('k')).toBe('v');
       await redis.del('k');
     } finally {
-      await redis.quit();
+      // closeRedis, not quit: a client connectRedis made and that ends without being closed connects again.
+      await closeRedis(redis);
     }
   });
 

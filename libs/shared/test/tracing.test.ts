@@ -11,7 +11,8 @@ import { DEFAULT_SAMPLE_RATIO, edgeSampleRatio } from '@acct/shared/tracing';
 describe('tracing defaults', () => {
   it('when the collector never answers, then it gives up after its bound and says the spans did not go out', async () => {
     buildWorkspaces();
-    const silent = net.createServer(() => undefined);
+    const held = new Set<net.Socket>();
+    const silent = net.createServer((socket) => void held.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as net.AddressInfo).port;
     const script = `
@@ -34,7 +35,8 @@ describe('tracing defaults', () => {
       expect(result.ms).toBeGreaterThanOrEqual(450);
       expect(result.ms).toBeLessThan(5_000);
     } finally {
-      silent.close();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   }, 30_000);
 

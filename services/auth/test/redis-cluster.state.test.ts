@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { connectRedis, openRevocationFeed, type Redis } from '@acct/shared/redis';
+import { closeRedis, connectRedis, openRevocationFeed, type Redis } from '@acct/shared/redis';
 import { startRedisCluster, type RedisClusterServers } from '@acct/test-harness/redis-servers';
 import { RedisSessions } from '../src/data-access/redis-sessions';
 import { RedisOtpChallenges } from '../src/data-access/redis-otp-challenges';
@@ -44,7 +44,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await redis?.quit();
+  // closeRedis, not quit: a client connectRedis made and that ends without being closed connects again.
+  if (redis) await closeRedis(redis);
   await cluster?.stop();
 });
 
