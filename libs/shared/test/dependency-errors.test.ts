@@ -29,7 +29,9 @@ describe('isDependencyUnavailable', () => {
       expect(isDependencyUnavailable(failure)).toBe(true);
     } finally {
       closing = true;
-      client.disconnect();
+      // The server closed the connection, so the client has ended: disconnect() now would arm
+      // ioredis' 2 s timer for a socket that never closes again, which holds the jest worker open.
+      if (client.status !== 'end') client.disconnect();
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
