@@ -1,9 +1,9 @@
-// REDIS_URL's grammar (one server, a cluster, a Sentinel group), and a Sentinel group's failover
-// followed by the client with nothing to restart.
+// REDIS_URL's grammar (one server, a cluster, a Sentinel group), a Sentinel group's failover
+// followed by the client with nothing to restart, and a closed Cluster client that stays closed.
 import pino from 'pino';
 import { configFragments, loadConfig } from '@acct/shared';
 import { closeRedis, connectRedis, describeTopology, parseRedisUrl, type Redis } from '@acct/shared/redis';
-import { startRedisSentinel, type RedisSentinelServers } from '@acct/test-harness/redis-servers';
+import { startRedisCluster, startRedisSentinel, type RedisClusterServers, type RedisSentinelServers } from '@acct/test-harness/redis-servers';
 import { until } from '@acct/test-harness/until';
 import { z } from 'zod';
 
@@ -91,4 +91,44 @@ describe('a Sentinel group', () => {
     expect(await redis.get('kept')).toBe('yes');
     expect(promoted).not.toBe(first);
   }, 60_000);
+});
+
+describe('a Redis Cluster client', () => {
+  let servers: RedisClusterServers;
+  let redis: Redis | undefined;
+  const logger = pino({ level: 'silent' });
+
+  beforeAll(async () => {
+    servers = await startRedisCluster();
+  }, 60_000);
+  afterAll(async () => {
+    if (redis) await closeRedis(redis);
+    await servers?.stop();
+  });
+
+  it('refreshes no slots once closed, even when closed while a refresh of its slot map was under way', async () => {
+    redis = await connectRedis(servers.url, logger, { keyPrefix: 'cluster-close-test:' });
+    // ioredis' internals: the refresh the slot map's interval starts every second, made 300 ms
+    // slower so that the close lands inside one.
+    const internals = redis as unknown as {
+      isRefreshing: boolean;
+      refreshSlotsCache: (callback?: (err?: Error) => void) => void;
+      getInfoFromNode: (node: unknown, callback: (err?: Error) => void) => void;
+    };
+    const getInfoFromNode = internals.getInfoFromNode;
+    internals.getInfoFromNode = function (node, callback) {
+      getInfoFromNode.call(this, node, (err) => void setTimeout(() => callback(err), 300));
+    };
+    await until(() => internals.isRefreshing, 5_000, 'a refresh of the slot map by its interval');
+    await closeRedis(redis);
+    let refreshesAfterClose = 0;
+    const refreshSlotsCache = internals.refreshSlotsCache;
+    internals.refreshSlotsCache = function (callback) {
+      refreshesAfterClose += 1;
+      refreshSlotsCache.call(this, callback);
+    };
+    // The interval is 1 s (createRedisClient): a client still refreshing does so twice in this wait.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(refreshesAfterClose).toBe(0);
+  }, 30_000);
 });

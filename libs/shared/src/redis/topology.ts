@@ -98,6 +98,26 @@ export async function closeRedis(client: RedisClient): Promise<void> {
   closedOnPurpose.add(client);
   await client.quit().catch(() => undefined);
   client.disconnect();
+  if (client instanceof Cluster) stopSlotRefreshes(client);
+}
+
+/**
+ * A Cluster client closed while a `slotsRefreshInterval` refresh is in flight arms that interval's
+ * timer again when the refresh ends ("Cluster is disconnected."), and from then on refreshes nothing
+ * every second for the life of the process, a timer that keeps it from exiting (ioredis 5.11 and
+ * 6.0, `resetNodesRefreshInterval`). Such a refresh's callbacks run in the order they were added,
+ * the re-arming one first: one added now clears the timer it arms. ioredis' internals, so each is
+ * looked for first; `libs/shared/test/redis-topology.test.ts` fails if the loop comes back.
+ */
+function stopSlotRefreshes(cluster: Cluster): void {
+  const internals = cluster as unknown as {
+    isRefreshing?: boolean;
+    refreshSlotsCache?: (callback: () => void) => void;
+    clearNodesRefreshInterval?: () => void;
+  };
+  const { refreshSlotsCache, clearNodesRefreshInterval } = internals;
+  if (!internals.isRefreshing || typeof refreshSlotsCache !== 'function' || typeof clearNodesRefreshInterval !== 'function') return;
+  refreshSlotsCache.call(cluster, () => clearNodesRefreshInterval.call(cluster));
 }
 
 /** A redacted description of the topology for a log line: never the password. */
