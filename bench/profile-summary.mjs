@@ -1,27 +1,44 @@
 #!/usr/bin/env node
-// Summarises a V8 CPU profile (node --cpu-prof, or `BENCH_PROFILE=<dir> npm run bench`): the top
-// functions by self time, and self and inclusive time per package or project file.
-// Usage: node bench/profile-summary.mjs <file.cpuprofile> [top N]
+// Summarises a V8 CPU profile (node --cpu-prof, or `BENCH_PROFILE=<dir> npm run bench`) or a
+// sampling heap profile (`BENCH_ALLOC_PROFILE=<dir> npm run bench`): the top functions by self time
+// (or bytes allocated), and self and inclusive shares per package or project file.
+// Usage: node bench/profile-summary.mjs <file.cpuprofile|file.heapprofile> [top N]
 import fs from 'node:fs';
 
 const [file, topArg] = process.argv.slice(2);
 if (!file) {
-  process.stderr.write('usage: node bench/profile-summary.mjs <file.cpuprofile> [top N]\n');
+  process.stderr.write('usage: node bench/profile-summary.mjs <file.cpuprofile|file.heapprofile> [top N]\n');
   process.exit(2);
 }
 const top = Number(topArg ?? 20);
 const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
-const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+const nodes = new Map();
 const parent = new Map();
-for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
-
+/** Per node: microseconds sampled (CPU) or bytes allocated (heap). */
 const self = new Map();
 let total = 0;
-profile.samples.forEach((id, i) => {
-  const dt = profile.timeDeltas[i] ?? 0;
-  self.set(id, (self.get(id) ?? 0) + dt);
-  total += dt;
-});
+const heap = Boolean(profile.head);
+if (heap) {
+  // A heap profile is a tree of call frames, each with the bytes its samples stand for.
+  const visit = (node, parentId) => {
+    nodes.set(node.id, node);
+    if (parentId !== undefined) parent.set(node.id, parentId);
+    if (node.selfSize) {
+      self.set(node.id, node.selfSize);
+      total += node.selfSize;
+    }
+    for (const child of node.children ?? []) visit(child, node.id);
+  };
+  visit(profile.head);
+} else {
+  for (const n of profile.nodes) nodes.set(n.id, n);
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    self.set(id, (self.get(id) ?? 0) + dt);
+    total += dt;
+  });
+}
 
 const owner = (node) => {
   const url = node.callFrame.url;
@@ -54,7 +71,8 @@ for (const [id, t] of self) {
     }
   }
 }
-console.log(`profile: ${file}, ${Math.round(total / 1000)} ms sampled`);
-print('functions by self time', byFunction, top);
-print('self time by package or file', bySelfOwner, top);
-print('inclusive time by package or file', byInclusiveOwner, top);
+const measure = heap ? 'bytes allocated' : 'time';
+console.log(`profile: ${file}, ${heap ? `${(total / 1e6).toFixed(1)} MB allocated (estimated from samples)` : `${Math.round(total / 1000)} ms sampled`}`);
+print(`functions by self ${measure}`, byFunction, top);
+print(`self ${measure} by package or file`, bySelfOwner, top);
+print(`inclusive ${measure} by package or file`, byInclusiveOwner, top);

@@ -33,6 +33,12 @@ const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefi
 // BENCH_PROFILE=<dir> writes a CPU profile of every stack process into <dir> (node --cpu-prof).
 const wants = (name) => !only || only.some((word) => name.includes(word));
 const profileDir = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : undefined;
+// BENCH_ALLOC_PROFILE=<dir> writes where every stack process allocates into <dir> (bench/lib/allocation-sampling.cjs).
+const allocDir = process.env.BENCH_ALLOC_PROFILE ? path.resolve(process.env.BENCH_ALLOC_PROFILE) : undefined;
+const stackNodeArgs = [
+  ...(profileDir ? [`--cpu-prof --cpu-prof-dir=${profileDir}`] : []),
+  ...(allocDir ? [`--require ${path.join(root, 'bench', 'lib', 'allocation-sampling.cjs')}`] : []),
+].join(' ');
 
 /** The stack of this checkout, or of another built one (`checkout`, for a before/after run). */
 async function startStack(checkout = root, name = 'stack', extraEnv = {}) {
@@ -62,7 +68,8 @@ async function startStack(checkout = root, name = 'stack', extraEnv = {}) {
       RATE_LOGIN_FAILURES_PER_ACCOUNT: '1000000',
       RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '1000000',
       RATE_OTP_IP_PER_MINUTE: '1000000',
-      ...(profileDir ? { STACK_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+      ...(stackNodeArgs ? { STACK_NODE_ARGS: stackNodeArgs } : {}),
+      ...(allocDir ? { ALLOC_PROFILE_DIR: allocDir } : {}),
       ...extraEnv,
     },
   });
