@@ -1,5 +1,8 @@
 // Production refuses what is only fit for a laptop, and every refusal names the variable and the
 // value it refused, except a secret's.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { loadAuthConfig, weakenedSettings } from '@acct/auth';
 import { loadDesktopConfig } from '@acct/desktop';
 import { browserCookieWarnings, loadGatewayConfig } from '@acct/gateway';
@@ -103,6 +106,34 @@ describe('production configuration', () => {
     expect(loadAuthConfig(authProduction).policy.mfa.webauthn).toEqual({ rpId: 'example.com', rpName: 'Account Service', origins: ['https://example.com'] });
     // The common-password screen: on in production unless turned off, off elsewhere unless turned on.
     expect([loadAuthConfig(authProduction).breachedPasswordCheck, loadAuthConfig({}).breachedPasswordCheck, loadAuthConfig({ BREACHED_PASSWORD_CHECK: 'true' }).breachedPasswordCheck]).toEqual([true, false, true]);
+  });
+
+  describe('a secret mounted as a file (NAME_FILE) meets every rule the inline value meets', () => {
+    let dir: string;
+    beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secret-files-'))));
+    afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = (name: string, content: string) => {
+      const at = path.join(dir, name);
+      fs.writeFileSync(at, content);
+      return at;
+    };
+    const withKeyFile = (content: string, extra: Record<string, string | undefined> = {}) => ({ ...authProduction, MFA_ENCRYPTION_KEY: undefined, MFA_ENCRYPTION_KEY_FILE: file('mfa-key', content), ...extra });
+
+    it('refuses the published development key in production, naming the file variable and never the key', () => {
+      expect(() => loadAuthConfig(withKeyFile(`${'0'.repeat(64)}\n`))).toThrow(/^Invalid configuration: MFA_ENCRYPTION_KEY_FILE: the published development key/);
+      expect(() => loadAuthConfig(withKeyFile(`${'0'.repeat(64)}\n`, { NODE_ENV: 'development' }))).not.toThrow();
+    });
+
+    it('refuses a key file that is not 32 bytes at load, in any environment, without showing it', () => {
+      expect(() => loadAuthConfig(withKeyFile('hunter2-not-a-key\n'))).toThrow(/^Invalid configuration: MFA_ENCRYPTION_KEY_FILE: must be 32 bytes/);
+      expect(() => loadAuthConfig(withKeyFile('hunter2-not-a-key\n', { NODE_ENV: 'development' }))).toThrow(/MFA_ENCRYPTION_KEY_FILE: must be 32 bytes/);
+      expect(() => loadAuthConfig(withKeyFile('hunter2-not-a-key\n'))).not.toThrow(/hunter2/);
+    });
+
+    it('accepts a proper key from a file (the control), and names an unreadable file once', () => {
+      expect(loadAuthConfig(withKeyFile(`${'5f'.repeat(32)}\n`)).mfa.key.trim()).toBe('5f'.repeat(32));
+      expect(() => loadAuthConfig({ ...authProduction, MFA_ENCRYPTION_KEY: undefined, MFA_ENCRYPTION_KEY_FILE: path.join(dir, 'missing') })).toThrow(/^Invalid configuration: MFA_ENCRYPTION_KEY_FILE: cannot read/);
+    });
   });
 
   it('caps BCRYPT_COST, showing the value it refused', () => {

@@ -12,8 +12,9 @@ export class ConfigError extends Error {
 }
 
 /**
- * A rule across variables, over the values as given (strings, empty ones dropped): what production
- * refuses, for instance. Answers `[variable, reason]` for each refusal.
+ * A rule across variables, over the values as given (strings, empty ones dropped) with every secret
+ * given as a file (`NAME_FILE`) read into `NAME`: what production refuses, for instance, holds for
+ * a mounted secret as for an inline one. Answers `[variable, reason]` for each refusal.
  */
 export type ConfigRule = (given: Readonly<Record<string, string>>) => Array<[variable: string, reason: string]>;
 
@@ -34,9 +35,31 @@ export function loadConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.Proces
     if (!lines.has(variable)) lines.set(variable, configError(variable, reason, given[variable]).message);
   };
   if (!parsed.success) for (const issue of parsed.error.issues) refuse(issue.path.join('.') || '(environment)', issue.message);
-  for (const rule of rules) for (const [variable, reason] of rule(given)) refuse(variable, reason);
+  const { resolved, fromFile } = withSecretFiles(schema, given);
+  for (const rule of rules) for (const [variable, reason] of rule(resolved)) refuse(fromFile.has(variable) ? `${variable}_FILE` : variable, reason);
   if (lines.size > 0) throw new ConfigError([...lines.values()].join('\n'));
   return parsed.data;
+}
+
+/**
+ * The values as given, with each secret the schema takes as `NAME` or `NAME_FILE` and that was given
+ * as a file read into `NAME` (an unreadable file is the schema's refusal, not the rules').
+ */
+function withSecretFiles(schema: z.ZodTypeAny, given: Readonly<Record<string, string>>) {
+  const variables = new Set(variablesOf(schema));
+  const resolved: Record<string, string> = { ...given };
+  const fromFile = new Set<string>();
+  for (const [variable, path] of Object.entries(given)) {
+    const name = variable.replace(/_FILE$/, '');
+    if (name === variable || !variables.has(name) || given[name] !== undefined) continue;
+    try {
+      resolved[name] = fs.readFileSync(path, 'utf8');
+      fromFile.add(name);
+    } catch {
+      // readSecrets names the file it cannot read.
+    }
+  }
+  return { resolved, fromFile };
 }
 
 /**

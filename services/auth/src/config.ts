@@ -127,7 +127,7 @@ const productionRules: ConfigRule = (given) => {
   else if (PUBLISHED_OTP_SECRETS.has(secret.trim())) refused.push(['OTP_SECRET', 'a published value; in production use a random secret of 32 bytes or more (openssl rand -hex 32)']);
   else if (Buffer.byteLength(secret) < 32) refused.push(['OTP_SECRET', 'shorter than 32 bytes; in production use a random secret of 32 bytes or more (openssl rand -hex 32)']);
   const mfaKey = given.MFA_ENCRYPTION_KEY;
-  if (!mfaKey && !given.MFA_ENCRYPTION_KEY_FILE) refused.push(['MFA_ENCRYPTION_KEY', 'required in production (32 random bytes: openssl rand -hex 32), the same on every replica; it encrypts authenticator secrets']);
+  if (!mfaKey) refused.push(['MFA_ENCRYPTION_KEY', 'required in production (32 random bytes: openssl rand -hex 32), the same on every replica; it encrypts authenticator secrets']);
   else if (mfaKey && mfaKey.trim() === DEVELOPMENT_MFA_KEY) refused.push(['MFA_ENCRYPTION_KEY', 'the published development key; in production use openssl rand -hex 32']);
   const rpId = given.WEBAUTHN_RP_ID;
   if (rpId && isLocalHost(rpId)) refused.push(['WEBAUTHN_RP_ID', 'names this machine; in production it is the public site passkeys belong to (example.com)']);
