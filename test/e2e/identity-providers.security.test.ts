@@ -153,22 +153,20 @@ describe('sign-in with an identity provider', () => {
     forged.searchParams.set('state', 'x'.repeat(43));
     expect((await browser.follow(forged)).url.searchParams.get('error')).toBe('identity_state_invalid');
 
-    // Another browser (no flow cookie) presenting the real callback: refused, and the flow is spent.
+    // Another browser (no flow cookie, or a cookie of its own flow) presenting the real callback: refused, twice.
     const other = newBrowser();
-    const stolen = await other.follow(callback);
-    expect(stolen.url.searchParams.get('error')).toBe('identity_state_invalid');
+    expect((await other.follow(callback)).url.searchParams.get('error')).toBe('identity_state_invalid');
+    await callbackUrl(other, someone.sub);
+    expect((await other.follow(callback)).url.searchParams.get('error')).toBe('identity_state_invalid');
     expect((await refreshIn(other)).status).toBe(401);
+    expect(stack.logs.audit).toContainEqual(expect.objectContaining({ message: 'User identity sign-in failed', reason: 'identity_state_invalid', detail: 'flow cookie missing or of another browser' }));
 
+    // The leaked URL did not use the flow up: its own browser completes it, once.
+    expect((await browser.follow(callback)).url.href).toBe(APP);
+    expect((await refreshIn(browser)).status).toBe(200);
     const replayed = await browser.follow(callback);
     expect(replayed.url.searchParams.get('error')).toBe('identity_state_invalid');
-    expect((await refreshIn(browser)).status).toBe(401);
     expect(stack.logs.audit).toContainEqual(expect.objectContaining({ message: 'User identity sign-in failed', reason: 'identity_state_invalid', provider: 'corp' }));
-
-    // The same flow, untouched, works once.
-    const fresh = newBrowser();
-    const good = await callbackUrl(fresh, someone.sub);
-    expect((await fresh.follow(good)).url.href).toBe(APP);
-    expect((await fresh.follow(good)).url.searchParams.get('error')).toBe('identity_state_invalid');
   });
 
   describe('ID tokens wrong in one claim', () => {
@@ -428,7 +426,9 @@ describe('admins, through the providers OIDC_ADMIN_PROVIDERS names', () => {
     const atAdmin = new URL(userCallback);
     atAdmin.pathname = atAdmin.pathname.replace('/user/', '/admin/');
     expect((await browser.follow(atAdmin)).url.searchParams.get('error')).toBe('identity_state_invalid');
-    expect(stack.logs.audit).toContainEqual(expect.objectContaining({ message: 'Admin identity sign-in failed', detail: 'state of a user flow' }));
+    // The user's flow cookie is scoped to the user's callbacks: the admin's callback never gets it, and leaves the flow alone.
+    expect(stack.logs.audit).toContainEqual(expect.objectContaining({ message: 'Admin identity sign-in failed', detail: 'flow cookie missing or of another browser' }));
+    expect((await browser.follow(userCallback)).url.href).toBe(APP);
   });
 });
 

@@ -140,7 +140,9 @@ describe('the stores on a Redis Cluster', () => {
     const flow = { provider: 'p', purpose: 'sign_in' as const, nonce: 'n', codeVerifier: 'v', returnTo: 'https://app.example/', binding: 'b' };
     const state = 'S'.repeat(43);
     await flows.begin(state, flow);
-    expect(await flows.take(state)).toMatchObject({ provider: 'p' });
+    expect(await flows.take(state, 'another')).toMatchObject({ outcome: 'other_browser' });
+    expect(await flows.take(state, 'b')).toMatchObject({ outcome: 'taken', flow: { provider: 'p' } });
+    expect(await flows.take(state, 'b')).toEqual({ outcome: 'unknown' });
     const claims = new IdempotencyStore(redis, { claimTtlMs: 10_000, doneTtlSeconds: 60 });
     const claim = await claims.claim('e1');
     if (claim.status !== 'claimed') throw new Error(claim.status);

@@ -69,6 +69,8 @@ export interface StartedFlow {
 export interface CallbackOutcome {
   location: string;
   refreshToken?: string;
+  /** The browser's flow was used up (its cookie can go); false when the callback was not its flow's. */
+  flowUsed?: boolean;
 }
 
 /** Every provider, whether it answers now and whether admins may use it. */
@@ -110,19 +112,25 @@ async function beginFlow(deps: FlowNeeds, kind: AccountKind, providerId: string,
  */
 export async function completeCallback(deps: CallbackNeeds, kind: AccountKind, providerId: string, query: URLSearchParams, presentedBinding: string | undefined, ctx: RequestContext): Promise<CallbackOutcome> {
   const state = query.get('state') ?? '';
-  const flow = state ? await deps.identityFlows.take(state) : undefined;
+  // Without the flow's cookie nothing is taken: a leaked callback URL cannot use the flow up.
+  const taken = state && presentedBinding ? await deps.identityFlows.take(state, sha256(presentedBinding)) : undefined;
+  const flow = taken?.outcome === 'taken' ? taken.flow : undefined;
   const fallback = deps.policy.identity.appUrls[0];
   const flowKind = flow?.kind ?? 'user';
-  if (!flow || flow.provider !== providerId || flowKind !== kind || !presentedBinding || sha256(presentedBinding) !== flow.binding) {
-    const reason = !flow
-      ? 'unknown, used or expired state'
-      : flow.provider !== providerId
-        ? 'state of another provider'
-        : flowKind !== kind
-          ? `state of ${flowKind === 'admin' ? 'an admin' : 'a user'} flow`
-          : 'flow cookie missing or of another browser';
-    return refuse(deps, kind, fallback, providerId, new IdentityRefused('identity_state_invalid', reason), ctx);
+  if (!flow || flow.provider !== providerId || flowKind !== kind) {
+    const reason = !presentedBinding || taken?.outcome === 'other_browser'
+      ? 'flow cookie missing or of another browser'
+      : !flow
+        ? 'unknown, used or expired state'
+        : flow.provider !== providerId
+          ? 'state of another provider'
+          : `state of ${flowKind === 'admin' ? 'an admin' : 'a user'} flow`;
+    return { ...refuse(deps, kind, fallback, providerId, new IdentityRefused('identity_state_invalid', reason), ctx), flowUsed: flow !== undefined };
   }
+  return { ...(await finishFlow(deps, kind, providerId, flow, query, state, ctx)), flowUsed: true };
+}
+
+async function finishFlow(deps: CallbackNeeds, kind: AccountKind, providerId: string, flow: IdentityFlow, query: URLSearchParams, state: string, ctx: RequestContext): Promise<CallbackOutcome> {
   try {
     await enforceLimit(deps, 'loginIp', ctx.budget);
     const claims = await deps.identityProviders.exchange(providerId, kind, query, { state, nonce: flow.nonce, codeVerifier: flow.codeVerifier });

@@ -356,10 +356,13 @@ export interface IdentityFlow {
   binding: string;
 }
 
+/** A callback's flow: taken (used up), or left to the browser that started it when `binding` is another's. */
+export type TakenFlow = { outcome: 'unknown' } | { outcome: 'taken' | 'other_browser'; flow: IdentityFlow };
+
 export interface IdentityFlows {
   begin(state: string, flow: IdentityFlow): Promise<void>;
-  /** The flow of `state`, taken once: a replayed callback finds nothing. */
-  take(state: string): Promise<IdentityFlow | undefined>;
+  /** The flow of `state`, taken once and only with its binding (the SHA-256 of the browser's flow cookie): a replayed callback finds nothing. */
+  take(state: string, binding: string): Promise<TakenFlow>;
 }
 
 /** Mutual exclusion across replicas, for a check and a write that must not interleave. */

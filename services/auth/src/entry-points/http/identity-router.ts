@@ -32,7 +32,9 @@ export function identityRouter(deps: AuthDeps, verifier: AccessTokenVerifier, se
     router.get(`${base}/oidc/:provider/callback`, async (req, res) => {
       const query = new URL(req.originalUrl, 'http://callback').searchParams;
       const outcome = await completeCallback(deps, kind, param(req), query, req.get(InternalHeaders.identityFlow) || undefined, requestContext(req));
-      res.setHeader(InternalHeaders.clearIdentityFlow, '1').setHeader('Cache-Control', 'no-store');
+      // The cookie goes with its flow only: a callback of another flow (a leaked URL, a forged state) leaves it to the flow it belongs to.
+      if (outcome.flowUsed) res.setHeader(InternalHeaders.clearIdentityFlow, '1');
+      res.setHeader('Cache-Control', 'no-store');
       if (outcome.refreshToken) sendRefreshToken(res, outcome.refreshToken, settings.refreshCookieMaxAgeSeconds);
       res.redirect(302, outcome.location);
     });
