@@ -22,32 +22,38 @@ const CLIENT = { client_id: 'account-service', client_secret: 'identity-provider
 const callbackOf = (provider: string, kind = 'user') => `http://${API_HOST}/api/auth/${kind}/oidc/${provider}/callback`;
 
 let idp: TestIdentityProvider;
+/** oidc-provider as it ships: the email claims only through userinfo. */
+let stockIdp: TestIdentityProvider;
 let stack: TestStack;
 let latePort: number;
 let lateIdp: TestIdentityProvider | undefined;
 
 beforeAll(async () => {
   idp = await startIdentityProvider({ clients: [{ ...CLIENT, redirect_uris: [callbackOf('corp'), callbackOf('corp', 'admin')] }] });
+  stockIdp = await startIdentityProvider({ stock: true, clients: [{ ...CLIENT, redirect_uris: [callbackOf('stock')] }] });
   latePort = await freePort();
   stack = await startStack('oidc', {
     auth: {
       EMAIL_VERIFICATION: 'soft',
       OIDC_PROVIDERS: JSON.stringify([
         { id: 'corp', name: 'Corp SSO', issuer: idp.issuer, clientId: CLIENT.client_id },
+        { id: 'stock', name: 'Stock', issuer: stockIdp.issuer, clientId: CLIENT.client_id },
         // Nothing listens here at start: only this provider's routes may suffer.
         { id: 'late', name: 'Late', issuer: `http://127.0.0.1:${latePort}`, clientId: 'late-client' },
       ]),
-      OIDC_CLIENT_SECRETS: JSON.stringify({ corp: CLIENT.client_secret }),
+      OIDC_CLIENT_SECRETS: JSON.stringify({ corp: CLIENT.client_secret, stock: CLIENT.client_secret }),
       OIDC_REDIRECT_URL_BASE: `http://${API_HOST}`,
       OIDC_APP_URLS: APP,
       OIDC_ADMIN_PROVIDERS: 'corp',
     },
   });
-  await until(async () => (await call(stack.url, 'GET', '/api/auth/identity-providers')).body.data.providers.find((p: { id: string }) => p.id === 'corp')?.available, 10_000, 'the provider discovered');
+  const available = async (id: string) => (await call(stack.url, 'GET', '/api/auth/identity-providers')).body.data.providers.find((p: { id: string }) => p.id === id)?.available;
+  await until(async () => (await available('corp')) && (await available('stock')), 10_000, 'the providers discovered');
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
   await idp?.stop();
+  await stockIdp?.stop();
   await lateIdp?.stop();
 });
 
@@ -57,11 +63,11 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 let serial = 0;
 
 /** A person at the provider. */
-async function person(overrides: { email?: string; email_verified?: boolean; name?: string } = {}) {
+async function person(overrides: { email?: string; email_verified?: unknown; name?: string } = {}, at = idp) {
   serial += 1;
   const sub = `person-${Date.now()}-${serial}`;
-  const account = { sub, email: `${sub}@example.com`, email_verified: true, name: 'Pat Provider', ...overrides };
-  await idp.addAccount(account);
+  const account = { sub, email: `${sub}@example.com`, email_verified: true as unknown, name: 'Pat Provider', ...overrides };
+  await at.addAccount(account);
   return account;
 }
 
@@ -217,6 +223,40 @@ describe('sign-in with an identity provider', () => {
     });
   });
 
+  describe('a provider that gives the email claims through userinfo only (oidc-provider as it ships)', () => {
+    it('reads them from userinfo: a verified address signs up and in', async () => {
+      const someone = await person({ name: 'Uma Userinfo' }, stockIdp);
+      const browser = newBrowser(stockIdp);
+      const landing = await signInWith(browser, someone.sub, startUrl('stock'));
+      expect(landing.url.href).toBe(APP);
+      const refreshed = await refreshIn(browser);
+      expect(refreshed.status).toBe(200);
+      const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(refreshed.body.data.accessToken) });
+      expect(me.body.data.user).toMatchObject({ email: someone.email, name: 'Uma Userinfo', emailVerified: true });
+    });
+
+    it.each([
+      ['no email_verified at all', undefined, /no email_verified claim/],
+      ['email_verified false', false, /email_verified claim is false, not true/],
+      ['email_verified as the string "true"', 'true', /email_verified claim is "true", not true/],
+    ])('refuses %s, and the audit record names the claim', async (_label, verified, detail) => {
+      const someone = await person({ email_verified: verified }, stockIdp);
+      const browser = newBrowser(stockIdp);
+      const landing = await signInWith(browser, someone.sub, startUrl('stock'));
+      expect(landing.url.searchParams.get('error')).toBe('identity_email_unverified');
+      expect((await refreshIn(browser)).status).toBe(401);
+      expect(stack.logs.audit).toContainEqual(expect.objectContaining({ event: 'identity_sign_in_failed', provider: 'stock', detail: expect.stringMatching(detail) }));
+    });
+  });
+
+  it('never takes the string "true" in an ID token for a verified address', async () => {
+    const someone = await person({ email_verified: 'true' });
+    const browser = newBrowser();
+    const landing = await signInWith(browser, someone.sub);
+    expect(landing.url.searchParams.get('error')).toBe('identity_email_unverified');
+    expect(stack.logs.audit).toContainEqual(expect.objectContaining({ provider: 'corp', detail: expect.stringMatching(/email_verified claim is "true", not true/) }));
+  });
+
   describe('linking', () => {
     it('never links an unverified provider address to an existing account', async () => {
       const { account } = await registerAndLogin(stack);
@@ -314,6 +354,7 @@ describe('sign-in with an identity provider', () => {
     const providers = await call(stack.url, 'GET', '/api/auth/identity-providers');
     expect(providers.body.data.providers).toEqual([
       { id: 'corp', name: 'Corp SSO', available: true, admins: true },
+      { id: 'stock', name: 'Stock', available: true, admins: false },
       { id: 'late', name: 'Late', available: false, admins: false },
     ]);
     expect((await registerAndLogin(stack)).accessToken).toBeTruthy();

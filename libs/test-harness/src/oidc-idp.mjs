@@ -19,8 +19,9 @@ const provider = new Provider(issuer, {
   jwks: { keys: [config.signingKey] },
   cookies: { keys: ['test-identity-provider-cookie-key'] },
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-  // Claims of the granted scopes in the ID token itself, as Google, Microsoft and Keycloak do.
-  conformIdTokenClaims: false,
+  // Claims of the granted scopes in the ID token itself, as Google, Microsoft and Keycloak do; a
+  // `stock` provider keeps oidc-provider's default (only through userinfo).
+  conformIdTokenClaims: config.stock === true,
   pkce: { required: () => true },
   features: { devInteractions: { enabled: true } },
   async findAccount(_ctx, sub) {

@@ -16,7 +16,8 @@ export interface TestClient {
 export interface TestIdentityProvider {
   issuer: string;
   port: number;
-  addAccount(account: { sub: string; email?: string; email_verified?: boolean; name?: string }): Promise<void>;
+  /** `email_verified` as the provider is to say it: left out when undefined, any JSON value otherwise. */
+  addAccount(account: { sub: string; email?: string; email_verified?: unknown; name?: string }): Promise<void>;
   /** The next token answer carries this ID token instead of the provider's own. */
   replaceNextIdToken(idToken: string): Promise<void>;
   /** An ID token signed with the provider's own key (or `otherKey`), with exactly the claims given. */
@@ -24,7 +25,11 @@ export interface TestIdentityProvider {
   stop(): Promise<void>;
 }
 
-export async function startIdentityProvider(options: { clients: TestClient[]; port?: number }): Promise<TestIdentityProvider> {
+/**
+ * `stock`: oidc-provider's own defaults for claims, where the ID token carries only `sub` and the
+ * profile and email claims come from userinfo; otherwise they are in the ID token too (Google's way).
+ */
+export async function startIdentityProvider(options: { clients: TestClient[]; port?: number; stock?: boolean }): Promise<TestIdentityProvider> {
   const kid = randomUUID();
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -36,7 +41,7 @@ export async function startIdentityProvider(options: { clients: TestClient[]; po
     ...c,
   }));
   const child = spawn(process.execPath, [path.join(__dirname, 'oidc-idp.mjs')], {
-    env: { ...process.env, NODE_ENV: 'development', DEBUG: '', IDP_CONFIG: JSON.stringify({ clients, signingKey, port: options.port }) },
+    env: { ...process.env, NODE_ENV: 'development', DEBUG: '', IDP_CONFIG: JSON.stringify({ clients, signingKey, port: options.port, stock: options.stock === true }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const { port, issuer } = await ready(child);

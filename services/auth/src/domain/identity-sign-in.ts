@@ -185,7 +185,7 @@ async function accountFor(deps: CallbackNeeds, providerId: string, claims: Ident
     await deps.identities.remove(linked.kind, linked.accountId, providerId);
   }
   const email = claims.email?.trim().toLowerCase();
-  if (!email || !claims.emailVerified) throw new IdentityRefused('identity_email_unverified', 'the provider did not say the address is verified');
+  if (!email || !claims.emailVerified) throw new IdentityRefused('identity_email_unverified', claims.unverified ?? 'the provider did not say the address is verified');
   const existing = await deps.accounts.user.findByEmail(email);
   if (existing) {
     if (existing.emailVerified !== true) throw new IdentityRefused('identity_account_exists', 'an account with this address exists and has not verified it');

@@ -302,6 +302,8 @@ export interface IdentityClaims {
   email?: string;
   /** True only when the provider says the address is verified. */
   emailVerified: boolean;
+  /** Why it is not, naming the claim that was missing or not `true` (for the audit record). */
+  unverified?: string;
   name?: string;
 }
 

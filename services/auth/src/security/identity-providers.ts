@@ -86,7 +86,7 @@ export class OidcIdentityProviders implements IdentityProviders {
     const { config, settings } = this.ready(id);
     const current = new URL(settings.redirectUris[kind]);
     current.search = query.toString();
-    let claims: oidc.IDToken | undefined;
+    let claims: Record<string, unknown> | undefined;
     try {
       const tokens = await oidc.authorizationCodeGrant(config, current, {
         pkceCodeVerifier: checks.codeVerifier,
@@ -95,15 +95,23 @@ export class OidcIdentityProviders implements IdentityProviders {
         idTokenExpected: true,
       });
       claims = tokens.claims();
+      // OpenID Connect Core 5.4: the profile and email claims may come from userinfo only (oidc-provider's
+      // default, and many others'). Asked only when the ID token lacks them; the subject must match (5.3.2).
+      if (claims?.sub && (claims.email === undefined || claims.email_verified === undefined) && tokens.access_token && config.serverMetadata().userinfo_endpoint) {
+        const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub as string);
+        claims = { ...userinfo, ...claims };
+      }
     } catch (err) {
       throw this.refusal(id, err);
     }
-    if (!claims?.sub) throw new IdentityRefused('identity_token_invalid', 'no subject in the ID token');
+    if (typeof claims?.sub !== 'string' || !claims.sub) throw new IdentityRefused('identity_token_invalid', 'no subject in the ID token');
+    const email = typeof claims.email === 'string' ? claims.email : undefined;
     return {
       subject: claims.sub,
-      email: typeof claims.email === 'string' ? claims.email : undefined,
+      email,
       // Only a literal true: some providers send "true" strings or leave it out for unproven addresses.
-      emailVerified: claims.email_verified === true,
+      emailVerified: email !== undefined && claims.email_verified === true,
+      unverified: unverifiedReason(email, claims.email_verified),
       name: typeof claims.name === 'string' ? claims.name : undefined,
     };
   }
@@ -159,4 +167,12 @@ export class OidcIdentityProviders implements IdentityProviders {
     this.logger.debug({ provider: id, reason }, 'Identity provider answer refused');
     return new IdentityRefused('identity_token_invalid', reason);
   }
+}
+
+/** Why the provider's address is not taken as proven, naming the claim; undefined when it is. */
+function unverifiedReason(email: string | undefined, verified: unknown): string | undefined {
+  if (email === undefined) return 'the provider gave no email claim (in the ID token or from userinfo)';
+  if (verified === true) return undefined;
+  if (verified === undefined) return 'the provider gave no email_verified claim (in the ID token or from userinfo)';
+  return `the provider's email_verified claim is ${JSON.stringify(verified)}, not true`;
 }
