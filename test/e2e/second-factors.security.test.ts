@@ -8,7 +8,7 @@ import { startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack('factors', { auth: { ADMIN_REGISTRATION_OPEN: 'true' } });
+  stack = await startStack('factors', { auth: { ADMIN_REGISTRATION_OPEN: 'true' }, gateway: { TRUST_PROXY: 'loopback' } });
 });
 afterAll(() => stack.stop());
 
@@ -168,6 +168,18 @@ describe('recovery codes', () => {
     expect([spent.status, spent.body.code]).toEqual([401, 'invalid_challenge']);
   });
 
+  it('one correct code sent 20 times at once opens exactly one session, and the copies count as no wrong guesses', async () => {
+    const { account, recoveryCodes } = await withAuthenticator();
+    const challenge = await login('user', account);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: recoveryCodes[0] })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status !== 200).map((a) => a.status)).toEqual(Array(19).fill(401));
+    // Nineteen wrong guesses would make the next one wait (and cut the next challenge's guesses): the copies were none.
+    const next = await login('user', account);
+    for (let i = 0; i < 4; i++) expect((await verify({ challenge_token: next.body.data.challenge_token, recovery_code: 'aaaaa-aaaaa' })).body.code).toBe('invalid_otp');
+    expect((await verify({ challenge_token: next.body.data.challenge_token, recovery_code: recoveryCodes[1] })).status).toBe(200);
+  });
+
   it('answers 400 to a malformed recovery code and keeps the contract’s words for a missing code', async () => {
     const { account } = await withAuthenticator();
     const challenge = await login('user', account);
@@ -214,6 +226,23 @@ describe('changing factors', () => {
     expect(byCode.status).toBe(200);
     const missing = await call(stack.url, 'POST', '/api/auth/user/reauthenticate', { headers: bearer(accessToken), body: {} });
     expect([missing.status, missing.body.message]).toEqual([400, 'Please provide password or code']);
+  });
+
+  it('a code sent to reauthenticate spends the account’s one budget of wrong codes: from many addresses, a wait follows, at every route', async () => {
+    const { accessToken, secret, account } = await withAuthenticator();
+    await awayFromStepEdge();
+    const reauthenticate = (code: string, ip: string) => call(stack.url, 'POST', '/api/auth/user/reauthenticate', { headers: { ...bearer(accessToken), 'x-forwarded-for': ip }, body: { code } });
+    // Ten steps ahead: never a code the service accepts now.
+    for (let i = 0; i < 5; i++) expect((await reauthenticate(codeAt(secret, 300_000 + i * 30_000), `198.51.100.${i + 1}`)).body.code).toBe('invalid_otp');
+    const waited = await reauthenticate(codeAt(secret), '198.51.100.77');
+    expect([waited.status, waited.body.code]).toEqual([429, 'rate_limited']);
+    expect(Number(waited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The same budget at the second step of a login.
+    const challenge = await login('user', account);
+    expect((await verify({ challenge_token: challenge.body.data.challenge_token, code: codeAt(secret) })).status).toBe(429);
+    // The owner with the right code (of a step not used yet) gets through after the wait.
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await reauthenticate(codeAt(secret, 30_000), '198.51.100.77')).status).toBe(200);
   });
 
   it('removing the app ends the other sessions, drops the recovery codes and tells the owner', async () => {

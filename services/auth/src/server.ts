@@ -22,6 +22,7 @@ import { SecretBox } from './security/secret-box';
 import { CommonPasswordList } from './security/common-passwords';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
 import { RedisOtpChallenges } from './data-access/redis-otp-challenges';
+import { RedisCodeGuesses } from './data-access/redis-code-guesses';
 import { RedisRateLimits } from './data-access/redis-rate-limits';
 import { RedisSessions } from './data-access/redis-sessions';
 import { MongoResetRequestQueue } from './data-access/reset-request-queue';
@@ -71,6 +72,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const identityProviders = await open('identity-providers', Promise.resolve(new OidcIdentityProviders(config.identityProviders.providers, logger)), (p) => p.stop());
     identityProviders.start();
 
+    const codeGuesses = new RedisCodeGuesses(redis, config.otp);
     const deps: AuthDeps = {
       policy: config.policy,
       logger,
@@ -83,7 +85,8 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       loginAttempts: new RedisLoginAttempts(redis, config.loginAttempts),
       sessions: new RedisSessions(sessionRedis, config.sessions, revocations),
       revocations,
-      otp: new RedisOtpChallenges(redis, config.otp),
+      otp: new RedisOtpChallenges(redis, config.otp, codeGuesses),
+      codeGuesses,
       factors,
       ceremonies: new RedisCeremonies(redis, { ttlMs: config.OTP_TTL_SECONDS * 1000, stepUpMs: config.mfa.stepUpMs }),
       rateLimits: new RedisRateLimits(redis, config.rateLimits),

@@ -22,8 +22,9 @@ interface FactorDoc {
   secret?: string;
   confirmed?: boolean;
   lastStep?: number;
-  /** recovery: the unused codes' keyed hashes. */
+  /** recovery: the unused codes' keyed hashes, and the used ones' (a copy of a used code is no guess). */
   codes?: string[];
+  usedCodes?: string[];
   /** passkey */
   credentialId?: string;
   name?: string;
@@ -44,6 +45,7 @@ const factorSchema = new mongoose.Schema<FactorDoc>(
     confirmed: Boolean,
     lastStep: Number,
     codes: [String],
+    usedCodes: [String],
     credentialId: String,
     name: String,
     publicKey: String,
@@ -149,19 +151,21 @@ export class MongoFactors implements Factors {
     await this.model
       .updateOne(
         { slot: slots.recovery(kind, accountId) },
-        { $set: { type: 'recovery', kind, accountId, codes: codes.map((c) => this.box.hash(c)), createdAt: new Date() } },
+        { $set: { type: 'recovery', kind, accountId, codes: codes.map((c) => this.box.hash(c)), usedCodes: [], createdAt: new Date() } },
         { upsert: true },
       )
       .exec();
   }
 
-  async useRecoveryCode(kind: AccountKind, accountId: string, code: string): Promise<number | undefined> {
+  async useRecoveryCode(kind: AccountKind, accountId: string, code: string): Promise<number | 'used' | undefined> {
     const hash = this.box.hash(code);
+    const slot = slots.recovery(kind, accountId);
     const doc = await this.model
-      .findOneAndUpdate({ slot: slots.recovery(kind, accountId), codes: hash }, { $pull: { codes: hash } }, { new: true })
+      .findOneAndUpdate({ slot, codes: hash }, { $pull: { codes: hash }, $push: { usedCodes: hash } }, { new: true })
       .lean<FactorDoc>()
       .exec();
-    return doc ? (doc.codes?.length ?? 0) : undefined;
+    if (doc) return doc.codes?.length ?? 0;
+    return (await this.model.exists({ slot, usedCodes: hash }).exec()) ? 'used' : undefined;
   }
 
   async removeRecoveryCodes(kind: AccountKind, accountId: string): Promise<void> {

@@ -4,25 +4,23 @@
 // so no burst of parallel guesses gets more than the allowed number, whatever the proof (a mailed
 // code, an authenticator code, a recovery code, a passkey); a correct one is single use. An account
 // has one live challenge at a time (`otp-<kind>:<id>` names it): a new login ends the older one.
-// Wrong proofs are also counted per account across challenges for an hour (`otp-fail:<kind>:<id>`):
-// every `maxAttempts` of them take one guess off each new challenge (down to one) and double a wait
-// before the next guess (from 1 s, at most 5 minutes), so logging in again buys no fresh guesses,
-// and the owner with the right code always gets through after the wait.
+// Wrong proofs are also counted per account across challenges and routes (`RedisCodeGuesses`), so
+// logging in again buys no fresh guesses. A correct code presented again (copies sent at once, a
+// recovery code just used) opens nothing and counts as no wrong guess. Nothing but a correct proof
+// deletes a challenge: a copy that finds the attempts spent cannot end the one that succeeds.
 import { createHmac, randomInt } from 'node:crypto';
 import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
 import { mintToken, parseToken, sameSecret, sha256 } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
-import type { OpenChallenge, OtpChallenges, OtpVerifyResult } from '../domain/ports';
+import { RedisCodeGuesses } from './redis-code-guesses';
+import type { CodeGuesses, OpenChallenge, OtpChallenges, OtpVerifyResult, ProofVerdict } from '../domain/ports';
 
 const ATTEMPT = `
 local s = redis.call('HMGET', KEYS[1], 'tokenHash', 'accountId', 'codeMac', 'epoch', 'max', 'kind', 'webauthn')
 if not s[1] or s[1] ~= ARGV[1] then return {'missing'} end
 local n = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-if n > tonumber(s[5] or ARGV[2]) then
-  redis.call('DEL', KEYS[1])
-  return {'exhausted'}
-end
+if n > tonumber(s[5] or ARGV[2]) then return {'exhausted'} end
 return {'ok', s[2], s[3] or '', tostring(n), s[4] or '0', s[5] or ARGV[2], s[6] or 'admin', s[7] or ''}
 `;
 
@@ -41,6 +39,7 @@ export class RedisOtpChallenges implements OtpChallenges {
   constructor(
     redis: Redis,
     private readonly options: { secret: string; ttlMs: number; maxAttempts: number },
+    private readonly guesses: CodeGuesses = new RedisCodeGuesses(redis, options),
   ) {
     redis.defineCommand('otpAttempt', { numberOfKeys: 1, lua: ATTEMPT });
     redis.defineCommand('otpAttach', { numberOfKeys: 1, lua: ATTACH });
@@ -52,8 +51,7 @@ export class RedisOtpChallenges implements OtpChallenges {
     const token = mintToken();
     const code = options.mailCode ? String(randomInt(0, 1_000_000)).padStart(6, '0') : undefined;
     const key = challengeKey(token.id);
-    const failures = Number((await this.redis.get(failuresKey(kind, accountId))) ?? 0);
-    const guesses = Math.max(1, this.options.maxAttempts - Math.floor(failures / this.options.maxAttempts));
+    const guesses = await this.guesses.guessesPerChallenge(kind, accountId);
     const fields: Record<string, string> = { tokenHash: sha256(token.value), kind, accountId, attempts: '0', max: String(guesses), ip, epoch: String(credentialEpoch) };
     if (code) fields.codeMac = this.mac(token.id, code);
     await execOrThrow(this.redis.multi().hset(key, fields).pexpire(key, this.options.ttlMs));
@@ -63,15 +61,16 @@ export class RedisOtpChallenges implements OtpChallenges {
     return { challengeToken: token.value, code, expiresAt: new Date(Date.now() + this.options.ttlMs) };
   }
 
-  async verify(challengeToken: string, prove: (challenge: OpenChallenge) => Promise<boolean>): Promise<OtpVerifyResult> {
+  async verify(challengeToken: string, prove: (challenge: OpenChallenge) => Promise<ProofVerdict>): Promise<OtpVerifyResult> {
     const token = parseToken(challengeToken);
     if (!token) return { outcome: 'invalid_challenge' };
     const key = challengeKey(token.id);
-    const [owner, ownerKind] = await this.redis.hmget(key, 'accountId', 'kind');
-    if (!owner) return { outcome: 'invalid_challenge' };
-    const wait = await this.waitBeforeGuess(asKind(ownerKind), owner);
+    const [owner, ownerKind, tried, max] = await this.redis.hmget(key, 'accountId', 'kind', 'attempts', 'max');
+    // Spent: as gone as a used one, whatever the account's wait.
+    if (!owner || Number(tried ?? 0) >= Number(max ?? this.options.maxAttempts)) return { outcome: 'invalid_challenge' };
+    const wait = await this.guesses.waitBeforeGuess(asKind(ownerKind), owner);
     if (wait > 0) return { outcome: 'throttled', retryAfterMs: wait };
-    const [status, accountId, storedMac, attempts, epoch, max, storedKind, webauthn] = await this.redis.otpAttempt(key, sha256(token.value), String(this.options.maxAttempts));
+    const [status, accountId, storedMac, , epoch, , storedKind, webauthn] = await this.redis.otpAttempt(key, sha256(token.value), String(this.options.maxAttempts));
     if (status !== 'ok') return { outcome: 'invalid_challenge' };
     const kind = asKind(storedKind);
     const challenge: OpenChallenge = {
@@ -80,20 +79,16 @@ export class RedisOtpChallenges implements OtpChallenges {
       isMailedCode: (code) => storedMac !== '' && sameSecret(this.mac(token.id, code), storedMac),
       webauthnChallenge: webauthn || undefined,
     };
-    if (await prove(challenge)) {
+    const verdict = await prove(challenge);
+    if (verdict === true) {
       // Single use: of two parallel correct submissions only the one that deletes the key wins.
       if ((await this.redis.del(key)) !== 1) return { outcome: 'invalid_challenge' };
-      await this.redis.del(failuresKey(kind, accountId), lastFailureKey(kind, accountId));
+      await this.guesses.succeeded(kind, accountId);
       return { outcome: 'verified', kind, accountId, credentialEpoch: Number(epoch) };
     }
-    await execOrThrow(
-      this.redis
-        .multi()
-        .incr(failuresKey(kind, accountId))
-        .pexpire(failuresKey(kind, accountId), FAILURE_WINDOW_MS)
-        .set(lastFailureKey(kind, accountId), String(Date.now()), 'PX', FAILURE_WINDOW_MS),
-    );
-    if (Number(attempts) >= Number(max)) await this.redis.del(key);
+    // A correct code again (its copy won, or it was used a moment ago): refused as a wrong one, but no guess.
+    if (verdict === 'used') return { outcome: 'wrong_code' };
+    await this.guesses.failed(kind, accountId);
     return { outcome: 'wrong_code' };
   }
 
@@ -119,27 +114,12 @@ export class RedisOtpChallenges implements OtpChallenges {
     if (current) await this.redis.del(challengeKey(current));
   }
 
-  /** How long the account must wait before the next guess (0: none): from `maxAttempts` wrong codes on, 1 s doubling per `maxAttempts` more, at most 5 minutes. */
-  private async waitBeforeGuess(kind: AccountKind, accountId: string): Promise<number> {
-    const [failures, last] = await this.redis.mget(failuresKey(kind, accountId), lastFailureKey(kind, accountId));
-    const rounds = Math.floor(Number(failures ?? 0) / this.options.maxAttempts);
-    if (rounds < 1 || !last) return 0;
-    const wait = Math.min(MAX_WAIT_MS, 1000 * 2 ** (rounds - 1));
-    return Math.max(0, Number(last) + wait - Date.now());
-  }
-
   private mac(challengeId: string, code: string): string {
     return createHmac('sha256', this.options.secret).update(`${challengeId}:${code}`).digest('base64url');
   }
 }
 
-const FAILURE_WINDOW_MS = 3_600_000;
-const MAX_WAIT_MS = 300_000;
-
 const challengeKey = (id: string) => `otp:{${id}}`;
-// One hash tag for both: they are read, written and deleted together (one Redis Cluster slot).
-const failuresKey = (kind: AccountKind, accountId: string) => `otp-fail:{${kind}:${accountId}}`;
-const lastFailureKey = (kind: AccountKind, accountId: string) => `otp-fail-at:{${kind}:${accountId}}`;
 const ownerKey = (kind: AccountKind, accountId: string) => `otp-${kind}:${accountId}`;
 /** Challenges stored before users had them carry no kind: they are admins'. */
 const asKind = (value: string | null | undefined): AccountKind => (value === 'user' ? 'user' : 'admin');

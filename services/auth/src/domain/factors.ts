@@ -21,7 +21,7 @@ import { kindLabel, type AccessClaims, type AccountKind, type SecurityChange } f
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { enforceLimit } from './limits';
-import type { FactorSet, Needs, OpenChallenge, RequestContext } from './ports';
+import type { FactorSet, Needs, OpenChallenge, ProofVerdict, RequestContext } from './ports';
 import { callerAccount } from './access';
 import { confirmOwnPassword } from './passwords';
 import { securityNotice } from './security-notices';
@@ -67,14 +67,14 @@ export async function proveSecondStep(
   challenge: OpenChallenge,
   proof: SecondStepProof,
   ctx: RequestContext,
-): Promise<boolean> {
+): Promise<ProofVerdict> {
   const { kind, accountId } = challenge;
   switch (proof.type) {
     case 'code':
       return challenge.isMailedCode(proof.code) || (await useAuthenticatorCode(deps, kind, accountId, proof.code));
     case 'recovery': {
       const left = await deps.factors.useRecoveryCode(kind, accountId, proof.code);
-      if (left === undefined) return false;
+      if (left === undefined || left === 'used') return left === 'used' ? 'used' : false;
       const account = await deps.accounts[kind].findById(accountId);
       if (account) await securityNotice(deps, kind, account, 'recovery_code_used', ctx);
       return true;
@@ -105,12 +105,26 @@ export async function secondStepPasskeyOptions(deps: Needs<'otp' | 'factors' | '
   });
 }
 
-async function useAuthenticatorCode(deps: Needs<'factors'>, kind: AccountKind, accountId: string, code: string): Promise<boolean> {
+/** A code of the live authenticator: true once per time step; `used` for a step already used (a replay, or an older step after a newer one), refused but no guess. */
+async function useAuthenticatorCode(deps: Needs<'factors'>, kind: AccountKind, accountId: string, code: string): Promise<ProofVerdict> {
   const { totp } = await deps.factors.of(kind, accountId);
   if (!totp?.confirmed) return false;
   const step = totpStep(totp.secret, code);
-  // A code of a step already used (a replay, or an older step after a newer one) is refused.
-  return step !== undefined && (await deps.factors.useTotpStep(kind, accountId, step));
+  if (step === undefined) return false;
+  return (await deps.factors.useTotpStep(kind, accountId, step)) || 'used';
+}
+
+/**
+ * A code checked outside a login's challenge (`reauthenticate`, confirming an authenticator), under
+ * the account's one budget of wrong codes: a wait after too many, wherever they were sent.
+ */
+async function checkCodeWithinBudget(deps: Needs<'codeGuesses'>, kind: AccountKind, accountId: string, check: () => Promise<ProofVerdict>): Promise<void> {
+  const wait = await deps.codeGuesses.waitBeforeGuess(kind, accountId);
+  if (wait > 0) throw AuthErrors.rateLimited(wait / 1000);
+  const verdict = await check();
+  if (verdict === true) return deps.codeGuesses.succeeded(kind, accountId);
+  if (verdict === false) await deps.codeGuesses.failed(kind, accountId);
+  throw AuthErrors.invalidCode();
 }
 
 // ---- a passkey in place of the password ------------------------------------------------------
@@ -200,7 +214,7 @@ export async function listOwnFactors(deps: Needs<'factors' | 'policy'>, caller: 
  * account's authenticator. A login is one too, for the same time.
  */
 export async function reauthenticate(
-  deps: Needs<'accounts' | 'factors' | 'ceremonies' | 'hasher' | 'loginAttempts' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'accounts' | 'factors' | 'ceremonies' | 'hasher' | 'loginAttempts' | 'codeGuesses' | 'rateLimits' | 'metrics'>,
   caller: AccessClaims,
   raw: unknown,
   ctx: RequestContext,
@@ -211,7 +225,8 @@ export async function reauthenticate(
     await confirmOwnPassword(deps, caller.kind, account, password, ctx);
   } else if (code !== undefined) {
     await enforceLimit(deps, 'otpIp', ctx.budget);
-    if (!(await useAuthenticatorCode(deps, caller.kind, caller.sub, requireCode(code)))) throw AuthErrors.invalidCode();
+    const valid = requireCode(code);
+    await checkCodeWithinBudget(deps, caller.kind, caller.sub, () => useAuthenticatorCode(deps, caller.kind, caller.sub, valid));
   } else {
     throw AuthErrors.reauthenticateMissing();
   }
@@ -230,7 +245,7 @@ export async function startAuthenticator(deps: OwnNeeds, caller: AccessClaims): 
 
 /** The first correct code makes the authenticator live; the account's first factor comes with recovery codes. */
 export async function confirmAuthenticator(
-  deps: OwnNeeds & Needs<'rateLimits' | 'metrics'>,
+  deps: OwnNeeds & Needs<'rateLimits' | 'metrics' | 'codeGuesses'>,
   caller: AccessClaims,
   raw: unknown,
   ctx: RequestContext,
@@ -239,9 +254,10 @@ export async function confirmAuthenticator(
   const code = requireCode(asBody(raw).code);
   const set = await deps.factors.of(caller.kind, caller.sub);
   if (!set.totp || set.totp.confirmed) throw AuthErrors.noPendingAuthenticator();
-  const step = totpStep(set.totp.secret, code);
-  if (step === undefined) throw AuthErrors.invalidCode();
-  if (!(await deps.factors.confirmTotp(caller.kind, caller.sub, step))) throw AuthErrors.noPendingAuthenticator();
+  const pending = set.totp;
+  let step: number | undefined;
+  await checkCodeWithinBudget(deps, caller.kind, caller.sub, async () => (step = totpStep(pending.secret, code)) !== undefined);
+  if (!(await deps.factors.confirmTotp(caller.kind, caller.sub, step as number))) throw AuthErrors.noPendingAuthenticator();
   const account = await callerAccount(deps, caller);
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
   await securityNotice(deps, caller.kind, account, 'totp_added', ctx);

@@ -110,6 +110,19 @@ export interface OpenChallenge {
   webauthnChallenge?: string;
 }
 
+/** What a presented second-factor proof is: correct, wrong (a guess), or a correct one already used (a copy, not a guess). */
+export type ProofVerdict = boolean | 'used';
+
+/** Wrong second-factor codes per account, across challenges and routes: one budget and one backoff wherever a code is checked. */
+export interface CodeGuesses {
+  /** How long the account must wait before its next guess (0: none). */
+  waitBeforeGuess(kind: AccountKind, accountId: string): Promise<number>;
+  /** How many guesses a new challenge of the account gets, after its recent wrong ones. */
+  guessesPerChallenge(kind: AccountKind, accountId: string): Promise<number>;
+  failed(kind: AccountKind, accountId: string): Promise<void>;
+  succeeded(kind: AccountKind, accountId: string): Promise<void>;
+}
+
 export interface OtpChallenges {
   /**
    * Opens the account's one challenge, under the credential epoch the password was checked against;
@@ -118,9 +131,9 @@ export interface OtpChallenges {
   create(kind: AccountKind, accountId: string, ip: string, credentialEpoch: number, options: { mailCode: boolean }): Promise<{ challengeToken: string; code?: string; expiresAt: Date }>;
   /**
    * Counts one attempt against the challenge, then asks `prove` whether the presented proof holds: a
-   * true answer uses the challenge up, a false one counts as a wrong code.
+   * true answer uses the challenge up, a false one counts as a wrong code, `used` as neither.
    */
-  verify(challengeToken: string, prove: (challenge: OpenChallenge) => Promise<boolean>): Promise<OtpVerifyResult>;
+  verify(challengeToken: string, prove: (challenge: OpenChallenge) => Promise<ProofVerdict>): Promise<OtpVerifyResult>;
   /** The challenge's owner while it is open (no attempt counted), with a WebAuthn challenge stored for it. */
   attachWebauthn(challengeToken: string, webauthnChallenge: string): Promise<{ kind: AccountKind; accountId: string } | undefined>;
   cancel(challengeToken: string): Promise<void>;
@@ -165,8 +178,8 @@ export interface Factors {
   removePasskey(kind: AccountKind, accountId: string, credentialId: string): Promise<boolean>;
   /** Replaces the account's recovery codes (the old set ends). */
   replaceRecoveryCodes(kind: AccountKind, accountId: string, codes: string[]): Promise<void>;
-  /** Uses one recovery code: the count left, or undefined when it is not one of the unused codes. */
-  useRecoveryCode(kind: AccountKind, accountId: string, code: string): Promise<number | undefined>;
+  /** Uses one recovery code: the count left, `used` when it is one of the set already used, undefined when it is none of the set. */
+  useRecoveryCode(kind: AccountKind, accountId: string, code: string): Promise<number | 'used' | undefined>;
   removeRecoveryCodes(kind: AccountKind, accountId: string): Promise<void>;
   /** Removes every factor and the recovery codes; answers how many factors went. */
   removeAll(kind: AccountKind, accountId: string): Promise<number>;
@@ -418,6 +431,7 @@ export interface AuthDeps {
   /** Whether a session ended, from the replica's memory (the revocation feed). */
   revocations: RevocationCheck;
   otp: OtpChallenges;
+  codeGuesses: CodeGuesses;
   factors: Factors;
   ceremonies: Ceremonies;
   resets: ResetTokens;
