@@ -318,6 +318,60 @@ describe('sign-in with an identity provider', () => {
       expect([last.status, last.body.code]).toEqual([409, 'last_sign_in_method']);
     });
 
+    /** Starts linking `corp` to the signed-in account in `browser`: the provider's URL. */
+    const startLinking = async (browser: RedirectBrowser, accessToken: string) => {
+      const res = await browser.fetch(`http://${API_HOST}/api/auth/user/identities/corp`, { method: 'POST', body: JSON.stringify({ returnTo: APP }), headers: { ...bearer(accessToken), 'content-type': 'application/json' } });
+      return { status: res.status, body: (await res.json()) as { code?: string; data: { authorizationUrl: string } } };
+    };
+    /** A reset by mailed link, as the owner of the account's mailbox does it. */
+    const resetByMail = async (id: string, email: string, newPassword: string) => {
+      const requestId = `reset-${id}-${Date.now()}`;
+      await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email }, headers: { 'x-request-id': requestId } });
+      const mailed = await stack.events.waitFor('account.password_reset.requested', (p) => p.accountId === id && p.requestId === requestId);
+      const token = new URL(mailed.payload.resetUrl).searchParams.get('token');
+      expect((await call(stack.url, 'POST', '/api/auth/user/reset-password', { body: { token, newPassword } })).status).toBe(200);
+    };
+
+    it('refuses a link started before a password reset: the flow ends with the credentials it started under', async () => {
+      const { id, account, accessToken } = await registerAndLogin(stack);
+      const someone = await person();
+      const browser = newBrowser();
+      const started = await startLinking(browser, accessToken);
+      expect(started.status).toBe(200);
+      await resetByMail(id, account.email, 'a password chosen by the owner');
+      const landing = await browser.follow(started.body.data.authorizationUrl, { login: someone.sub, password: 'any' });
+      expect(landing.url.searchParams.get('error')).toBe('identity_state_invalid');
+      expect(stack.logs.audit).toContainEqual(expect.objectContaining({ event: 'identity_sign_in_failed', detail: 'the account’s credentials changed after the link started' }));
+      // The identity signs nobody in: it was never linked, and its address is another.
+      const owner = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: 'a password chosen by the owner' } });
+      expect((await call(stack.url, 'GET', '/api/auth/user/identities', { headers: bearer(owner.body.data.accessToken) })).body.data.identities).toEqual([]);
+    });
+
+    it('refuses to start a link without a recent proof', async () => {
+      const { accessToken } = await registerAndLogin(stack);
+      const sid = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
+      await stack.redis.del(`${stack.names.redisPrefix}step-up:{${sid}}`);
+      const started = await startLinking(newBrowser(), accessToken);
+      expect([started.status, started.body.code]).toEqual([403, 'step_up_required']);
+    });
+
+    it('a reset by mailed link removes an identity linked this week, and the owner’s notice names it', async () => {
+      const { id, account, accessToken } = await registerAndLogin(stack);
+      const intruder = await person({ email: `intruder-${Date.now()}@example.org` });
+      const browser = newBrowser();
+      const started = await startLinking(browser, accessToken);
+      expect((await browser.follow(started.body.data.authorizationUrl, { login: intruder.sub, password: 'any' })).url.searchParams.get('linked')).toBe('corp');
+
+      await resetByMail(id, account.email, 'a password chosen by the owner');
+      const notice = await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'recent_ways_in_removed');
+      expect(notice.payload.details).toEqual([expect.stringMatching(/^Removed: sign-in with corp, linked \d{4}-\d{2}-\d{2}$/)]);
+      // The intruder's identity signs in no more (it would make a new account only with a verified address of its own).
+      const again = newBrowser();
+      await signInWith(again, intruder.sub);
+      const refreshed = await refreshIn(again);
+      if (refreshed.status === 200) expect(refreshed.body.data.user?.id ?? JSON.parse(Buffer.from(refreshed.body.data.accessToken.split('.')[1], 'base64url').toString()).sub).not.toBe(id);
+    });
+
     it('refuses to link an identity that is another account\'s', async () => {
       const taken = await person();
       await signInWith(newBrowser(), taken.sub);

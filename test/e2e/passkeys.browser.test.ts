@@ -32,7 +32,7 @@ describeInBrowser('passkeys in Chromium', () => {
     otherApp = await servePasskeyPage();
     stack = await startStack('passkeys', {
       // The other page may call the API (CORS) but is no origin of the relying party.
-      auth: { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: app.origin },
+      auth: { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: app.origin, ADMIN_REGISTRATION_OPEN: 'true' },
       gateway: { CORS_ORIGINS: `${app.origin},${otherApp.origin}` },
     });
     api = stack.url.replace('127.0.0.1', 'localhost');
@@ -141,6 +141,65 @@ describeInBrowser('passkeys in Chromium', () => {
       await page.goto(app.origin);
     }
   });
+
+  /** Signs in with whichever passkey the authenticator offers for the kind; answers the API's answer. */
+  const passkeySignIn = async () => {
+    const options = await fetchFromPage('/api/auth/user/passkey/options');
+    const answer = await ceremony('startAuthentication', options.body.data.options);
+    return fetchFromPage('/api/auth/user/passkey/login', { body: { passkey_token: options.body.data.passkey_token, passkey: answer } });
+  };
+
+  it('a reset by mailed link removes a passkey added this week: it signs in no more, and the owner’s notice names it', async () => {
+    const { user } = await userWithPasskey();
+    expect((await passkeySignIn()).status).toBe(200);
+    const requestId = `reset-${user.id}`;
+    await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: user.account.email }, headers: { 'x-request-id': requestId } });
+    const mailed = await stack.events.waitFor('account.password_reset.requested', (p) => p.requestId === requestId);
+    const reset = await call(stack.url, 'POST', '/api/auth/user/reset-password', { body: { token: new URL(mailed.payload.resetUrl).searchParams.get('token'), newPassword: 'the owner chose this one' } });
+    expect(reset.status).toBe(200);
+    const notice = await stack.events.waitFor('account.security.changed', (p) => p.accountId === user.id && p.change === 'recent_ways_in_removed');
+    expect(notice.payload.details).toEqual([expect.stringMatching(/^Removed: passkey "Laptop", added /), 'Removed: recovery codes']);
+    expect(await passkeySignIn()).toMatchObject({ status: 401, body: { code: 'passkey_rejected' } });
+    // The password the owner chose signs in with no second step: the factor that would ask for one was the intruder's.
+    const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: 'the owner chose this one' } });
+    expect(login.body.data.requires_2fa).toBeUndefined();
+  });
+
+  it('a disabled user’s passkey signs in no more', async () => {
+    const { user } = await userWithPasskey();
+    const admin = await registerAndLogin(stack, 'admin');
+    const disabled = await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { headers: { authorization: `Bearer ${admin.accessToken}` }, body: { disabled: true } });
+    expect(disabled.status).toBe(200);
+    expect(await passkeySignIn()).toMatchObject({ status: 403, body: { code: 'account_disabled' } });
+  });
+
+  it("another account's passkey does not answer a user's second step, and one answer is taken once", async () => {
+    await authenticator.cdp.send('WebAuthn.clearCredentials', { authenticatorId: authenticator.authenticatorId });
+    const first = await userWithPasskeyKeepingOthers();
+    const second = await userWithPasskeyKeepingOthers();
+    const login = await fetchFromPage('/api/auth/user/login', { body: { email: second.user.account.email, password: second.user.account.password } });
+    const token = login.body.data.challenge_token as string;
+    const options = await fetchFromPage('/api/auth/verify-otp/passkey-options', { body: { challenge_token: token } });
+    // The browser signs this step's challenge with the first account's passkey.
+    const foreign = await ceremony('startAuthentication', { ...options.body.data.options, allowCredentials: [{ id: first.added.body.data.passkey.id, type: 'public-key' }] });
+    const refused = await fetchFromPage('/api/auth/verify-otp', { body: { challenge_token: token, passkey: foreign } });
+    expect([refused.status, refused.body.code]).toEqual([401, 'invalid_otp']);
+
+    const own = await ceremony('startAuthentication', options.body.data.options);
+    expect((await fetchFromPage('/api/auth/verify-otp', { body: { challenge_token: token, passkey: own } })).status).toBe(200);
+    const twice = await fetchFromPage('/api/auth/verify-otp', { body: { challenge_token: token, passkey: own } });
+    expect([twice.status, twice.body.code]).toEqual([401, 'invalid_challenge']);
+  });
+
+  /** As userWithPasskey, but the authenticator keeps the passkeys it holds already. */
+  async function userWithPasskeyKeepingOthers() {
+    const user = await registerAndLogin(stack, 'user');
+    const options = await fetchFromPage('/api/auth/user/factors/passkeys/options', { token: user.accessToken });
+    const created = await ceremony('startRegistration', options.body.data.options);
+    const added = await fetchFromPage('/api/auth/user/factors/passkeys', { token: user.accessToken, body: { name: 'Laptop', passkey: created } });
+    expect(added.status).toBe(201);
+    return { user, added };
+  }
 
   it('removes a passkey after a recent proof, and a malformed answer is a 400', async () => {
     const { user, added } = await userWithPasskey();

@@ -24,6 +24,7 @@ export const SECURITY_CHANGES = [
   'email_change_undone',
   'identity_linked',
   'identity_unlinked',
+  'recent_ways_in_removed',
 ] as const;
 
 export const eventSchemas = {
@@ -83,7 +84,16 @@ export const eventSchemas = {
   /** The account is gone: every service drops what it holds of it (idempotently), and the notifier mails `email` a notice. */
   'account.deleted': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string() }),
   /** How the account signs in changed (a second factor added or removed, recovery codes used or replaced): the owner gets a notice. */
-  'account.security.changed': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string(), change: z.enum(SECURITY_CHANGES) }),
+  'account.security.changed': z.object({
+    ...envelope,
+    kind,
+    accountId: z.string().min(1),
+    email,
+    name: z.string(),
+    change: z.enum(SECURITY_CHANGES),
+    /** Lines listed under the change: what a recovery removed and kept (names and dates, never a secret). */
+    details: z.array(z.string().max(200)).max(100).optional(),
+  }),
 } as const;
 
 export type SecurityChange = (typeof SECURITY_CHANGES)[number];

@@ -21,17 +21,17 @@ describe('MongoResetTokens expiry', () => {
   const justBefore = new Date(expiresAt.getTime() - 1);
 
   it('when the clock is past the expiry, then neither find nor consume takes the token; just before, both do', async () => {
-    await tokens.store('tok-expiring', 'user', 'acct-1', expiresAt);
+    await tokens.store('tok-expiring', 'user', 'acct-1', expiresAt, 4);
 
     expect(await tokens.find('tok-expiring', 'user', expiresAt)).toBeUndefined();
     expect(await tokens.consume('tok-expiring', 'user', new Date(expiresAt.getTime() + 1))).toBeUndefined();
     expect(await tokens.find('tok-expiring', 'user', justBefore)).toBe('acct-1');
-    expect(await tokens.consume('tok-expiring', 'user', justBefore)).toBe('acct-1');
+    expect(await tokens.consume('tok-expiring', 'user', justBefore)).toEqual({ accountId: 'acct-1', credentialEpoch: 4 });
     expect(await tokens.consume('tok-expiring', 'user', justBefore)).toBeUndefined();
   });
 
   it('when the kind differs, then the token is not found', async () => {
-    await tokens.store('tok-kind', 'admin', 'acct-2', expiresAt);
+    await tokens.store('tok-kind', 'admin', 'acct-2', expiresAt, 0);
     expect(await tokens.find('tok-kind', 'user', justBefore)).toBeUndefined();
     expect(await tokens.find('tok-kind', 'admin', justBefore)).toBe('acct-2');
   });

@@ -134,8 +134,8 @@ describe('the stores on a Redis Cluster', () => {
     const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 60_000 });
     const id = await ceremonies.begin('login', undefined, { challenge: 'c', kind: 'user' });
     expect(await ceremonies.finish('login', id)).toEqual({ challenge: 'c', kind: 'user' });
-    await ceremonies.markProof('sid');
-    expect(await ceremonies.hasRecentProof('sid')).toBe(true);
+    await ceremonies.markProof('sid', 3);
+    expect(await ceremonies.recentProof('sid')).toBe(3);
     const flows = new RedisIdentityFlows(redis, 60_000);
     const flow = { provider: 'p', purpose: 'sign_in' as const, nonce: 'n', codeVerifier: 'v', returnTo: 'https://app.example/', binding: 'b' };
     const state = 'S'.repeat(43);

@@ -80,7 +80,7 @@ export class MongoAccounts implements Accounts {
     }
   }
 
-  async update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'> {
+  async update(id: string, changes: AccountChanges, options: { ifEpoch?: number } = {}): Promise<Account | null | 'email_taken'> {
     if (!isAccountId(id)) return null;
     const { avatar, endSessions, ...rest } = changes;
     const set: Record<string, unknown> = { ...rest };
@@ -91,7 +91,9 @@ export class MongoAccounts implements Accounts {
     if (avatar !== undefined) set.avatar = avatar && { ...avatar, fileId: new Types.ObjectId(avatar.fileId) };
     try {
       const update = endSessions ? { $set: set, $inc: { credentialEpoch: 1 } } : { $set: set };
-      return toAccount(await this.model.findByIdAndUpdate(id, update, { new: true }).lean<AccountDoc>().exec());
+      // Accounts made before epochs were kept have none: that is epoch 0.
+      const epoch = options.ifEpoch === undefined ? {} : options.ifEpoch === 0 ? { credentialEpoch: { $in: [0, null] } } : { credentialEpoch: options.ifEpoch };
+      return toAccount(await this.model.findOneAndUpdate({ _id: new Types.ObjectId(id), ...epoch }, update, { new: true }).lean<AccountDoc>().exec());
     } catch (err) {
       if (isDuplicateKey(err)) return 'email_taken';
       throw err;

@@ -87,6 +87,7 @@ export class MongoFactors implements Factors {
         : null,
       passkeys: docs.filter((d) => d.type === 'passkey').map(toPasskey),
       recoveryCodesLeft: recovery?.codes?.length ?? 0,
+      recoveryCodesMadeAt: recovery?.createdAt ?? null,
     };
   }
 

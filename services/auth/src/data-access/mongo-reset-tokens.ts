@@ -12,6 +12,8 @@ interface ResetTokenDoc {
   accountId: string;
   expiresAt: Date;
   usedAt: Date | null;
+  /** The account's credential epoch when the link was made: a credential change since retires it. */
+  credentialEpoch?: number;
 }
 
 const resetTokenSchema = new mongoose.Schema<ResetTokenDoc>(
@@ -19,6 +21,7 @@ const resetTokenSchema = new mongoose.Schema<ResetTokenDoc>(
     tokenHash: { type: String, required: true, unique: true },
     kind: { type: String, required: true },
     accountId: { type: String, required: true },
+    credentialEpoch: Number,
     expiresAt: { type: Date, required: true, index: { expireAfterSeconds: 0 } },
     usedAt: { type: Date, default: null },
   },
@@ -37,9 +40,9 @@ export class MongoResetTokens implements ResetTokens {
   }
 
   /** Stores a new link's token and retires every older, unused one of the account. */
-  async store(token: string, kind: AccountKind, accountId: string, expiresAt: Date): Promise<void> {
+  async store(token: string, kind: AccountKind, accountId: string, expiresAt: Date, credentialEpoch: number): Promise<void> {
     await this.retireAll(kind, accountId);
-    await this.model.create({ tokenHash: sha256(token), kind, accountId, expiresAt });
+    await this.model.create({ tokenHash: sha256(token), kind, accountId, expiresAt, credentialEpoch });
   }
 
   /** The account of an unused, unexpired token of this kind, without using it up. */
@@ -48,10 +51,10 @@ export class MongoResetTokens implements ResetTokens {
     return doc?.accountId;
   }
 
-  /** Marks the token used and answers its account, only if it is unused, unexpired and of this kind. */
-  async consume(token: string, kind: AccountKind, now = new Date()): Promise<string | undefined> {
+  /** Marks the token used and answers its account and epoch, only if it is unused, unexpired and of this kind. */
+  async consume(token: string, kind: AccountKind, now = new Date()): Promise<{ accountId: string; credentialEpoch?: number } | undefined> {
     const doc = await this.model.findOneAndUpdate(live(token, kind, now), { $set: { usedAt: now } }).lean<ResetTokenDoc>().exec();
-    return doc?.accountId;
+    return doc ? { accountId: doc.accountId, ...(typeof doc.credentialEpoch === 'number' ? { credentialEpoch: doc.credentialEpoch } : {}) } : undefined;
   }
 
   /** Uses up every outstanding token of an account. */

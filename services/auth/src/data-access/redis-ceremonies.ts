@@ -2,7 +2,8 @@
 // fresh token (a passkey sign-in: `webauthn:login:{<id>}`) or under the session that asked (adding a
 // passkey: `webauthn:register:{<sid>}`), for a few minutes, and is taken back once (GETDEL): a
 // replayed answer finds nothing. A session's recent proof of the password or a second factor
-// (`step-up:{<sid>}`) lets it add or remove factors for `stepUpMs`.
+// (`step-up:{<sid>}`, holding the account's credential epoch of the proof) lets it add or remove
+// factors for `stepUpMs`, and only while no credential change came after it.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '@acct/shared/redis';
 import type { CeremonyState, Ceremonies } from '../domain/ports';
@@ -25,12 +26,14 @@ export class RedisCeremonies implements Ceremonies {
     return raw ? (JSON.parse(raw) as CeremonyState) : undefined;
   }
 
-  async markProof(sessionId: string): Promise<void> {
-    await this.redis.set(stepUpKey(sessionId), '1', 'PX', this.options.stepUpMs);
+  async markProof(sessionId: string, credentialEpoch: number): Promise<void> {
+    await this.redis.set(stepUpKey(sessionId), `epoch:${credentialEpoch}`, 'PX', this.options.stepUpMs);
   }
 
-  async hasRecentProof(sessionId: string): Promise<boolean> {
-    return (await this.redis.exists(stepUpKey(sessionId))) === 1;
+  async recentProof(sessionId: string): Promise<number | undefined> {
+    // A proof stored before epochs were kept ('1') is none: the session proves itself again.
+    const match = /^epoch:(\d+)$/.exec((await this.redis.get(stepUpKey(sessionId))) ?? '');
+    return match ? Number(match[1]) : undefined;
   }
 }
 

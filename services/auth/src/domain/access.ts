@@ -6,6 +6,7 @@ import type { AccessClaims, AccountKind } from '@acct/shared';
 import { assertSessionLive } from '@acct/shared/redis';
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
+import { startedUnderCurrentCredentials } from './credential-epoch';
 import type { Needs, RequestContext } from './ports';
 
 export interface AccessOptions {
@@ -30,6 +31,12 @@ export async function requireSession(deps: Needs<'sessions' | 'revocations'>, cl
 export async function isLiveAdmin(deps: Needs<'sessions'>, ctx: RequestContext): Promise<boolean> {
   const actor = ctx.actor;
   return actor?.kind === 'admin' && (await deps.sessions.isActive('admin', actor.sid, actor.sub));
+}
+
+/** Whether the session proved the password or a factor in the last STEP_UP_SECONDS, with no credential change since. */
+export async function hasRecentProof(deps: Needs<'ceremonies'>, caller: Pick<AccessClaims, 'sid'>, account: Account): Promise<boolean> {
+  const proofEpoch = await deps.ceremonies.recentProof(caller.sid);
+  return proofEpoch !== undefined && startedUnderCurrentCredentials(account, proofEpoch);
 }
 
 /** The account of a caller whose session is live; an account gone meanwhile answers as an ended session. */

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { AuthErrors } from '../errors';
 import { isAccountId, toAccountRecord, type AccountChanges, type AccountRecord } from './account';
 import { assertNotCommon, assertPasswordPolicy } from './passwords';
-import { sendVerificationLink, verifiesEmail } from './email-ownership';
+import { assertAddressFree, sendVerificationLink, verifiesEmail } from './email-ownership';
 import type { Needs, RequestContext } from './ports';
 import { asBody, requireEmail, requireName } from './validation';
 import { endEverySession } from './sessions';
@@ -24,6 +24,7 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordSc
   }
   if (email !== undefined) {
     changes.email = requireEmail(email);
+    await assertAddressFree(deps, 'user', changes.email, id);
     // An admin cannot vouch for an inbox: the new address is proven by a link, as a registration's is.
     if (verifiesEmail(deps, 'user')) changes.emailVerified = false;
   }

@@ -1,10 +1,21 @@
 // Proving a user's address, and changing it. With EMAIL_VERIFICATION `soft` or `required` a new
 // user starts unverified and is mailed a link; `required` keeps an unverified user from signing in.
 // A change of address is asked for with the password (or a recent second-factor proof), confirmed
-// from the new address, announced to the old one with a link that undoes it (and ends every
-// session). Every link: 256 random bits, stored hashed, single use, expiring, only the newest of its
-// kind working, mailed through the outbox. Admins are not asked to prove their address (an admin
-// account is made by an admin or at bootstrap, and a mail server must not lock the first one out).
+// from the new address, announced to the old one with a link that undoes it. Every link: 256 random
+// bits, stored hashed, single use, expiring, mailed through the outbox; a verify or confirm link only
+// the newest of its kind, and only under the credentials it was issued under (credential-epoch.ts).
+// Admins are not asked to prove their address (an admin account is made by an admin or at
+// bootstrap, and a mail server must not lock the first one out).
+//
+// The undo is how the owner takes the account back from whoever had the password for a moment, so
+// nothing that comes after a change can take it away: each change's undo link lives its whole week
+// (EMAIL_CHANGE_UNDO_SECONDS) whatever later changes, resets or undos do; the address it returns to
+// is held for the account meanwhile (no one else may register or move to it); and using it returns
+// the account to that address, retires every link issued after it, ends every session and pending
+// flow (the credential epoch moves on), removes the password (a reset link goes to the restored
+// address), removes the ways in added in the last week, and tells the owner. A second change while an
+// undo is outstanding is allowed: its own undo link goes to the address it leaves, and the earliest
+// undo (the owner's) still wins, since an undo retires only what came after it.
 import { randomBytes } from 'node:crypto';
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
@@ -15,6 +26,9 @@ import { callerAccount } from './access';
 import { confirmPasswordOrRecentProof } from './passwords';
 import { securityNotice } from './security-notices';
 import { endEverySession } from './sessions';
+import { startedUnderCurrentCredentials } from './credential-epoch';
+import { mailResetLink } from './password-reset';
+import { removeRecentWaysIn } from './ways-in';
 import { asBody, requireEmail, validateUserForgot } from './validation';
 
 const ACTIONS: Record<LinkPurpose, string> = { verify_email: 'verify', change_email: 'confirm', undo_email_change: 'undo' };
@@ -104,7 +118,7 @@ export async function requestEmailChange(
   if (!(await withinLimit(deps, 'forgotEmail', `change:${caller.kind}:${account.id}`))) throw AuthErrors.rateLimited(3600);
   if (email === account.email) return;
   const { token, linkUrl, expiresAt } = newLink(deps, 'change_email', deps.policy.emailLinks.ttlSeconds);
-  await deps.links.store(token, { purpose: 'change_email', kind: caller.kind, accountId: account.id, email, expiresAt });
+  await deps.links.store(token, { purpose: 'change_email', kind: caller.kind, accountId: account.id, email, expiresAt, credentialEpoch: account.credentialEpoch });
   await deps.outbox.add('account.email_change.requested', {
     kind: caller.kind,
     accountId: account.id,
@@ -116,21 +130,29 @@ export async function requestEmailChange(
   });
 }
 
-/** The new address confirms: the account moves to it (proven), and the old address gets a notice with an undo link. */
+/**
+ * The new address confirms: the account moves to it (proven), and the old address gets a notice with
+ * an undo link. Only under the credentials the change was asked under, and only if no undo or other
+ * credential change lands first (the move is conditional on the epoch): an undo racing it wins.
+ */
 export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'outbox' | 'policy' | 'rateLimits' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
   const token = requireLinkToken(raw);
   await enforceLimit(deps, 'emailLinkIp', ctx.budget);
   const link = await deps.links.consume('change_email', token);
   if (!link || link.kind !== kind || !link.email) throw AuthErrors.linkInvalid();
   const before = await deps.accounts[kind].findById(link.accountId);
-  if (!before) throw AuthErrors.linkInvalid();
-  const changed = await deps.accounts[kind].update(before.id, { email: link.email, ...(verifiesEmail(deps, kind) ? { emailVerified: true } : {}) });
-  if (changed === 'email_taken') throw AuthErrors.emailTaken();
-  if (!changed) throw AuthErrors.linkInvalid();
+  if (!before || !startedUnderCurrentCredentials(before, link.credentialEpoch)) throw AuthErrors.linkInvalid();
+  await assertAddressFree(deps, kind, link.email, before.id);
+  // The undo link exists before the move, so an undo of an earlier change that lands meanwhile retires it.
+  const undo = newLink(deps, 'undo_email_change', deps.policy.emailLinks.undoSeconds);
+  await deps.links.store(undo.token, { purpose: 'undo_email_change', kind, accountId: before.id, email: before.email, expiresAt: undo.expiresAt });
+  const changed = await deps.accounts[kind].update(before.id, { email: link.email, ...(verifiesEmail(deps, kind) ? { emailVerified: true } : {}) }, { ifEpoch: before.credentialEpoch });
+  if (!changed || changed === 'email_taken') {
+    await deps.links.consume('undo_email_change', undo.token);
+    throw changed === 'email_taken' ? AuthErrors.emailTaken() : AuthErrors.linkInvalid();
+  }
   // A verification link of the old address proves nothing any more.
   await deps.links.retireAll('verify_email', kind, changed.id);
-  const undo = newLink(deps, 'undo_email_change', deps.policy.emailLinks.undoSeconds);
-  await deps.links.store(undo.token, { purpose: 'undo_email_change', kind, accountId: changed.id, email: before.email, expiresAt: undo.expiresAt });
   await deps.outbox.add('account.email_change.completed', {
     kind,
     accountId: changed.id,
@@ -144,9 +166,12 @@ export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'out
   return toAccountRecord(kind, changed);
 }
 
-/** The old address undoes a change: the account moves back to it and every session ends (whoever changed it is out). */
+/**
+ * The old address undoes a change: the account moves back to it, whatever came after, and whoever
+ * changed it is out (see the head of this file for all it ends).
+ */
 export async function undoEmailChange(
-  deps: Needs<'accounts' | 'links' | 'outbox' | 'logger' | 'policy' | 'sessions' | 'otp' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'accounts' | 'links' | 'resets' | 'factors' | 'identities' | 'outbox' | 'logger' | 'policy' | 'sessions' | 'otp' | 'rateLimits' | 'metrics'>,
   kind: AccountKind,
   raw: unknown,
   ctx: RequestContext,
@@ -158,13 +183,26 @@ export async function undoEmailChange(
   const restored = await deps.accounts[kind].update(link.accountId, {
     email: link.email,
     ...(verifiesEmail(deps, kind) ? { emailVerified: true } : {}),
+    // The password may be the other person's now: the owner chooses a new one from the restored address.
+    passwordHash: null,
     endSessions: true,
   });
   if (restored === 'email_taken') throw AuthErrors.emailTaken();
   if (!restored) throw AuthErrors.linkInvalid();
-  await deps.links.retireAll('all', kind, restored.id);
+  // Later changes' links (their confirmations and undos) and every pending confirmation or reset go; earlier undos stay.
+  await deps.links.retireAll('all', kind, restored.id, { after: link.createdAt });
+  await deps.links.retireAll('change_email', kind, restored.id);
+  await deps.links.retireAll('verify_email', kind, restored.id);
   await endEverySession(deps, kind, restored, ctx);
-  await securityNotice(deps, kind, restored, 'email_change_undone', ctx);
+  const report = await removeRecentWaysIn(deps, kind, restored);
+  await mailResetLink(deps, kind, restored, ctx.requestId);
+  await securityNotice(deps, kind, restored, 'email_change_undone', ctx, [...report.removed.map((r) => `Removed: ${r}`), ...report.remaining.map((r) => `Kept: ${r}`)]);
+}
+
+/** An address held by another account's live undo link is as taken as one in use: the undo must be able to return to it. */
+export async function assertAddressFree(deps: Needs<'links'>, kind: AccountKind, email: string, accountId?: string): Promise<void> {
+  const holder = await deps.links.heldFor(kind, email.trim().toLowerCase());
+  if (holder !== undefined && holder !== accountId) throw AuthErrors.emailTaken();
 }
 
 function requireLinkToken(raw: unknown): string {

@@ -22,7 +22,9 @@ import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { enforceLimit } from './limits';
 import type { FactorSet, Needs, OpenChallenge, ProofVerdict, RequestContext } from './ports';
-import { callerAccount } from './access';
+import { callerAccount, hasRecentProof } from './access';
+import { startedUnderCurrentCredentials } from './credential-epoch';
+import { removeWayIn } from './ways-in';
 import { confirmOwnPassword } from './passwords';
 import { securityNotice } from './security-notices';
 import { announceEnded, endEverySession } from './sessions';
@@ -230,13 +232,12 @@ export async function reauthenticate(
   } else {
     throw AuthErrors.reauthenticateMissing();
   }
-  await deps.ceremonies.markProof(caller.sid);
+  await deps.ceremonies.markProof(caller.sid, account.credentialEpoch);
 }
 
 /** Starts adding an authenticator app: a fresh 160-bit secret, its otpauth:// URI and that URI as a QR image. */
 export async function startAuthenticator(deps: OwnNeeds, caller: AccessClaims): Promise<{ secret: string; otpauthUrl: string; qrCode: string }> {
-  await requireRecentProof(deps, caller);
-  const account = await callerAccount(deps, caller);
+  const account = await requireRecentProof(deps, caller);
   const secret = new Secret({ size: 20 });
   if ((await deps.factors.startTotp(caller.kind, caller.sub, secret.base32)) === 'exists') throw AuthErrors.authenticatorExists();
   const otpauthUrl = new TOTP({ ...TOTP_SETTINGS, issuer: deps.policy.mfa.totpIssuer, label: account.email, secret }).toString();
@@ -270,9 +271,12 @@ export async function removeAuthenticator(deps: OwnNeeds, caller: AccessClaims, 
   return afterRemoval(deps, caller, 'totp_removed', ctx);
 }
 
-export async function removePasskey(deps: OwnNeeds, caller: AccessClaims, passkeyId: string, ctx: RequestContext): Promise<number> {
-  await requireRecentProof(deps, caller);
-  if (!/^[A-Za-z0-9_-]{1,1366}$/.test(passkeyId) || !(await deps.factors.removePasskey(caller.kind, caller.sub, passkeyId))) throw AuthErrors.factorNotFound();
+export async function removePasskey(deps: OwnNeeds & Needs<'locks' | 'identities'>, caller: AccessClaims, passkeyId: string, ctx: RequestContext): Promise<number> {
+  const account = await requireRecentProof(deps, caller);
+  if (!/^[A-Za-z0-9_-]{1,1366}$/.test(passkeyId)) throw AuthErrors.factorNotFound();
+  // A passwordless account's last passkey is its last way in, unless an identity is linked.
+  const removed = await removeWayIn(deps, caller.kind, account, { type: 'passkey', id: passkeyId }, () => deps.factors.removePasskey(caller.kind, caller.sub, passkeyId));
+  if (!removed) throw AuthErrors.factorNotFound();
   return afterRemoval(deps, caller, 'passkey_removed', ctx);
 }
 
@@ -289,8 +293,7 @@ export async function regenerateRecoveryCodes(deps: OwnNeeds, caller: AccessClai
 /** Registration options for a new passkey of the caller (their own passkeys excluded). */
 export async function passkeyRegistrationOptions(deps: OwnNeeds, caller: AccessClaims): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const webauthn = requireWebauthn(deps);
-  await requireRecentProof(deps, caller);
-  const account = await callerAccount(deps, caller);
+  const account = await requireRecentProof(deps, caller);
   const { passkeys } = await deps.factors.of(caller.kind, caller.sub);
   const options = await generateRegistrationOptions({
     rpName: webauthn.rpName,
@@ -303,7 +306,7 @@ export async function passkeyRegistrationOptions(deps: OwnNeeds, caller: AccessC
     excludeCredentials: passkeys.map((p) => ({ id: p.id, transports: p.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
   });
-  await deps.ceremonies.begin('register', caller.sid, { challenge: options.challenge, kind: caller.kind, accountId: caller.sub });
+  await deps.ceremonies.begin('register', caller.sid, { challenge: options.challenge, kind: caller.kind, accountId: caller.sub, credentialEpoch: account.credentialEpoch });
   return options;
 }
 
@@ -315,12 +318,12 @@ export async function registerPasskey(
   ctx: RequestContext,
 ): Promise<{ passkey: { id: string; name: string; createdAt: string }; recoveryCodes?: string[] }> {
   const webauthn = requireWebauthn(deps);
-  await requireRecentProof(deps, caller);
+  const account = await requireRecentProof(deps, caller);
   const { name, passkey } = asBody(raw);
   if (name !== undefined && (typeof name !== 'string' || name.trim().length < 1 || name.trim().length > 64)) throw AuthErrors.passkeyName();
   const answer = requirePasskeyAnswer(passkey);
   const state = await deps.ceremonies.finish('register', caller.sid);
-  if (!state || state.accountId !== caller.sub || state.kind !== caller.kind) throw AuthErrors.passkeyRejected();
+  if (!state || state.accountId !== caller.sub || state.kind !== caller.kind || !startedUnderCurrentCredentials(account, state.credentialEpoch)) throw AuthErrors.passkeyRejected();
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({
@@ -374,8 +377,11 @@ export async function resetUserFactors(deps: Needs<'accounts' | 'factors' | 'ses
 
 // ---- helpers -------------------------------------------------------------------------------------
 
-async function requireRecentProof(deps: Needs<'ceremonies'>, caller: AccessClaims): Promise<void> {
-  if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.stepUpRequired();
+/** The caller's account, when the session has a recent proof under its current credentials. */
+async function requireRecentProof(deps: Needs<'ceremonies' | 'accounts'>, caller: AccessClaims): Promise<Account> {
+  const account = await callerAccount(deps, caller);
+  if (!(await hasRecentProof(deps, caller, account))) throw AuthErrors.stepUpRequired();
+  return account;
 }
 
 function requireWebauthn(deps: Needs<'policy'>): NonNullable<typeof deps.policy.mfa.webauthn> {

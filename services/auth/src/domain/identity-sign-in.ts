@@ -20,7 +20,9 @@ import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AppError, kindLabel } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
-import { callerAccount } from './access';
+import { callerAccount, hasRecentProof } from './access';
+import { startedUnderCurrentCredentials } from './credential-epoch';
+import { removeWayIn } from './ways-in';
 import { assertMaySignIn, verifiesEmail } from './email-ownership';
 import { enforceLimit } from './limits';
 import { challengeAdmin, challengeOwnFactors, signIn } from './login';
@@ -85,14 +87,15 @@ export async function startSignIn(deps: FlowNeeds, kind: AccountKind, providerId
 }
 
 /** Starts linking a provider to the signed-in account, which proved a factor in the last few minutes (as for adding a passkey). */
-export async function startLink(deps: FlowNeeds & Needs<'ceremonies'>, caller: AccessClaims, providerId: string, raw: unknown): Promise<StartedFlow> {
+export async function startLink(deps: FlowNeeds & Needs<'ceremonies' | 'accounts'>, caller: AccessClaims, providerId: string, raw: unknown): Promise<StartedFlow> {
   const { returnTo } = asBody(raw);
   const target = allowedReturnTo(deps, returnTo);
-  if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.stepUpRequired();
-  return beginFlow(deps, caller.kind, providerId, { purpose: 'link', accountId: caller.sub, returnTo: target });
+  const account = await callerAccount(deps, caller);
+  if (!(await hasRecentProof(deps, caller, account))) throw AuthErrors.stepUpRequired();
+  return beginFlow(deps, caller.kind, providerId, { purpose: 'link', accountId: caller.sub, returnTo: target, credentialEpoch: account.credentialEpoch });
 }
 
-async function beginFlow(deps: FlowNeeds, kind: AccountKind, providerId: string, flow: Pick<IdentityFlow, 'purpose' | 'accountId' | 'returnTo'>): Promise<StartedFlow> {
+async function beginFlow(deps: FlowNeeds, kind: AccountKind, providerId: string, flow: Pick<IdentityFlow, 'purpose' | 'accountId' | 'returnTo' | 'credentialEpoch'>): Promise<StartedFlow> {
   // A provider admins may not use is, on their routes, as unknown as one never configured.
   if (kind === 'admin' && !deps.policy.identity.adminProviders.includes(providerId)) throw AuthErrors.identityProviderUnknown();
   const state = randomToken();
@@ -160,14 +163,8 @@ export async function listIdentities(deps: Needs<'identities' | 'identityProvide
 export async function unlinkIdentity(deps: Needs<'identities' | 'accounts' | 'factors' | 'locks' | 'outbox' | 'logger'>, caller: AccessClaims, providerId: string, ctx: RequestContext): Promise<void> {
   const { kind } = caller;
   const account = await callerAccount(deps, caller);
-  // Under a lock per account: two unlinks at once cannot each see the other as the way left.
-  await deps.locks.run(`identities:${kind}:${account.id}`, async () => {
-    const linked = await deps.identities.listFor(kind, account.id);
-    if (!linked.some((i) => i.provider === providerId)) throw AuthErrors.identityNotFound();
-    const passkeys = (await deps.factors.of(kind, account.id)).passkeys.length;
-    if (account.passwordHash === null && passkeys === 0 && linked.length === 1) throw AuthErrors.lastSignInMethod();
-    await deps.identities.remove(kind, account.id, providerId);
-  });
+  const removed = await removeWayIn(deps, kind, account, { type: 'identity', provider: providerId }, () => deps.identities.remove(kind, account.id, providerId));
+  if (!removed) throw AuthErrors.identityNotFound();
   await securityNotice(deps, kind, account, 'identity_unlinked', ctx);
 }
 
@@ -227,6 +224,8 @@ async function addIdentity(deps: Needs<'identities'>, kind: AccountKind, provide
 async function linkToCaller(deps: CallbackNeeds, kind: AccountKind, providerId: string, flow: IdentityFlow, claims: IdentityClaims, ctx: RequestContext): Promise<CallbackOutcome> {
   const account = flow.accountId ? await deps.accounts[kind].findById(flow.accountId) : null;
   if (!account) throw new IdentityRefused('identity_state_invalid', 'the account that started the link is gone');
+  // A reset, a new password or an undone change of address since the link started ends it.
+  if (!startedUnderCurrentCredentials(account, flow.credentialEpoch)) throw new IdentityRefused('identity_state_invalid', 'the account’s credentials changed after the link started');
   const owner = await deps.identities.find(providerId, claims.subject);
   if (owner && (owner.kind !== kind || owner.accountId !== account.id)) throw new IdentityRefused('identity_taken', 'the identity is linked to another account');
   if (!owner) {

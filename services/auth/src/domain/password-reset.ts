@@ -1,6 +1,9 @@
 // Forgot and reset password. Forgot validates, rate-limits and queues the request, the same work
 // whatever the email, and answers; the lookup and the mail happen later, in a worker on its own
 // schedule. Reset checks the token before it spends a bcrypt hash, and uses up every link of the account.
+// A reset proves the mailbox, which may be the owner taking the account back from whoever had the
+// password for a moment: the ways in added in the last week go (ways-in.ts), the link holds only
+// under the credentials it was mailed under, and everything pending ends with the epoch.
 import { randomBytes } from 'node:crypto';
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
@@ -9,6 +12,9 @@ import type { ClaimedResetRequest, Needs, RequestContext } from './ports';
 import { assertNotCommon } from './passwords';
 import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
 import { endEverySession } from './sessions';
+import type { Account } from './account';
+import { removeRecentWaysIn } from './ways-in';
+import { securityNotice } from './security-notices';
 
 /** Validates, rate-limits and queues a forgot-password request. */
 export async function requestPasswordReset(deps: Needs<'rateLimits' | 'loginAttempts' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
@@ -35,24 +41,29 @@ export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'ou
     deps.logger.warn({ kind, account_id: accountId }, 'Reset mail budget of this address is spent; no link sent');
     return;
   }
+  await mailResetLink(deps, kind, account, request.requestId);
+}
+
+/** Mails the account's address a reset link (the older one stops working), valid under its current credentials. */
+export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'policy'>, kind: AccountKind, account: Account, requestId?: string): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + deps.policy.resetTokenTtlSeconds * 1000);
-  await deps.resets.store(token, kind, accountId, expiresAt);
+  await deps.resets.store(token, kind, account.id, expiresAt, account.credentialEpoch);
   const resetUrl = new URL(deps.policy.resetUrlBase[kind]);
   resetUrl.searchParams.set('token', token);
   await deps.outbox.add('account.password_reset.requested', {
     kind,
-    accountId,
+    accountId: account.id,
     email: account.email,
     name: account.name,
     resetUrl: resetUrl.toString(),
     expiresAt: expiresAt.toISOString(),
-    requestId: request.requestId,
+    requestId,
   });
 }
 
 export async function resetPassword(
-  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'otp' | 'outbox' | 'logger' | 'metrics'>,
+  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'otp' | 'factors' | 'identities' | 'outbox' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
@@ -64,13 +75,17 @@ export async function resetPassword(
   assertNotCommon(deps, newPassword);
   const passwordHash = await deps.hasher.hash(newPassword);
   // Used up atomically: of two resets with one token, one wins.
-  const accountId = await deps.resets.consume(token, kind);
-  if (!accountId) throw AuthErrors.resetInvalid();
-  const account = await deps.accounts[kind].update(accountId, { passwordHash, endSessions: true });
+  const used = await deps.resets.consume(token, kind);
+  if (!used) throw AuthErrors.resetInvalid();
+  const { accountId } = used;
+  // Only under the credentials it was mailed under: a credential change since (another reset, an undo) retired it.
+  const account = await deps.accounts[kind].update(accountId, { passwordHash, endSessions: true }, { ifEpoch: used.credentialEpoch });
   // A password change cannot take an address; anything but an account means it is gone.
   if (!account || account === 'email_taken') throw AuthErrors.resetInvalid();
   await deps.resets.retireAll(kind, accountId);
   await endEverySession(deps, kind, account, ctx);
+  const report = await removeRecentWaysIn(deps, kind, account);
+  if (report.removed.length > 0) await securityNotice(deps, kind, account, 'recent_ways_in_removed', ctx, [...report.removed.map((r) => `Removed: ${r}`), ...report.remaining.map((r) => `Kept: ${r}`)]);
   await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message }, 'Could not record the password-changed event'));

@@ -3,6 +3,7 @@ import { AuthErrors } from '../errors';
 import type { AccountKind } from '@acct/shared';
 import type { Account } from './account';
 import type { Needs, RequestContext } from './ports';
+import { hasRecentProof } from './access';
 
 const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 128;
@@ -39,5 +40,5 @@ export async function confirmPasswordOrRecentProof(
   ctx: RequestContext,
 ): Promise<void> {
   if (typeof password === 'string' && password !== '') await confirmOwnPassword(deps, caller.kind, account, password, ctx);
-  else if (!(await deps.ceremonies.hasRecentProof(caller.sid))) throw AuthErrors.passwordOrRecentProof();
+  else if (!(await hasRecentProof(deps, caller, account))) throw AuthErrors.passwordOrRecentProof();
 }

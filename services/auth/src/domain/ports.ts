@@ -25,8 +25,11 @@ export interface Accounts {
   findById(id: string): Promise<Account | null>;
   /** The new account, or `email_taken` when the kind already has the address. */
   create(fields: NewAccount): Promise<Account | 'email_taken'>;
-  /** The changed account, null when there is none with the id, or `email_taken`. */
-  update(id: string, changes: AccountChanges): Promise<Account | null | 'email_taken'>;
+  /**
+   * The changed account, null when there is none with the id (or, with `ifEpoch`, when its credential
+   * epoch is another: a credential change came first), or `email_taken`.
+   */
+  update(id: string, changes: AccountChanges, options?: { ifEpoch?: number }): Promise<Account | null | 'email_taken'>;
   /** Deletes the account; answers it as it was, or null when there was none. */
   remove(id: string): Promise<Account | null>;
   /** How many accounts of the kind are not disabled. */
@@ -160,6 +163,8 @@ export interface FactorSet {
   totp: { secret: string; confirmed: boolean; lastStep: number; createdAt: Date } | null;
   passkeys: Passkey[];
   recoveryCodesLeft: number;
+  /** When the current set of recovery codes was made (null: none). */
+  recoveryCodesMadeAt: Date | null;
 }
 
 /** Second factors at rest: seeds sealed, recovery codes hashed, by the store. */
@@ -191,39 +196,61 @@ export interface Ceremonies {
   begin(purpose: 'login' | 'register', key: string | undefined, state: CeremonyState): Promise<string>;
   /** Takes the state back once: a second call answers undefined. */
   finish(purpose: 'login' | 'register', key: string): Promise<CeremonyState | undefined>;
-  /** The session just proved the password or a second factor. */
-  markProof(sessionId: string): Promise<void>;
-  hasRecentProof(sessionId: string): Promise<boolean>;
+  /** The session just proved the password or a second factor, under the account's credential epoch. */
+  markProof(sessionId: string, credentialEpoch: number): Promise<void>;
+  /** The credential epoch of the session's proof of the last STEP_UP_SECONDS; undefined without one. */
+  recentProof(sessionId: string): Promise<number | undefined>;
 }
 
 export interface CeremonyState {
   challenge: string;
   kind: AccountKind;
   accountId?: string;
+  /** The credential epoch a registration started under (credential-epoch.ts). */
+  credentialEpoch?: number;
 }
 
 export interface ResetTokens {
-  store(token: string, kind: AccountKind, accountId: string, expiresAt: Date): Promise<void>;
+  store(token: string, kind: AccountKind, accountId: string, expiresAt: Date, credentialEpoch: number): Promise<void>;
   find(token: string, kind: AccountKind): Promise<string | undefined>;
-  consume(token: string, kind: AccountKind): Promise<string | undefined>;
+  /** Uses the token up: whose it was, and the credential epoch it was issued under (undefined: issued before epochs were kept). */
+  consume(token: string, kind: AccountKind): Promise<{ accountId: string; credentialEpoch?: number } | undefined>;
   retireAll(kind: AccountKind, accountId: string): Promise<void>;
 }
 
 export type LinkPurpose = 'verify_email' | 'change_email' | 'undo_email_change';
 
-/** A used link: whose, and the address it was issued for. */
+/** A used link: whose, the address it was issued for, when, and under which credential epoch. */
 export interface UsedLink {
   kind: AccountKind;
   accountId: string;
   email?: string;
+  createdAt: Date;
+  credentialEpoch?: number;
 }
 
-/** Mailed links that prove an address: hashed, single use, expiring, one live per account and purpose. */
+export interface NewLink {
+  purpose: LinkPurpose;
+  kind: AccountKind;
+  accountId: string;
+  email?: string;
+  expiresAt: Date;
+  credentialEpoch?: number;
+}
+
+/**
+ * Mailed links that prove an address: hashed, single use, expiring; one live per account and
+ * purpose, except the undo links of address changes, each of which lives its whole week.
+ */
 export interface AccountLinks {
-  store(token: string, link: { purpose: LinkPurpose; kind: AccountKind; accountId: string; email?: string; expiresAt: Date }): Promise<void>;
+  /** Stores a link; a new verify or change link retires the older one of its purpose. */
+  store(token: string, link: NewLink): Promise<void>;
   /** Uses the link up; undefined when it is unknown, used, replaced by a newer one, or expired. */
   consume(purpose: LinkPurpose, token: string): Promise<UsedLink | undefined>;
-  retireAll(purpose: LinkPurpose | 'all', kind: AccountKind, accountId: string): Promise<void>;
+  /** Retires the account's unused links of the purpose; with `after`, only those issued after that moment. */
+  retireAll(purpose: LinkPurpose | 'all', kind: AccountKind, accountId: string, options?: { after?: Date }): Promise<void>;
+  /** The account whose live undo link would bring it back to `email`: the address is held for it meanwhile. */
+  heldFor(kind: AccountKind, email: string): Promise<string | undefined>;
 }
 
 export interface ResetRequest {
@@ -369,6 +396,8 @@ export interface IdentityFlow {
   returnTo: string;
   /** SHA-256 of the secret in the browser's flow cookie: the callback must come from the browser that started. */
   binding: string;
+  /** A link's: the account's credential epoch when it started (credential-epoch.ts). */
+  credentialEpoch?: number;
 }
 
 /** A callback's flow: taken (used up), or left to the browser that started it when `binding` is another's. */

@@ -5,7 +5,7 @@ import { toAccountRecord, type AccountRecord } from './account';
 import { isLiveAdmin } from './access';
 import { enforceLimit } from './limits';
 import type { Needs, RequestContext } from './ports';
-import { sendVerificationLink, verifiesEmail } from './email-ownership';
+import { assertAddressFree, sendVerificationLink, verifiesEmail } from './email-ownership';
 import { assertNotCommon } from './passwords';
 import { validateRegister } from './validation';
 
@@ -23,9 +23,11 @@ export async function register(
     const allowed = (await isLiveAdmin(deps, ctx)) || deps.policy.adminRegistrationOpen || (release = await deps.firstAdmin.claim());
     if (!allowed) throw AuthErrors.adminRegistrationClosed();
   }
-  const passwordHash = await deps.hasher.hash(input.password);
   let account;
   try {
+    // Held for another account's undo: taken, as an address in use is.
+    await assertAddressFree(deps, kind, input.email);
+    const passwordHash = await deps.hasher.hash(input.password);
     account = await deps.accounts[kind].create({
       email: input.email,
       name: input.name,

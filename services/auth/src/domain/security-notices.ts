@@ -5,8 +5,9 @@ import type { AccountKind, SecurityChange } from '@acct/shared';
 import type { Account } from './account';
 import type { Needs, RequestContext } from './ports';
 
-export async function securityNotice(deps: Needs<'outbox' | 'logger'>, kind: AccountKind, account: Account, change: SecurityChange, ctx: RequestContext): Promise<void> {
+/** `details`: lines the notice lists under the change (what was removed and what was kept), never a secret. */
+export async function securityNotice(deps: Needs<'outbox' | 'logger'>, kind: AccountKind, account: Account, change: SecurityChange, ctx: RequestContext, details?: string[]): Promise<void> {
   await deps.outbox
-    .add('account.security.changed', { kind, accountId: account.id, email: account.email, name: account.name, change, requestId: ctx.requestId })
+    .add('account.security.changed', { kind, accountId: account.id, email: account.email, name: account.name, change, ...(details?.length ? { details } : {}), requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id, change }, 'Could not record the security notice'));
 }

@@ -18,7 +18,7 @@ export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonie
   if (opened === 'superseded') throw AuthErrors.invalidCredentials();
   const { token, sessionId } = opened;
   // The login just proved the account's factors: for a few minutes the session may change them.
-  await deps.ceremonies.markProof(sessionId);
+  await deps.ceremonies.markProof(sessionId, account.credentialEpoch);
   // Over the cap per account, the oldest sessions ended to make room.
   await announceEnded(deps, kind, account.id, opened.evicted, ctx);
   const accessToken = deps.tokens.sign({ sub: account.id, kind, role: account.role, sid: sessionId }, opened.endsAt);

@@ -43,9 +43,12 @@ export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
   recovery_code_used: 'A recovery code was used to sign in.',
   factors_reset: 'An administrator removed every second factor of your account, and every session was signed out.',
   password_changed: 'Your password was changed, and your other sessions were signed out.',
-  email_change_undone: 'The change of your email address was undone, and every session was signed out. Change your password if you did not ask for the change.',
+  email_change_undone:
+    'The change of your email address was undone: every session was signed out and the password removed. Choose a new password with the link we sent to this address just now.',
   identity_linked: 'A sign-in with an identity provider (such as Google) was linked to your account.',
   identity_unlinked: 'A sign-in with an identity provider was unlinked from your account.',
+  recent_ways_in_removed:
+    'Your account was taken back through your mailbox, so the passkeys, authenticator app and identity-provider sign-ins added in the last 7 days were removed (add back the ones that were yours):',
 };
 
 export const handlers: { [T in EventType]: Handler<T> } = {
@@ -100,7 +103,8 @@ export const handlers: { [T in EventType]: Handler<T> } = {
   },
   'account.security.changed': {
     queue: 'email',
-    handle: (deps, p) => mail(deps, 'security-notice', p.email, p.eventId, { name: p.name, change: SECURITY_CHANGE_WORDS[p.change] }),
+    handle: (deps, p) =>
+      mail(deps, 'security-notice', p.email, p.eventId, { name: p.name, change: [SECURITY_CHANGE_WORDS[p.change], ...(p.details ?? []).map((line) => `- ${line}`)].join('\n') }),
   },
 };
 
