@@ -117,14 +117,27 @@ describe('POST /api/auth/user/refresh, past a 1 s grace window', () => {
   afterAll(() => shortGrace.stop());
   const refreshOn = (on: TestStack, token: string | undefined) => call(on.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${token}` });
 
-  it('when a rotated-out token comes back after the grace window, then the whole session is revoked', async () => {
+  it('when a rotated-out token comes back after the grace window and its successor was never used, then it is a lost answer retried: the same successor, nothing revoked', async () => {
     const { refresh: token, id } = await registerAndLogin(shortGrace);
     const successor = cookieOf(await refreshOn(shortGrace, token));
+    await new Promise((r) => setTimeout(r, 1_200));
+    const retried = await refreshOn(shortGrace, token);
+    expect(retried.status).toBe(200);
+    expect(cookieOf(retried)).toBe(successor);
+    expect((await refreshOn(shortGrace, successor)).status).toBe(200);
+    expect(shortGrace.logs.audit.find((r) => r.event === 'refresh_retry_after_grace' && r.account_id === id)).toMatchObject({ level: 'info' });
+    expect(shortGrace.logs.audit.find((r) => r.event === 'refresh_token_reuse' && r.account_id === id)).toBeUndefined();
+  });
+
+  it('when a rotated-out token comes back after its successor was used, then the whole session is revoked', async () => {
+    const { refresh: token, id } = await registerAndLogin(shortGrace);
+    const successor = cookieOf(await refreshOn(shortGrace, token));
+    const latest = cookieOf(await refreshOn(shortGrace, successor));
     await new Promise((r) => setTimeout(r, 1_200));
     const replay = await refreshOn(shortGrace, token);
     expect(replay.status).toBe(401);
     expect(replay.setCookies[0]).toMatch(/^userRefreshToken=;/);
-    expect((await refreshOn(shortGrace, successor)).status).toBe(401);
+    expect((await refreshOn(shortGrace, latest)).status).toBe(401);
     expect(shortGrace.logs.audit.find((r) => r.event === 'refresh_token_reuse' && r.account_id === id)).toMatchObject({ level: 'warn' });
   });
 });

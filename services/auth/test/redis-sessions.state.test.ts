@@ -51,16 +51,73 @@ describe('RedisSessions', () => {
     expect((await store.rotate('admin', token)).outcome).toBe('expired');
   });
 
-  it('gives the same successor within the grace window and revokes after it', async () => {
+  it('gives the same successor within the grace window, and revokes when a token comes back after its successor was used', async () => {
     now = Date.now();
     const { token } = await open({ kind: 'user', accountId: 'a3', role: 'user' });
-    const first = await store.rotate('user', token);
+    const first = (await store.rotate('user', token)) as { token: string };
     now += 9_000;
     const second = await store.rotate('user', token);
-    expect(second).toMatchObject({ outcome: 'grace', token: (first as { token: string }).token });
+    expect(second).toMatchObject({ outcome: 'grace', token: first.token });
+    // The successor is used: the session moves on, and the token before it is now two rotations old.
     now += 2_000;
+    expect((await store.rotate('user', first.token)).outcome).toBe('rotated');
     expect((await store.rotate('user', token)).outcome).toBe('reused');
-    expect((await store.rotate('user', (first as { token: string }).token)).outcome).toBe('missing');
+    expect((await store.rotate('user', first.token)).outcome).toBe('missing');
+  });
+
+  describe('a refresh whose answer was lost (the successor never presented), retried after the grace window', () => {
+    it('gets the same successor, as often as it is retried, and the session goes on', async () => {
+      now = Date.now();
+      const { token } = await open({ kind: 'user', accountId: 'lost-1', role: 'user' });
+      const lost = (await store.rotate('user', token)) as { token: string };
+      // A Redis outage longer than the window: the rotation was kept, its answer never reached the app.
+      now += 12_000;
+      expect(await store.rotate('user', token)).toMatchObject({ outcome: 'late_retry', token: lost.token });
+      now += 5_000;
+      expect(await store.rotate('user', token)).toMatchObject({ outcome: 'late_retry', token: lost.token });
+      expect((await store.rotate('user', lost.token)).outcome).toBe('rotated');
+      expect(announced).not.toContain((lost as unknown as { sessionId: string }).sessionId);
+    });
+
+    it('is still theft when the successor was used: the old token revokes the session', async () => {
+      now = Date.now();
+      const { token, sessionId } = await open({ kind: 'user', accountId: 'lost-2', role: 'user' });
+      const next = (await store.rotate('user', token)) as { token: string };
+      now += 12_000;
+      expect((await store.rotate('user', next.token)).outcome).toBe('rotated');
+      expect((await store.rotate('user', token)).outcome).toBe('reused');
+      expect(announced).toContain(sessionId);
+    });
+
+    it('catches two holders taking turns: a second late retry within three rotations of the first is reuse', async () => {
+      now = Date.now();
+      const { token, sessionId } = await open({ kind: 'user', accountId: 'lost-3', role: 'user' });
+      const t2 = (await store.rotate('user', token)) as { token: string };
+      now += 12_000;
+      // The other holder picks the session up with the old token…
+      expect((await store.rotate('user', token)).outcome).toBe('late_retry');
+      // …one of them moves it on, and the other comes back with the token just rotated out.
+      const t3 = (await store.rotate('user', t2.token)) as { token: string };
+      expect(t3.token).toBeDefined();
+      now += 12_000;
+      expect((await store.rotate('user', t2.token)).outcome).toBe('reused');
+      expect(announced).toContain(sessionId);
+    });
+
+    it('is allowed again once three rotations have passed since the last one', async () => {
+      now = Date.now();
+      let { token } = await open({ kind: 'user', accountId: 'lost-4', role: 'user' });
+      let next = (await store.rotate('user', token)) as { token: string };
+      now += 12_000;
+      expect((await store.rotate('user', token)).outcome).toBe('late_retry');
+      for (let i = 0; i < 3; i++) {
+        token = next.token;
+        next = (await store.rotate('user', token)) as { token: string };
+        now += 1_000;
+      }
+      now += 12_000;
+      expect(await store.rotate('user', token)).toMatchObject({ outcome: 'late_retry', token: next.token });
+    });
   });
 
   it('keeps kinds apart and revokes every session of an account', async () => {
@@ -154,7 +211,8 @@ describe('RedisSessions', () => {
         },
         'refresh token reuse': async () => {
           const s = await open({ kind: 'user', accountId: 'f5', role: 'user' });
-          await store.rotate('user', s.token);
+          const next = (await store.rotate('user', s.token)) as { token: string };
+          await store.rotate('user', next.token);
           now += 11_000;
           expect((await store.rotate('user', s.token)).outcome).toBe('reused');
           return [s.sessionId];

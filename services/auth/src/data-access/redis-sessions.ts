@@ -2,8 +2,13 @@
 // one Redis Cluster slot), holding only token hashes. Rotation is one Lua script, so exactly one
 // successor is minted per token; a rotated-out token replayed within the grace window gets that same
 // successor (kept encrypted under a key only the old token can derive), and replayed later revokes
-// the session (reuse detection, RFC 9700 §4.14). Every way a session ends goes on the revocation
-// feed first, so that its access tokens are refused by every replica of every service within a second.
+// the session (reuse detection, RFC 9700 §4.14) once its successor was used: a token two rotations
+// old is theft. The token just rotated out, presented after the window while its successor was never
+// presented, is an app retrying a refresh whose answer was lost (an outage longer than the window):
+// it gets the same successor, once in every three rotations (`late` counts the rotations since the
+// last such retry), so two holders taking turns with one session are still caught at the second
+// turn. Every way a session ends goes on the revocation feed first, so that its access tokens are
+// refused by every replica of every service within a second.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
@@ -13,7 +18,7 @@ import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token'
 import { ReplicaWait, execOrThrow, type ReplicaAck } from './redis-transaction';
 
 const ROTATE = `
-local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'epoch')
+local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'epoch', 'late')
 if not s[1] then return {'missing'} end
 if s[1] ~= ARGV[7] then return {'wrong_kind'} end
 local now = tonumber(ARGV[4])
@@ -23,11 +28,18 @@ if now >= tonumber(s[8]) then
 end
 if s[4] == ARGV[1] then
   redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5], 'usedAt', ARGV[4])
+  if s[10] then
+    if tonumber(s[10]) >= 2 then redis.call('HDEL', KEYS[1], 'late') else redis.call('HSET', KEYS[1], 'late', tonumber(s[10]) + 1) end
+  end
   redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[6]), tonumber(s[8]) - now))
   return {'rotated', s[2], s[3], '', s[9] or '0', s[8]}
 end
 if s[5] == ARGV[1] and now <= tonumber(s[7]) then
   return {'grace', s[2], s[3], s[6], s[9] or '0', s[8]}
+end
+if s[5] == ARGV[1] and (not s[10] or s[10] == '0') then
+  redis.call('HSET', KEYS[1], 'late', '0')
+  return {'late_retry', s[2], s[3], s[6], s[9] or '0', s[8]}
 end
 redis.call('DEL', KEYS[1])
 return {'reused', s[2], s[3]}
@@ -154,14 +166,15 @@ export class RedisSessions implements Sessions {
     const owner = { kind, accountId, role };
     // A credential change after the session opened ends it here too (the change's own revokeAll
     // may not have reached it yet): its epoch is older than the account's.
-    if ((outcome === 'rotated' || outcome === 'grace') && (await this.epochMovedOn(kind, accountId, Number(epoch)))) {
+    if ((outcome === 'rotated' || outcome === 'grace' || outcome === 'late_retry') && (await this.epochMovedOn(kind, accountId, Number(epoch)))) {
       await this.end([token.id], () => this.redis.del(sessionKey(token.id)));
       return { outcome: 'superseded' };
     }
     switch (outcome) {
       case 'rotated':
         return { outcome, token: successor.value, sessionId: token.id, owner, endsAt: Number(absExp) };
-      case 'grace': {
+      case 'grace':
+      case 'late_retry': {
         const same = openSuccessor(token, sealed);
         return same ? { outcome, token: same, sessionId: token.id, owner, endsAt: Number(absExp) } : { outcome: 'invalid' };
       }

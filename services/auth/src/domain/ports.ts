@@ -59,7 +59,8 @@ export interface OpenedStoredSession {
 }
 
 export type RotateResult =
-  | { outcome: 'rotated' | 'grace'; token: string; sessionId: string; owner: SessionOwner; endsAt: number }
+  /** `late_retry`: the token just rotated out, after the grace window, whose successor was never presented (an answer lost). */
+  | { outcome: 'rotated' | 'grace' | 'late_retry'; token: string; sessionId: string; owner: SessionOwner; endsAt: number }
   | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' | 'superseded' }
   | { outcome: 'reused'; sessionId: string; owner: SessionOwner };
 

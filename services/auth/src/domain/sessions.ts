@@ -36,7 +36,7 @@ export async function refreshSession(
     throw ctx.fromBrowserPage ? AuthErrors.refreshMissingFromBrowser() : AuthErrors.refreshMissing();
   }
   const result = await deps.sessions.rotate(kind, presented);
-  deps.metrics.refresh(kind, result.outcome === 'rotated' || result.outcome === 'grace' || result.outcome === 'reused' ? result.outcome : 'invalid');
+  deps.metrics.refresh(kind, result.outcome === 'late_retry' ? 'grace' : result.outcome === 'rotated' || result.outcome === 'grace' || result.outcome === 'reused' ? result.outcome : 'invalid');
   if (result.outcome === 'reused') {
     deps.audit.warn(
       { event: 'refresh_token_reuse', kind, account_id: result.owner.accountId, session_id: result.sessionId, ip: ctx.ip },
@@ -45,7 +45,10 @@ export async function refreshSession(
     await announceEnded(deps, kind, result.owner.accountId, [result.sessionId], ctx);
     throw AuthErrors.refreshInvalid();
   }
-  if (result.outcome !== 'rotated' && result.outcome !== 'grace') throw AuthErrors.refreshInvalid();
+  if (result.outcome === 'late_retry') {
+    deps.audit.info({ event: 'refresh_retry_after_grace', kind, account_id: result.owner.accountId, session_id: result.sessionId, ip: ctx.ip }, 'Refresh retried after the grace window; its successor was never used: answered again');
+  }
+  if (result.outcome !== 'rotated' && result.outcome !== 'grace' && result.outcome !== 'late_retry') throw AuthErrors.refreshInvalid();
   const { owner, sessionId } = result;
   const accessToken = deps.tokens.sign({ sub: owner.accountId, kind, role: owner.role, sid: sessionId }, result.endsAt);
   return { accessToken, refreshToken: result.token };
