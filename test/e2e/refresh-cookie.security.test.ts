@@ -77,7 +77,11 @@ describe('cookie routes called from another site', () => {
     ['an Origin of another site', { origin: 'https://evil.example' }],
     ['the opaque origin of a sandboxed page', { origin: 'null' }],
     ['no Origin but Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
-  ])('when refresh comes with %s, then it answers 403 and mints nothing', async (_label, headers) => {
+    // Another port is another origin (RFC 6454): a page served on the API host's other port is not the API's own.
+    ['an Origin on the API host at another port', { origin: 'OTHER_PORT' }],
+  ])('when refresh comes with %s, then it answers 403 and mints nothing', async (_label, given) => {
+    const url = new URL(stack.url);
+    const headers: Record<string, string> = given.origin === 'OTHER_PORT' ? { origin: `${url.protocol}//${url.hostname}:${Number(url.port) === 1 ? 2 : Number(url.port) - 1}` } : given;
     const { cookie } = await signedIn();
     const res = await call(stack.url, 'POST', '/api/auth/admin/refresh', { cookie: cookie.replace('user', 'admin'), headers });
     expect(res.status).toBe(403);

@@ -180,6 +180,22 @@ describe('recovery codes', () => {
     expect((await verify({ challenge_token: next.body.data.challenge_token, recovery_code: recoveryCodes[1] })).status).toBe(200);
   });
 
+  it('the codes of a removed last factor never answer again, not even once a new factor is added', async () => {
+    const { account, accessToken, recoveryCodes } = await withAuthenticator();
+    expect((await call(stack.url, 'DELETE', '/api/auth/user/factors/totp', { headers: bearer(accessToken) })).status).toBe(200);
+    const listed = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: bearer(accessToken) });
+    expect(listed.body.data.factors.recoveryCodes.remaining).toBe(0);
+    expect((await login('user', account)).body.data.requires_2fa).toBeUndefined();
+
+    const started = await call(stack.url, 'POST', '/api/auth/user/factors/totp', { headers: bearer(accessToken) });
+    await awayFromStepEdge();
+    const confirmed = await call(stack.url, 'POST', '/api/auth/user/factors/totp/confirm', { headers: bearer(accessToken), body: { code: codeAt(started.body.data.secret) } });
+    expect(confirmed.body.data.recoveryCodes).toHaveLength(10);
+    const challenge = await login('user', account);
+    expect((await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: recoveryCodes[0] })).body.code).toBe('invalid_otp');
+    expect((await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: confirmed.body.data.recoveryCodes[0] })).status).toBe(200);
+  });
+
   it('answers 400 to a malformed recovery code and keeps the contract’s words for a missing code', async () => {
     const { account } = await withAuthenticator();
     const challenge = await login('user', account);
@@ -279,6 +295,25 @@ describe('changing factors', () => {
     expect((await login('user', user.account)).body.message).toBe('Login successful');
     const unknown = await call(stack.url, 'DELETE', '/api/admin/users/6740c0ffee0000000000ffff/factors', { headers: bearer(admin.accessToken) });
     expect([unknown.status, unknown.body.code]).toEqual([404, 'user_not_found']);
+  });
+
+  it('a second step opened before an admin resets the factors does not complete after it, with the old app or codes', async () => {
+    const user = await withAuthenticator();
+    const admin = await registerAndLogin(stack, 'admin');
+    const challenge = await login('user', user.account);
+    expect(challenge.body.data.requires_2fa).toBe(true);
+    expect((await call(stack.url, 'DELETE', `/api/admin/users/${user.id}/factors`, { headers: bearer(admin.accessToken) })).status).toBe(200);
+    const late = await verify({ challenge_token: challenge.body.data.challenge_token, code: codeAt(user.secret, 30_000) });
+    expect(late.status).toBe(401);
+    expect(late.setCookies).toEqual([]);
+  });
+
+  it('a recent proof lives STEP_UP_SECONDS from the login, no longer', async () => {
+    const { accessToken } = await registerAndLogin(stack);
+    const sid = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
+    const ttl = await stack.redis.pttl(`${stack.names.redisPrefix}step-up:{${sid}}`);
+    expect(ttl).toBeGreaterThan(295_000);
+    expect(ttl).toBeLessThanOrEqual(300_000);
   });
 
   it('no factor secret, code or challenge reaches a log record', async () => {

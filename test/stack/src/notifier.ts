@@ -9,7 +9,7 @@ import { loadNotifierConfig, queueSpecs, startNotifier, type Mailer, type PushNo
 import { removeIsolated, testUrls, type TestNames } from '@acct/test-harness/isolation';
 
 /** The delays the test notifier retries after (short, so retry tests are quick). */
-const TEST_RETRY_DELAYS_MS = [50, 100, 150];
+export const TEST_RETRY_DELAYS_MS = [50, 100, 150];
 
 export class RecordingPushSender implements PushSender {
   readonly name = 'recording';

@@ -1,0 +1,42 @@
+// Ceremonies and recent proofs against real Redis: a WebAuthn challenge is taken back once, and a
+// session's recent proof holds its credential epoch and expires on its own after `stepUpMs`.
+import Redis from 'ioredis';
+import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
+import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
+
+const names = isolatedNames('ceremonies');
+let redis: Redis;
+let raw: Redis;
+
+beforeAll(() => {
+  redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
+  raw = new Redis(testUrls().redis);
+});
+afterAll(async () => {
+  await deleteRedisPrefix(raw, names.redisPrefix);
+  await redis.quit();
+  await raw.quit();
+});
+
+describe('RedisCeremonies', () => {
+  it('when a recent proof is older than stepUpMs, then it is gone by itself', async () => {
+    const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 150 });
+    await ceremonies.markProof('sid-expiring', 2);
+    expect(await ceremonies.recentProof('sid-expiring')).toBe(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await ceremonies.recentProof('sid-expiring')).toBeUndefined();
+  });
+
+  it('when a proof was stored before epochs were kept, then it counts as none', async () => {
+    const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 60_000 });
+    await redis.set('step-up:{sid-old}', '1', 'PX', 60_000);
+    expect(await ceremonies.recentProof('sid-old')).toBeUndefined();
+  });
+
+  it('when a WebAuthn challenge is taken twice, then the second finds nothing', async () => {
+    const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 60_000 });
+    const token = await ceremonies.begin('login', undefined, { challenge: 'c', kind: 'user' });
+    expect(await ceremonies.finish('login', token)).toEqual({ challenge: 'c', kind: 'user' });
+    expect(await ceremonies.finish('login', token)).toBeUndefined();
+  });
+});
