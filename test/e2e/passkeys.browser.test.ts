@@ -165,6 +165,23 @@ describeInBrowser('passkeys in Chromium', () => {
     expect(login.body.data.requires_2fa).toBeUndefined();
   });
 
+  it('refuses a passkey sign-in without user verification (the authenticator only saw a touch)', async () => {
+    const { user } = await userWithPasskey();
+    const setVerified = (isUserVerified: boolean) => authenticator.cdp.send('WebAuthn.setUserVerified', { authenticatorId: authenticator.authenticatorId, isUserVerified });
+    await setVerified(false);
+    try {
+      const options = await fetchFromPage('/api/auth/user/passkey/options');
+      expect(options.body.data.options.userVerification).toBe('required');
+      // A page that asks the authenticator for less than the service requires: its answer says no verification.
+      const answer = await ceremony('startAuthentication', { ...options.body.data.options, userVerification: 'discouraged' });
+      const res = await fetchFromPage('/api/auth/user/passkey/login', { body: { passkey_token: options.body.data.passkey_token, passkey: answer } });
+      expect([res.status, res.body.code]).toEqual([401, 'passkey_rejected']);
+    } finally {
+      await setVerified(true);
+    }
+    expect((await passkeySignIn()).body.data.user.id).toBe(user.id);
+  });
+
   it('a disabled user’s passkey signs in no more', async () => {
     const { user } = await userWithPasskey();
     const admin = await registerAndLogin(stack, 'admin');

@@ -79,7 +79,7 @@ describe('cookie routes called from another site', () => {
     ['no Origin but Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
     // Another port is another origin (RFC 6454): a page served on the API host's other port is not the API's own.
     ['an Origin on the API host at another port', { origin: 'OTHER_PORT' }],
-  ])('when refresh comes with %s, then it answers 403 and mints nothing', async (_label, given) => {
+  ])('when refresh comes with %s, then it answers 403 and mints nothing', async (_label, given: Record<string, string>) => {
     const url = new URL(stack.url);
     const headers: Record<string, string> = given.origin === 'OTHER_PORT' ? { origin: `${url.protocol}//${url.hostname}:${Number(url.port) === 1 ? 2 : Number(url.port) - 1}` } : given;
     const { cookie } = await signedIn();
