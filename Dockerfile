@@ -1,6 +1,11 @@
 # One multi-stage image recipe for the four services: docker build --build-arg SERVICE=auth .
 # Build stage: the whole workspace with dev dependencies, compiled once.
 FROM node:24-bookworm-slim AS build
+ARG SERVICE
+# Said at once, before minutes of building: which image this is.
+RUN case "$SERVICE" in gateway|auth|notifier|desktop) ;; \
+      *) echo "docker build needs --build-arg SERVICE=<gateway|auth|notifier|desktop> (got '${SERVICE}'), e.g. docker build --build-arg SERVICE=auth . ; docker compose up --build passes it for you" >&2; exit 1 ;; \
+    esac
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.build.json ./
 COPY libs/shared/package.json libs/shared/

@@ -1,12 +1,14 @@
 // No Docker engine runs here, so the compose file is checked as data: the properties the stack relies
 // on, on the file as compose interpolates it from the shell's variables.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { loadAuthConfig } from '@acct/auth';
-import { loadDesktopConfig } from '@acct/desktop';
-import { loadGatewayConfig } from '@acct/gateway';
-import { loadNotifierConfig } from '@acct/notifier';
+import { authSchema, loadAuthConfig } from '@acct/auth';
+import { desktopSchema, loadDesktopConfig } from '@acct/desktop';
+import { gatewaySchema, loadGatewayConfig } from '@acct/gateway';
+import { loadNotifierConfig, notifierSchema } from '@acct/notifier';
+import { variablesOf } from '@acct/shared';
 import { withMountedFiles } from '@acct/test-harness/mounted-files';
 
 type Service = {
@@ -79,6 +81,8 @@ const productionShell = {
 const services = composeWith(productionShell, true);
 // `docker compose up` with no .env at all.
 const outOfTheBox = composeWith({});
+/** The containers that run once and exit (the key pair, production's variable check). */
+const ONE_SHOT = new Set(['keygen', 'config-check']);
 const appLoaders: Record<string, (env: NodeJS.ProcessEnv) => unknown> = {
   gateway: (env) => loadGatewayConfig(withMountedFiles(env)),
   auth: (env) => loadAuthConfig(withMountedFiles(env)),
@@ -121,7 +125,7 @@ describe('docker-compose.yml', () => {
 
   it('gives every long-running service a healthcheck', () => {
     for (const [name, service] of Object.entries(services)) {
-      if (name === 'keygen') continue;
+      if (ONE_SHOT.has(name)) continue;
       expect(`${name}: ${(service.healthcheck?.test ?? []).length > 0 ? 'has' : 'lacks'} a healthcheck`).toBe(`${name}: has a healthcheck`);
     }
   });
@@ -131,10 +135,29 @@ describe('docker-compose.yml', () => {
       const dependsOn = services[name].depends_on ?? {};
       expect(Object.keys(dependsOn).length).toBeGreaterThan(0);
       for (const [dep, { condition }] of Object.entries(dependsOn)) {
-        expect([name, dep, condition]).toEqual([name, dep, dep === 'keygen' ? 'service_completed_successfully' : 'service_healthy']);
+        expect([name, dep, condition]).toEqual([name, dep, ONE_SHOT.has(dep) ? 'service_completed_successfully' : 'service_healthy']);
       }
     }
     expect(Object.keys(services.gateway.depends_on ?? {})).toEqual(expect.arrayContaining(['auth', 'desktop']));
+  });
+
+  it('counts the broker healthy only once it accepts AMQP connections, here and in the clustered stores', () => {
+    const ha = composeWith({ ...productionShell, RABBITMQ_ERLANG_COOKIE: 'a-long-random-cookie-of-the-operator' }, true, true);
+    for (const [name, service] of [['rabbitmq', services.rabbitmq], ...['rabbitmq', 'rabbitmq-2', 'rabbitmq-3'].map((n) => [`ha ${n}`, ha[n]] as const)] as const) {
+      expect([name, service.healthcheck?.test]).toEqual([name, ['CMD', 'rabbitmq-diagnostics', '-q', 'check_port_connectivity']]);
+    }
+  });
+
+  it('refuses an image build without SERVICE at once, saying what to pass', () => {
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const firstRun = /^FROM [^\n]+ AS build\nARG SERVICE\n(?:#[^\n]*\n)*RUN ((?:[^\n]*\\\n)*[^\n]*)/m.exec(dockerfile);
+    expect(firstRun).not.toBeNull();
+    const script = firstRun![1].replace(/\\\n/g, '\n');
+    for (const [service, status] of [['', 1], ['auth ', 1], ['billing', 1], ['auth', 0], ['notifier', 0]] as const) {
+      const run = spawnSync('sh', ['-c', script], { env: { SERVICE: service }, encoding: 'utf8' });
+      expect([service, run.status]).toEqual([service, status]);
+      if (status === 1) expect(run.stderr).toMatch(/docker build needs --build-arg SERVICE=<gateway\|auth\|notifier\|desktop>/);
+    }
   });
 
   it('builds each service from the multi-stage Dockerfile with its own SERVICE argument', () => {
@@ -165,10 +188,28 @@ describe('docker-compose.yml', () => {
     expect(services.notifier.ports).toBeUndefined();
   });
 
-  it.each(Object.keys(productionShell))('refuses a production compose without %s before starting anything, naming it', (missing) => {
+  /** What production's config-check prints and answers, run as compose would run it. */
+  const check = (shell: Record<string, string>) => {
+    const container = composeWith(shell, true)['config-check'];
+    const script = path.join(root, container.volumes![0].split(':')[0]);
+    const run = spawnSync(process.execPath, [script], { env: { PATH: process.env.PATH, ...container.environment }, encoding: 'utf8' });
+    return { status: run.status, output: run.stdout + run.stderr };
+  };
+
+  it('names every variable a production .env is missing in one run, before any service starts', () => {
+    const none = check({});
+    expect(none.status).toBe(1);
+    for (const name of Object.keys(productionShell)) expect(none.output).toContain(`  ${name} (`);
+    expect(check(productionShell)).toMatchObject({ status: 0 });
+    for (const name of ['keygen', ...Object.keys(appLoaders)]) expect([name, services[name].depends_on?.['config-check']]).toEqual([name, { condition: 'service_completed_successfully' }]);
+  });
+
+  it.each(Object.keys(productionShell))('refuses a production start without %s, naming it and nothing else', (missing) => {
     const shell: Record<string, string> = { ...productionShell };
     delete shell[missing];
-    expect(() => composeWith(shell, true)).toThrow(new RegExp(`^compose: ${missing}: set ${missing} in \\.env`));
+    const { status, output } = check(shell);
+    expect(status).toBe(1);
+    expect(output.match(/^ {2}[A-Z_]+ \(/gm)).toEqual([`  ${missing} (`]);
   });
 
   it('comes up with no .env at all: development mode, every service config accepted, published on this machine only', () => {
@@ -208,7 +249,7 @@ describe('docker-compose.yml', () => {
 
   it('restarts every long-running container unless stopped, from pinned images', () => {
     for (const [name, service] of Object.entries(services)) {
-      expect([name, service.restart]).toEqual([name, name === 'keygen' ? 'no' : 'unless-stopped']);
+      expect([name, service.restart]).toEqual([name, ONE_SHOT.has(name) ? 'no' : 'unless-stopped']);
       if (service.image) expect(`${name}: ${service.image}`).toMatch(/^[a-z-]+: [^:]+:(?!latest$)[\w.-]+$/);
     }
   });
@@ -222,6 +263,42 @@ describe('docker-compose.yml', () => {
     for (const [key, value] of Object.entries(environment)) {
       if (/_URL$/.test(key) && !/^RESET_URL/.test(key)) expect(`${key}=${value}`).not.toMatch(/127\.0\.0\.1|localhost/);
     }
+  });
+});
+
+describe('every variable a service reads can be set where compose runs it', () => {
+  const schemas = { auth: authSchema, gateway: gatewaySchema, notifier: notifierSchema, desktop: desktopSchema };
+  /** Variables compose gives no pass-through, each with the way it is set instead. */
+  const REASONS: Record<string, string> = {
+    JWT_PRIVATE_KEY: 'keygen makes the key pair; auth reads it from the volume (JWT_PRIVATE_KEY_FILE)',
+    JWT_PUBLIC_KEY: 'keygen makes the key pair; services read it from the volume (JWT_PUBLIC_KEY_FILE)',
+    MFA_ENCRYPTION_KEY_FILE: 'compose takes secrets inline from .env (MFA_ENCRYPTION_KEY); the file form is for mounted secrets (Kubernetes)',
+    OIDC_CLIENT_SECRETS_FILE: 'compose takes secrets inline from .env (OIDC_CLIENT_SECRETS); the file form is for mounted secrets (Kubernetes)',
+    FIREBASE_CREDENTIALS_FILE: 'compose takes secrets inline from .env (FIREBASE_CREDENTIALS, the JSON); the file form is for mounted secrets (Kubernetes)',
+  };
+
+  it.each([
+    ['docker-compose.yml', composeWith({})],
+    ['with docker-compose.production.yml', services],
+    ['with docker-compose.ha.yml and production', composeWith({ ...productionShell, RABBITMQ_ERLANG_COOKIE: 'a-long-random-cookie-of-the-operator' }, true, true)],
+  ])('%s gives each service every variable of its schema, or a reason it need not', (_files, composed) => {
+    const unreachable = Object.entries(schemas).flatMap(([name, schema]) =>
+      variablesOf(schema)
+        .filter((variable) => !(variable in (composed[name].environment ?? {})) && !(variable in REASONS))
+        .map((variable) => `${name}: ${variable}`),
+    );
+    expect(unreachable).toEqual([]);
+  });
+
+  it('passes a variable through from .env, so that setting it there reaches the service (TRUST_PROXY, CORS_ORIGINS, OIDC_*, FIREBASE_CREDENTIALS)', () => {
+    // (This file's interpolation is textual, so a JSON value would read as YAML here: a plain one stands in.)
+    const shell = { TRUST_PROXY: '1', CORS_ORIGINS: 'https://admin.example.com', OIDC_APP_URLS: 'https://app.example.com/', FIREBASE_CREDENTIALS: 'credentials-json', AUTH_MONGO_DB: 'accounts_eu' };
+    const composed = composeWith(shell);
+    expect([composed.gateway.environment!.TRUST_PROXY, composed.gateway.environment!.CORS_ORIGINS]).toEqual(['1', 'https://admin.example.com']);
+    expect(composed.auth.environment!.OIDC_APP_URLS).toBe('https://app.example.com/');
+    expect(composed.notifier.environment!.FIREBASE_CREDENTIALS).toBe('credentials-json');
+    // A service's own namespace is named for it: auth's database is not the notifier's.
+    expect([composed.auth.environment!.MONGO_DB, composed.notifier.environment!.MONGO_DB]).toEqual(['accounts_eu', '']);
   });
 });
 

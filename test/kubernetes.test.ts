@@ -11,6 +11,7 @@ import { authSchema, loadAuthConfig } from '@acct/auth';
 import { desktopSchema, loadDesktopConfig } from '@acct/desktop';
 import { gatewaySchema, loadGatewayConfig } from '@acct/gateway';
 import { loadNotifierConfig, notifierSchema } from '@acct/notifier';
+import { variablesOf } from '@acct/shared';
 import { withMountedFiles } from '@acct/test-harness/mounted-files';
 
 const root = path.resolve(__dirname, '..');
@@ -48,7 +49,7 @@ const SECRET_VALUES: Record<string, string> = {
 function environmentOf(deployment: Doc): Record<string, string> {
   const container = deployment.spec.template.spec.containers[0];
   const env: Record<string, string> = {};
-  for (const source of container.envFrom ?? []) Object.assign(env, named('ConfigMap', source.configMapRef.name)?.data);
+  for (const source of container.envFrom ?? []) if (source.configMapRef) Object.assign(env, named('ConfigMap', source.configMapRef.name)?.data);
   for (const item of container.env ?? []) {
     if (item.value !== undefined) env[item.name] = item.value;
     else if (item.valueFrom?.configMapKeyRef) env[item.name] = named('ConfigMap', item.valueFrom.configMapKeyRef.name)!.data![item.valueFrom.configMapKeyRef.key];
@@ -74,6 +75,20 @@ function selects(selector: { matchLabels?: Record<string, string>; matchExpressi
 }
 
 describe('deploy/kubernetes (production overlay)', () => {
+  it('lets the operator set every variable each service reads: its own ConfigMap and Secret, loaded whole, optional', () => {
+    for (const name of Object.keys(services)) {
+      const container = named('Deployment', name)!.spec.template.spec.containers[0];
+      const sources = (container.envFrom ?? []).map((s: { configMapRef?: { name: string; optional?: boolean }; secretRef?: { name: string; optional?: boolean } }) =>
+        s.configMapRef ? `ConfigMap ${s.configMapRef.name.replace(/-[a-z0-9]{10}$/, '')}${s.configMapRef.optional ? ' (optional)' : ''}` : `Secret ${s.secretRef!.name}${s.secretRef!.optional ? ' (optional)' : ''}`,
+      );
+      expect([name, sources]).toEqual([name, expect.arrayContaining([`ConfigMap account-service-${name} (optional)`, `Secret account-service-${name}-secrets (optional)`])]);
+      // And a variable set in it reaches the service: nothing in `env` pins it to another value but these.
+      const pinned = (container.env ?? []).map((e: { name: string }) => e.name);
+      const variables = variablesOf(services[name as keyof typeof services].schema);
+      expect(pinned.filter((v: string) => !variables.includes(v))).toEqual([]);
+    }
+  });
+
   it('has every NetworkPolicy, Service and PodDisruptionBudget select the pods of at least one Deployment', () => {
     const podLabels = byKind('Deployment').map((d) => d.spec.template.metadata.labels as Record<string, string>);
     const selectors = [
