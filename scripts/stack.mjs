@@ -69,14 +69,14 @@ async function main() {
   if (build.status !== 0) throw new Error('the build failed; see the errors above');
 
   say('resolving dependencies…');
-  const redis = await deps.resolveRedis();
+  const redis = await deps.resolveRedis({ log: say });
   if (redis.stop) started.push({ name: 'redis-server', stop: redis.stop });
   say(`redis: ${redis.source}`);
   say('rabbitmq: resolving (starting rabbitmq-server can take up to a minute)…');
-  const amqp = await deps.resolveAmqp();
+  const amqp = await deps.resolveAmqp({ log: say });
   if (amqp.stop) started.push({ name: 'rabbitmq-server', stop: amqp.stop });
   say(`rabbitmq: ${amqp.source}`);
-  const mongo = await deps.resolveMongo({ startStandin });
+  const mongo = await deps.resolveMongo({ startStandin, log: say });
   if (mongo.stop) started.push({ name: 'mongodb', stop: mongo.stop });
   say(`mongodb: ${mongo.source}`);
   const smtp = process.env.SMTP_URL ?? '';
@@ -101,13 +101,21 @@ async function main() {
   };
   // Ports are picked free just before each start; another program may still take one first, so a
   // service that could not bind is started again on new ports (the gateway's PORT stays as asked).
-  const services = [
-    { name: 'auth', env: async () => ({ ...common, MONGO_DB: isolation.MONGO_DB_AUTH, REDIS_PREFIX: isolation.REDIS_PREFIX_AUTH, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort(), JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY ?? keys.privateKey }) },
-    { name: 'desktop', env: async () => ({ ...common, MONGO_DB: isolation.MONGO_DB_DESKTOP, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort() }) },
-    { name: 'notifier', env: async () => ({ ...common, MONGO_DB: isolation.MONGO_DB_NOTIFIER, REDIS_PREFIX: isolation.REDIS_PREFIX_NOTIFIER, QUEUE_PREFIX: isolation.QUEUE_PREFIX, HEALTH_PORT: await deps.freePort(), SMTP_URL: smtp, MAIL_DIR: mailDir }) },
-  ];
-  const backends = await Promise.all(services.map((s) => launch(s.name, s.env)));
-  const [auth, desktop] = backends;
+  // Desktop first: auth asks it for a user's part of an export (DESKTOP_URL).
+  const [desktop, notifier] = await Promise.all([
+    launch('desktop', async () => ({ ...common, MONGO_DB: isolation.MONGO_DB_DESKTOP, PORT: await deps.freePort(), HEALTH_PORT: await deps.freePort() })),
+    launch('notifier', async () => ({ ...common, MONGO_DB: isolation.MONGO_DB_NOTIFIER, REDIS_PREFIX: isolation.REDIS_PREFIX_NOTIFIER, QUEUE_PREFIX: isolation.QUEUE_PREFIX, HEALTH_PORT: await deps.freePort(), SMTP_URL: smtp, MAIL_DIR: mailDir })),
+  ]);
+  const auth = await launch('auth', async () => ({
+    ...common,
+    MONGO_DB: isolation.MONGO_DB_AUTH,
+    REDIS_PREFIX: isolation.REDIS_PREFIX_AUTH,
+    PORT: await deps.freePort(),
+    HEALTH_PORT: await deps.freePort(),
+    JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY ?? keys.privateKey,
+    DESKTOP_URL: `http://127.0.0.1:${desktop.env.PORT}`,
+  }));
+  const backends = [auth, desktop, notifier];
   const gateway = await launch('gateway', async () => ({
     ...common,
     PORT: gatewayPort,

@@ -100,6 +100,15 @@ describe('npm start (scripts/stack.mjs)', () => {
         .map((l) => JSON.parse(l));
       expect(record).toEqual([expect.objectContaining({ level: 'warn', method: 'GET', path: '/anything?probe=1', status: 404, actor_type: 'anonymous' })]);
 
+      // Auth reaches desktop: a user's export of their own data has desktop's part (not a 503).
+      const account = { name: 'Stack User', email: `stack-${Date.now()}@example.com`, password: 'correct horse battery' };
+      expect((await fetch(`http://127.0.0.1:${port}/api/auth/user/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) })).status).toBe(201);
+      const login = await fetch(`http://127.0.0.1:${port}/api/auth/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
+      const { accessToken } = ((await login.json()) as { data: { accessToken: string } }).data;
+      const exported = await fetch(`http://127.0.0.1:${port}/api/auth/user/me/export`, { headers: { authorization: `Bearer ${accessToken}` } });
+      expect(exported.status).toBe(200);
+      expect(((await exported.json()) as { data: { desktop: unknown } }).data.desktop).toEqual(expect.objectContaining({ devices: [] }));
+
       const second = startStack(env);
       expect(await second.exited).toBe(1);
       expect(second.output()).toMatch(/already running/);
@@ -113,4 +122,26 @@ describe('npm start (scripts/stack.mjs)', () => {
     fs.rmSync(stackDir, { recursive: true, force: true });
     if (isolation) await removeStackNames(isolation, amqpUrl);
   }, 120_000);
+});
+
+describe('the dependency probe', () => {
+  it('asks a busy local port again before starting a server of its own, and says so', async () => {
+    const net = await import('node:net');
+    const port = await deps.freePort();
+    const lines: string[] = [];
+    // Nothing listens at first; a server comes up while the probe waits between tries.
+    const late = net.createServer((socket) => socket.destroy());
+    setTimeout(() => late.listen(port, '127.0.0.1'), 300);
+    try {
+      expect(await deps.answersOn(port, 'rabbitmq', (line: string) => lines.push(line))).toBe(true);
+      expect(lines).toEqual([`rabbitmq: nothing answered on 127.0.0.1:${port} (try 1 of 3); asking again in 1 s`]);
+    } finally {
+      await new Promise((resolve) => late.close(resolve));
+    }
+    // Nothing at all: three tries, each said, then no.
+    const empty = await deps.freePort();
+    const said: string[] = [];
+    expect(await deps.answersOn(empty, 'redis', (line: string) => said.push(line), 2)).toBe(false);
+    expect(said).toHaveLength(1);
+  });
 });

@@ -22,6 +22,22 @@ function isListening(host, port, timeoutMs = 500) {
   });
 }
 
+/**
+ * Whether a server answers on the local port, asked a few times: on a busy machine one unanswered
+ * connect is no proof that nothing listens, and starting a second server beside a running one fails.
+ * @param {number} port @param {string} what @param {(line: string) => void} [log]
+ */
+async function answersOn(port, what, log = () => undefined, tries = 3) {
+  for (let attempt = 1; attempt <= tries; attempt++) {
+    if (await isListening('127.0.0.1', port, 1_000 * attempt)) return true;
+    if (attempt < tries) {
+      log(`${what}: nothing answered on 127.0.0.1:${port} (try ${attempt} of ${tries}); asking again in ${attempt} s`);
+      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+    }
+  }
+  return false;
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -91,9 +107,11 @@ async function startContainer(image, port, env = {}) {
 /** @param {ResolveOptions} [options] @returns {Promise<Resolved>} */
 async function resolveRedis(options = {}) {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, source: 'REDIS_URL' };
-  if (await isListening('127.0.0.1', 6379)) return { url: 'redis://127.0.0.1:6379', source: 'local server on port 6379' };
+  const local = { url: 'redis://127.0.0.1:6379', source: 'local server on port 6379' };
+  if (await answersOn(6379, 'redis', options.log)) return local;
   const bin = which('redis-server');
   if (bin) {
+    options.log?.('redis: no server on 127.0.0.1:6379; starting redis-server on a free port…');
     const port = await freePort();
     const dir = tempDir('redis');
     const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
@@ -110,9 +128,11 @@ async function resolveRedis(options = {}) {
 /** @param {ResolveOptions} [options] @returns {Promise<Resolved>} */
 async function resolveAmqp(options = {}) {
   if (process.env.AMQP_URL) return { url: process.env.AMQP_URL, source: 'AMQP_URL' };
-  if (await isListening('127.0.0.1', 5672)) return { url: 'amqp://guest:guest@127.0.0.1:5672', source: 'local server on port 5672' };
+  const local = { url: 'amqp://guest:guest@127.0.0.1:5672', source: 'local server on port 5672' };
+  if (await answersOn(5672, 'rabbitmq', options.log)) return local;
   const bin = which('rabbitmq-server');
   if (bin) {
+    options.log?.('rabbitmq: no broker on 127.0.0.1:5672; starting rabbitmq-server on a free port (up to a minute)…');
     const port = await freePort();
     const dir = tempDir('rabbitmq');
     const child = spawn(bin, [], {
@@ -127,7 +147,17 @@ async function resolveAmqp(options = {}) {
         RABBITMQ_ENABLED_PLUGINS_FILE: path.join(dir, 'enabled_plugins'),
       },
     });
-    await waitForPort(port, 60_000, child, 'rabbitmq-server');
+    try {
+      await waitForPort(port, 60_000, child, 'rabbitmq-server');
+    } catch (err) {
+      // A broker that was still starting on the standard port makes ours exit: take that one.
+      if (await answersOn(5672, 'rabbitmq', options.log, 1)) {
+        options.log?.(`rabbitmq: ${err.message}, but a broker now answers on 127.0.0.1:5672: using it`);
+        fs.rmSync(dir, { recursive: true, force: true });
+        return local;
+      }
+      throw err;
+    }
     return { url: `amqp://guest:guest@127.0.0.1:${port}`, source: `rabbitmq-server started on port ${port}`, stop: stopChild(child, dir) };
   }
   if (options.containers && dockerReachable()) {
@@ -146,7 +176,7 @@ async function resolveMongo(options) {
   // Tests never take whatever listens on 27017 (a developer's `npm start` stand-in, or anything
   // else): they use MONGO_URL or start their own server.
   const standardPort = options.standardPort ?? 27017;
-  if (options.probeStandardPort !== false && (await isListening('127.0.0.1', standardPort))) {
+  if (options.probeStandardPort !== false && (await answersOn(standardPort, 'mongodb', options.log))) {
     return { url: `mongodb://127.0.0.1:${standardPort}`, source: `local server on port ${standardPort}` };
   }
   const bin = which('mongod');
@@ -164,4 +194,4 @@ async function resolveMongo(options) {
   return options.startStandin();
 }
 
-module.exports = { isListening, freePort, which, waitForPort, resolveRedis, resolveAmqp, resolveMongo, stopChild, tempDir };
+module.exports = { isListening, answersOn, freePort, which, waitForPort, resolveRedis, resolveAmqp, resolveMongo, stopChild, tempDir };
