@@ -44,27 +44,31 @@ export class Cors {
   }
 
   /**
-   * The answer headers to a preflight (OPTIONS with Origin and Access-Control-Request-Method) that
-   * may go ahead: a listed origin, a route that exists for that method and path, and only headers
-   * an app needs. Undefined for anything else, which the caller answers as it answers any unknown route.
+   * A preflight (OPTIONS with Origin and Access-Control-Request-Method): the answer headers when it
+   * may go ahead (a listed origin, a route that exists for that method and path, and only headers an
+   * app needs), else why not, for the log; undefined for a request that is no preflight. A refused
+   * one is answered as any unknown route is.
    */
-  preflight(req: http.IncomingMessage, path: string): string[] | undefined {
-    if (!this.enabled || req.method !== 'OPTIONS') return undefined;
-    const origin = this.allowedOrigin(req);
+  preflight(req: http.IncomingMessage, path: string): { headers: string[] } | { refused: string } | undefined {
     const method = req.headers['access-control-request-method'];
-    if (!origin || typeof method !== 'string' || !this.matcher.match(method.toUpperCase(), path)) return undefined;
+    if (req.method !== 'OPTIONS' || typeof req.headers.origin !== 'string' || typeof method !== 'string') return undefined;
+    if (!this.enabled) return { refused: 'CORS_ORIGINS is empty: no origin may call from a browser page' };
+    const origin = this.allowedOrigin(req);
+    if (!origin) return { refused: `origin ${req.headers.origin} is not listed in CORS_ORIGINS` };
+    if (!this.matcher.match(method.toUpperCase(), path)) return { refused: `no route answers ${method.toUpperCase()} ${path}` };
     const requested = String(req.headers['access-control-request-headers'] ?? '')
       .split(',')
       .map((h) => h.trim().toLowerCase())
       .filter(Boolean);
-    if (requested.some((h) => !ALLOWED_HEADERS.has(h))) return undefined;
-    return [
+    const refusedHeaders = requested.filter((h) => !ALLOWED_HEADERS.has(h));
+    if (refusedHeaders.length > 0) return { refused: `request header ${refusedHeaders.join(', ')} is not allowed (allowed: ${[...ALLOWED_HEADERS].join(', ')})` };
+    return { headers: [
       'Access-Control-Allow-Origin', origin,
       'Access-Control-Allow-Credentials', 'true',
       'Access-Control-Allow-Methods', this.matcher.methodsFor(path).join(', '),
       ...(requested.length ? ['Access-Control-Allow-Headers', requested.join(', ')] : []),
       'Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS,
       'Vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
-    ];
+    ] };
   }
 }

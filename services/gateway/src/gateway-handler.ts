@@ -77,12 +77,14 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     const route = matcher.match(method, path);
     if (!route) {
       const preflight = cors.preflight(req, path);
-      if (preflight) {
-        res.writeHead(204, [...security, ...preflight, 'X-Request-Id', requestId]);
+      if (preflight && 'headers' in preflight) {
+        res.writeHead(204, [...security, ...preflight.headers, 'X-Request-Id', requestId]);
         res.end();
         log();
         return;
       }
+      // A browser developer learns why the browser will refuse the call, not only that it was a 404.
+      if (preflight) deps.logger.warn({ origin: req.headers.origin, method: req.headers['access-control-request-method'], path, reason: preflight.refused }, 'CORS preflight refused');
       res.writeHead(404, [...notFoundHeaders, 'X-Request-Id', requestId]);
       res.end(method === 'HEAD' ? undefined : NOT_FOUND);
       log();

@@ -89,6 +89,18 @@ describe('gateway: CORS', () => {
     expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 
+  it.each([
+    ['an unlisted origin', 'gateway', chromiumPreflight('https://evil.example.com', 'POST'), '/api/auth/admin/login', 'origin https://evil.example.com is not listed in CORS_ORIGINS'],
+    ['a header no app needs', 'gateway', chromiumPreflight(PANEL, 'POST', 'authorization,x-custom'), '/api/auth/admin/login', 'request header x-custom is not allowed'],
+    ['a route that does not exist', 'gateway', chromiumPreflight(PANEL, 'DELETE'), '/api/auth/admin/login', 'no route answers DELETE /api/auth/admin/login'],
+    ['no CORS_ORIGINS at all', 'plain', chromiumPreflight(PANEL, 'POST'), '/api/auth/admin/login', 'CORS_ORIGINS is empty'],
+  ])('logs a refused preflight with its reason: %s', async (_label, which, headers, path, reason) => {
+    const target = which === 'plain' ? plain : gateway;
+    const res = await send(target.base, 'OPTIONS', path, headers);
+    expect(res.status).toBe(404);
+    expect(target.serviceRecords).toContainEqual(expect.objectContaining({ level: 'warn', message: 'CORS preflight refused', origin: headers.origin, path, reason: expect.stringContaining(reason) }));
+  });
+
   it('gives an unlisted origin no CORS header on an actual request', async () => {
     const res = await send(gateway.base, 'POST', '/api/auth/admin/login', { origin: 'https://evil.example.com', 'content-type': 'application/json' }, '{}');
     expect(res.status).toBe(200);

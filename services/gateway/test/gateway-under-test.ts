@@ -8,7 +8,10 @@ import { testKeys } from '@acct/test-harness/keys';
 
 export interface GatewayUnderTest {
   base: string;
+  /** The request records. */
   records: Record<string, any>[];
+  /** The gateway's own log records (warnings, refusals). */
+  serviceRecords: Record<string, any>[];
   sign(claims: Record<string, unknown>, options?: jwt.SignOptions): string;
   close(): Promise<void>;
 }
@@ -25,13 +28,14 @@ export async function startGatewayUnderTest(env: Record<string, string> = {}, re
     auth: new UpstreamClient(config.AUTH_URL, config.UPSTREAM_TIMEOUT_MS),
     desktop: new UpstreamClient(config.DESKTOP_URL, config.UPSTREAM_TIMEOUT_MS),
   };
-  const { logger } = createMemoryLogger();
+  const { logger, records: serviceRecords } = createMemoryLogger();
   const { logger: requestLogger, records } = createMemoryLogger();
   const server = http.createServer(createGatewayHandler({ config, logger, requestLogger, verifier, revocations, upstreams }));
   const base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
   return {
     base,
     records,
+    serviceRecords,
     sign: (claims, options = {}) =>
       jwt.sign(claims, privateKey, { algorithm: 'ES256', issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, expiresIn: 60, ...options }),
     close: async () => {

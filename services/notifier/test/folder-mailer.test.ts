@@ -22,6 +22,17 @@ describe('FolderMailer', () => {
     expect(record.message).toContain(record.mail_file as string);
   });
 
+  it('writes the mail as plain text beside the .eml, each link whole on its line (the .eml quotes long lines)', async () => {
+    const long = `http://localhost:8080/account/email?action=undo&token=${'A'.repeat(43)}`;
+    const mailer = new FolderMailer(dir, 'Account <no-reply@example.com>');
+    await mailer.send({ ...mail, id: 'evt-3', text: `Undo it here: ${long}\nThat link works for a week.` });
+    mailer.close();
+    const eml = fs.readdirSync(dir).find((f) => f.endsWith('-evt-3.eml'))!;
+    expect(fs.readFileSync(path.join(dir, eml), 'utf8')).not.toContain(long);
+    const text = fs.readFileSync(path.join(dir, eml.replace(/\.eml$/, '.txt')), 'utf8');
+    expect(text.split('\n')).toEqual(['To: grace@example.com', 'Subject: Reset', '', `Undo it here: ${long}`, 'That link works for a week.', '']);
+  });
+
   it('without a developer log (any other environment), still writes the file', async () => {
     const mailer = new FolderMailer(dir, 'Account <no-reply@example.com>');
     await mailer.send({ ...mail, id: 'evt-2' });

@@ -34,7 +34,9 @@ export class SmtpMailer implements Mailer {
 }
 
 /**
- * Writes each mail as an .eml file, for a local stack without SMTP. With a logger (development only),
+ * Writes each mail as an .eml file, for a local stack without SMTP, and beside it the same mail as
+ * plain text (`.txt`: To, Subject and the text body, every link whole on its line, where the .eml's
+ * quoted-printable breaks them). With a logger (development only),
  * it says where each mail went and, in plain text, the link it carries, so a developer can click it:
  * a secret in a log, which is why production refuses this mailer's place (SMTP_URL).
  */
@@ -55,6 +57,7 @@ export class FolderMailer implements Mailer {
     await fs.mkdir(this.dir, { recursive: true });
     const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.id}.eml`);
     await fs.writeFile(file, info.message as Buffer);
+    await fs.writeFile(file.replace(/\.eml$/, '.txt'), `To: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`);
     if (this.developerLog) {
       const link = /https?:\/\/\S+/.exec(mail.text)?.[0];
       this.developerLog.info({ mail_file: path.resolve(file), ...(link ? { link } : {}) }, link ? `Mail written to ${path.resolve(file)}; its link: ${link}` : `Mail written to ${path.resolve(file)}`);
