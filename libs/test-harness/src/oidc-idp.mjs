@@ -6,7 +6,8 @@ import http from 'node:http';
 import Provider from 'oidc-provider';
 
 const config = JSON.parse(process.env.IDP_CONFIG ?? '{}');
-const accounts = new Map();
+// People who may sign in from the start (scripts/dev-idp.mjs); a test adds its own through /__test/accounts.
+const accounts = new Map((config.accounts ?? []).map(({ sub, ...claims }) => [sub, claims]));
 let nextIdToken;
 
 const server = http.createServer();
