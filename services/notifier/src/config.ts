@@ -18,7 +18,7 @@ export const notifierSchema = z.object({
   /** How long a replica's claim on an event lasts before another may take it over (a crash's cost). */
   CLAIM_TTL_MS: env.int(30_000, 100),
   /** How long a handled event id is remembered, so redeliveries and duplicates are dropped. */
-  DONE_TTL_SECONDS: env.int(7 * 86_400, 1),
+  DONE_TTL_SECONDS: env.int(86_400, 1),
   /** SMTP server for outgoing mail; when empty, mail is written as .eml files into MAIL_DIR. */
   SMTP_URL: z.string().default(''),
   MAIL_DIR: env.string('.stack/mail'),
