@@ -4,6 +4,11 @@ export const InternalHeaders = {
   /** Client address as the gateway resolved it. */
   clientIp: 'x-client-ip',
   requestId: 'x-request-id',
+  /**
+   * Inbound: how long (ms) the gateway waits for this answer from the moment it sent the request;
+   * past it the gateway has answered 504, and the service commits nothing more for the request.
+   */
+  requestBudget: 'x-request-budget-ms',
   /** Inbound: the refresh token the gateway read from the kind's cookie. */
   refreshToken: 'x-refresh-token',
   /** Outbound: a new refresh token for the gateway to put in the kind's cookie. */

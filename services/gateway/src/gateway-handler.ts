@@ -37,6 +37,8 @@ const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization',
 // `location`: the redirects of a sign-in with an identity provider (to it, and back to the app).
 const RETURNED_RESPONSE_HEADERS = ['location', 'content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
 const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
+/** The request log's status for a request whose client went away before its answer was sent. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const { config } = deps;
@@ -50,6 +52,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const trust = compileTrust(config.TRUST_PROXY);
   const production = config.NODE_ENV === 'production';
   const jsonLimit = config.BODY_LIMIT;
+  const upstreamTimeoutMs = String(config.UPSTREAM_TIMEOUT_MS);
 
   return (req, res) => {
     const started = process.hrtime.bigint();
@@ -66,10 +69,10 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     if (revoked instanceof Promise) revoked.catch(() => undefined);
     let actor: Actor | undefined = claims && revoked === false ? { type: claims.kind, id: claims.sub, role: claims.role } : undefined;
     let routeLabel = 'unmatched';
-    const log = () => {
+    const log = (status = res.statusCode) => {
       const durationMs = elapsedMs(started);
-      logRequest(deps.requestLogger, { method, url, status: res.statusCode, durationMs, ip, actor, requestId });
-      deps.http?.observe(method, routeLabel, res.statusCode, durationMs / 1000);
+      logRequest(deps.requestLogger, { method, url, status, durationMs, ip, actor, requestId });
+      deps.http?.observe(method, routeLabel, status, durationMs / 1000);
     };
 
     const q = url.indexOf('?');
@@ -94,15 +97,16 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     // The exporter blanks the URL's secret query values before a span leaves the process.
     const span = edgeSpan(method, route.path, url, req.headers.traceparent);
     let logged = false;
-    const logOnce = () => {
+    const logOnce = (status = res.statusCode) => {
       if (logged) return;
       logged = true;
-      span?.end(res.statusCode);
-      log();
+      span?.end(status);
+      log(status);
     };
-    res.once('finish', logOnce);
-    res.once('close', logOnce);
-    const ctx = { span, ip, requestId, production, security: cors.enabled ? [...security, ...cors.responseHeaders(req)] : security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
+    res.once('finish', () => logOnce());
+    // Closed before the answer was all sent: the client gave up (499, as nginx logs it), whatever the service did.
+    res.once('close', () => logOnce(res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST));
+    const ctx = { span, ip, requestId, production, security: cors.enabled ? [...security, ...cors.responseHeaders(req)] : security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS, upstreamTimeoutMs };
     if (route.readsCookie && !crossSite.allows(req)) {
       req.resume();
       sendError(res, GatewayErrors.crossSite(), ctx, deps.logger);
@@ -135,6 +139,8 @@ interface ForwardContext {
   limit: number;
   /** How long a client may take to send its whole body. */
   bodyTimeoutMs: number;
+  /** How long the gateway waits for a service's answer (sent on as the service's deadline). */
+  upstreamTimeoutMs: string;
 }
 
 async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.ServerResponse, ctx: ForwardContext, upstream: UpstreamClient): Promise<void> {
@@ -162,6 +168,7 @@ function upstreamHeaders(req: http.IncomingMessage, route: RouteSpec, ctx: Forwa
   }
   outgoing[InternalHeaders.clientIp] = ctx.ip;
   outgoing[InternalHeaders.requestId] = ctx.requestId;
+  outgoing[InternalHeaders.requestBudget] = ctx.upstreamTimeoutMs;
   ctx.span?.inject(outgoing);
   if (route.readsCookie && route.cookieKind) {
     const token = presentedRefreshToken(req.headers.cookie, route.cookieKind);

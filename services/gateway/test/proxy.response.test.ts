@@ -58,6 +58,27 @@ describe('gateway: proxying to a service', () => {
     expect(JSON.parse(forwarded.body)).toEqual({ name: 'Ann' });
   });
 
+  it("sends the service its deadline (the gateway's wait), never a client's", async () => {
+    upstream.seen.length = 0;
+    await call(gateway.base, 'POST', '/api/auth/user/register', { body: {}, headers: { 'x-request-budget-ms': '99999999' } });
+    expect(upstream.seen[0].headers['x-request-budget-ms']).toBe('300');
+  });
+
+  it('logs a request whose client went away before the answer as 499, not as what the service later said', async () => {
+    const requestId = `gone-${Date.now()}`;
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${gateway.base}/api/auth/admin/forgot-password`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': requestId } });
+      req.on('error', () => resolve());
+      req.end('{}');
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 100);
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(gateway.records.filter((r) => r.request_id === requestId).map((r) => r.status)).toEqual([499]);
+  });
+
   it('matches routes as express would: any case, an optional trailing slash, HEAD for GET', async () => {
     upstream.seen.length = 0;
     expect((await call(gateway.base, 'POST', '/API/Auth/User/Register/', { body: {} })).status).toBe(200);

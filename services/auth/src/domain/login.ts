@@ -8,6 +8,7 @@ import { openSession, type OpenedSession } from './sessions';
 import { assertMaySignIn } from './email-ownership';
 import { passkeySignInAccount, proveSecondStep, secondFactorsOf, type SecondFactor } from './factors';
 import { validateLogin, validateOtp } from './validation';
+import { assertStillAwaited } from './request-deadline';
 
 export type LoginResult =
   | ({ kind: 'session'; account: AccountRecord } & OpenedSession)
@@ -59,6 +60,8 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
     throw AuthErrors.invalidCredentials();
   }
   await deps.loginAttempts.succeed(kind, input.email, ctx.budget);
+  // The compare may have waited past the gateway's deadline: then no challenge, session or push.
+  assertStillAwaited(ctx);
   const found = account as Account & { passwordHash: string };
   assertMaySignIn(deps, kind, found);
   upgradeHashLater(deps, kind, found, input.password);

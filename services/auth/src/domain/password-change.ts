@@ -11,6 +11,7 @@ import type { Needs, RequestContext } from './ports';
 import { securityNotice } from './security-notices';
 import { endEverySession, openSession, type OpenedSession } from './sessions';
 import { asBody } from './validation';
+import { assertStillAwaited } from './request-deadline';
 
 export async function changePassword(
   deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'otp' | 'tokens' | 'ceremonies' | 'outbox' | 'logger'>,
@@ -27,6 +28,7 @@ export async function changePassword(
   await confirmOwnPassword(deps, kind, account, currentPassword, ctx);
   assertNotCommon(deps, newPassword);
   const passwordHash = await deps.hasher.hash(newPassword, ctx.signal);
+  assertStillAwaited(ctx);
   const changed = await deps.accounts[kind].update(account.id, { passwordHash, endSessions: true });
   if (!changed || changed === 'email_taken') throw AuthErrors.sessionRevoked();
   await endEverySession(deps, kind, changed, ctx);

@@ -14,6 +14,7 @@ import { validateAdminForgot, validateReset, validateUserForgot } from './valida
 import { endEverySession } from './sessions';
 import type { Account } from './account';
 import { removeRecentWaysIn } from './ways-in';
+import { assertStillAwaited } from './request-deadline';
 import { securityNotice } from './security-notices';
 
 /** Validates, rate-limits and queues a forgot-password request. */
@@ -73,7 +74,8 @@ export async function resetPassword(
   // A cheap read first: a bogus token costs no bcrypt hash.
   if (!(await deps.resets.find(token, kind))) throw AuthErrors.resetInvalid();
   assertNotCommon(deps, newPassword);
-  const passwordHash = await deps.hasher.hash(newPassword);
+  const passwordHash = await deps.hasher.hash(newPassword, ctx.signal);
+  assertStillAwaited(ctx);
   // Used up atomically: of two resets with one token, one wins.
   const used = await deps.resets.consume(token, kind);
   if (!used) throw AuthErrors.resetInvalid();

@@ -4,6 +4,7 @@ import type { AccountKind } from '@acct/shared';
 import type { Account } from './account';
 import type { Needs, RequestContext } from './ports';
 import { hasRecentProof } from './access';
+import { assertStillAwaited } from './request-deadline';
 
 const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 128;
@@ -29,6 +30,8 @@ export async function confirmOwnPassword(deps: Needs<'hasher' | 'loginAttempts'>
   const valid = account.passwordHash !== null && (await deps.hasher.verify(password, account.passwordHash, ctx.signal));
   if (!valid) throw AuthErrors.invalidCredentials();
   await deps.loginAttempts.succeed(kind, account.email, ctx.budget);
+  // What the password was proven for (a change, a deletion) is committed only if still awaited.
+  assertStillAwaited(ctx);
 }
 
 /** The password again, or (without one) a proof of the last STEP_UP_SECONDS: a login, or `reauthenticate`. */

@@ -8,6 +8,7 @@ import type { Needs, RequestContext } from './ports';
 import { assertAddressFree, sendVerificationLink, verifiesEmail } from './email-ownership';
 import { assertNotCommon } from './passwords';
 import { validateRegister } from './validation';
+import { assertStillAwaited } from './request-deadline';
 
 export async function register(
   deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'firstAdmin' | 'links' | 'outbox' | 'policy' | 'metrics'>,
@@ -27,7 +28,8 @@ export async function register(
   try {
     // Held for another account's undo: taken, as an address in use is.
     await assertAddressFree(deps, kind, input.email);
-    const passwordHash = await deps.hasher.hash(input.password);
+    const passwordHash = await deps.hasher.hash(input.password, ctx.signal);
+    assertStillAwaited(ctx);
     account = await deps.accounts[kind].create({
       email: input.email,
       name: input.name,

@@ -3,6 +3,7 @@ import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import type { Needs, RequestContext } from './ports';
+import { assertStillAwaited } from './request-deadline';
 
 export interface OpenedSession {
   accessToken: string;
@@ -14,6 +15,7 @@ export interface OpenedSession {
  * when a reset, a password set or a disable was recorded meanwhile.
  */
 export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
+  assertStillAwaited(ctx);
   const opened = await deps.sessions.create({ kind, accountId: account.id, role: account.role, credentialEpoch: account.credentialEpoch });
   if (opened === 'superseded') throw AuthErrors.invalidCredentials();
   const { token, sessionId } = opened;

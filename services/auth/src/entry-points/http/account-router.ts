@@ -47,7 +47,7 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
 
     router.post(`${base}/register`, async (req, res) => {
       // Only admin registration depends on who asks (an admin may add admins once registration is closed).
-      const account = await register(deps, kind, req.body, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : ctx(req));
+      const account = await register(deps, kind, req.body, requestContextWithSignal(req, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : undefined));
       res.status(201).json(ok(`${kindLabel(kind)} registered successfully`, { [kind]: account }));
     });
 
@@ -98,13 +98,13 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
     });
 
     router.post(`${base}/reset-password`, async (req, res) => {
-      await resetPassword(deps, kind, req.body, ctx(req));
+      await resetPassword(deps, kind, req.body, requestContextWithSignal(req));
       res.json(ok('Password reset successfully'));
     });
   }
 
   router.post('/api/auth/verify-otp', async (req, res) => {
-    const result = await verifyOtp(deps, req.body, ctx(req));
+    const result = await verifyOtp(deps, req.body, requestContextWithSignal(req));
     sendRefresh(res, result.refreshToken);
     // The contract's route is an admin's; an account of either kind may now take a second step.
     res.setHeader(InternalHeaders.refreshTokenKind, result.kind);

@@ -9,9 +9,16 @@ export function requestContext(req: Request): RequestContext {
   return { ip, budget: addressBudget(ip), requestId: req.get(InternalHeaders.requestId), fromBrowserPage: req.get('origin') !== undefined };
 }
 
-/** The context with a signal that tells when the client went away: for routes that do slow password work. */
-export function requestContextWithSignal(req: Request): RequestContext {
-  return { ...requestContext(req), signal: clientGone(req) };
+/**
+ * The context (`base`, by default the plain one) with a signal that tells when the answer is no longer
+ * awaited: the client went away, or the gateway's deadline passed. For routes that do slow password
+ * work and then commit: they drop the work, and commit nothing (request-deadline.ts).
+ */
+export function requestContextWithSignal(req: Request, base: RequestContext = requestContext(req)): RequestContext {
+  const gone = clientGone(req);
+  const deadline = gatewayDeadline(req);
+  const signal = gone && deadline ? AbortSignal.any([gone, deadline]) : (gone ?? deadline);
+  return { ...base, signal };
 }
 
 /** Aborts when the connection closes before the answer was sent (the gateway gave up, or its client did). */
@@ -23,6 +30,16 @@ function clientGone(req: Request): AbortSignal | undefined {
     if (!res.writableFinished) controller.abort();
   });
   return controller.signal;
+}
+
+/** A margin for the answer's way back: past the budget less this, the gateway may have answered 504 already. */
+const DEADLINE_MARGIN_MS = 250;
+
+/** Aborts when the gateway stops waiting (its budget, sent as x-request-budget-ms, less the way back); none without one. */
+function gatewayDeadline(req: Request): AbortSignal | undefined {
+  const budget = Number(req.get(InternalHeaders.requestBudget));
+  if (!Number.isSafeInteger(budget) || budget < 1 || budget > 3_600_000) return undefined;
+  return AbortSignal.timeout(Math.max(1, budget - DEADLINE_MARGIN_MS));
 }
 
 /** The context with the verified caller, for a route whose answer depends on who asks. */
