@@ -308,8 +308,20 @@ describe('docker-compose.ha.yml (the clustered stores)', () => {
   const command = (name: string) => (ha[name] as Service & { command?: string[] }).command ?? [];
 
   it('runs three Redis nodes and three sentinels, three RabbitMQ nodes in one cluster and a three-member replica set', () => {
-    expect(['redis', 'redis-replica-1', 'redis-replica-2'].map((n) => command(n).includes('--replicaof'))).toEqual([false, true, true]);
-    for (const n of [1, 2, 3]) expect(command(`redis-sentinel-${n}`).join(' ')).toMatch(/sentinel monitor acct redis 6379 2/);
+    // Every node and sentinel from the scripts Kubernetes uses (test/ha/sentinel-restart.test.ts runs them through a failover and a restart).
+    for (const n of ['redis', 'redis-replica-1', 'redis-replica-2']) {
+      expect([n, command(n), ha[n].environment?.REDIS_SELF, ha[n].environment?.REDIS_FIRST_MASTER]).toEqual([n, ['sh', '/scripts/redis-start.sh'], n, 'redis']);
+      expect(ha[n].volumes).toContain('./deploy/kubernetes/stores-ha/redis-start.sh:/scripts/redis-start.sh:ro');
+      // A node asks the sentinels who is master: they start first, whatever state the nodes are in.
+      expect(Object.keys(ha[n].depends_on ?? {}).filter((d) => d.startsWith('redis-sentinel'))).toHaveLength(3);
+    }
+    for (const n of [1, 2, 3]) {
+      const name = `redis-sentinel-${n}`;
+      expect([name, command(name), ha[name].environment?.SENTINEL_SELF]).toEqual([name, ['sh', '/scripts/sentinel-start.sh'], name]);
+      // What a sentinel decided lives on its volume.
+      expect(ha[name].volumes).toEqual([`redis-sentinel-${n}-data:/data`, './deploy/kubernetes/stores-ha/sentinel-start.sh:/scripts/sentinel-start.sh:ro']);
+      expect(Object.keys(ha[name].depends_on ?? {}).some((d) => d.startsWith('redis'))).toBe(false);
+    }
     for (const n of ['rabbitmq', 'rabbitmq-2', 'rabbitmq-3']) {
       expect([n, ha[n].hostname, ha[n].volumes]).toEqual([n, n, expect.arrayContaining(['./deploy/compose/rabbitmq-cluster.conf:/etc/rabbitmq/conf.d/20-cluster.conf:ro'])]);
     }

@@ -205,6 +205,46 @@ describe('deploy/kubernetes/stores-ha (the clustered stores)', () => {
     }
   });
 
+  it('gives every store container a securityContext: no privilege escalation, capabilities dropped, non-root where the image allows', () => {
+    const pods = stores.filter((d) => d.kind === 'StatefulSet' || d.kind === 'Job').map((d) => [d.metadata.name, d.spec.template.spec] as const);
+    expect(pods.length).toBe(4);
+    for (const [name, pod] of pods) {
+      for (const container of pod.containers) {
+        const context = container.securityContext ?? {};
+        expect([name, container.name, context.allowPrivilegeEscalation, context.capabilities?.drop]).toEqual([name, container.name, false, ['ALL']]);
+      }
+      // RabbitMQ's entrypoint steps down to its user itself; the others run as the image's user from the start.
+      if (name !== 'rabbitmq') expect([name, pod.securityContext?.runAsNonRoot]).toEqual([name, true]);
+    }
+  });
+
+  it('keeps what the sentinels decided on a volume, so a restart of every pod brings back no stale master', () => {
+    const redis = stores.find((d) => d.kind === 'StatefulSet' && d.metadata.name === 'redis')!;
+    const sentinel = redis.spec.template.spec.containers.find((c: { name: string }) => c.name === 'sentinel');
+    expect(sentinel.volumeMounts).toContainEqual({ name: 'sentinel-data', mountPath: '/data' });
+    expect(redis.spec.volumeClaimTemplates.map((t: { metadata: { name: string } }) => t.metadata.name)).toContain('sentinel-data');
+    expect((redis.spec.template.spec.volumes ?? []).map((v: { name: string }) => v.name)).not.toContain('sentinel-data');
+    // Both start from the scripts compose uses, told which pod they are.
+    const env = (container: string) => Object.fromEntries(redis.spec.template.spec.containers.find((c: { name: string }) => c.name === container).env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+    expect(env('redis')).toMatchObject({ REDIS_SELF: '$(POD_NAME).redis.account-stores.svc.cluster.local', REDIS_FIRST_MASTER: 'redis-0.redis.account-stores.svc.cluster.local' });
+    expect(env('sentinel')).toMatchObject({ SENTINEL_SELF: '$(POD_NAME).redis.account-stores.svc.cluster.local' });
+  });
+
+  it('lets only the stack’s namespace reach the stores’ client ports, and each store’s own pods the rest', () => {
+    const policies = stores.filter((d) => d.kind === 'NetworkPolicy');
+    expect(policies.find((p) => p.metadata.name === 'default-deny-ingress')!.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+    const sets = stores.filter((d) => d.kind === 'StatefulSet');
+    for (const set of sets) {
+      const labels = set.spec.template.metadata.labels;
+      const own = policies.filter((p) => Object.keys(p.spec.podSelector).length > 0 && selects(p.spec.podSelector, labels));
+      expect([set.metadata.name, own.length]).toEqual([set.metadata.name, 1]);
+      const fromStack = own[0].spec.ingress.filter((rule: { from: Array<{ namespaceSelector?: { matchLabels: Record<string, string> } }> }) =>
+        rule.from.some((f) => f.namespaceSelector?.matchLabels['kubernetes.io/metadata.name'] === 'account-service'),
+      );
+      expect([set.metadata.name, fromStack.length]).toEqual([set.metadata.name, 1]);
+    }
+  });
+
   it('documents URLs that every service accepts in production', () => {
     const documented = (name: string) => {
       const line = new RegExp(`^#\\s+${name}=(\\S+)`, 'm').exec(kustomization)?.[1];

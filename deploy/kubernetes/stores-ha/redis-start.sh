@@ -1,10 +1,57 @@
 #!/bin/sh
-# A Redis pod starts as a replica of whichever node the sentinels name master now; only when no
-# sentinel knows one yet (the very first start) does redis-0 start as the master.
+# Starts a Redis node of the Sentinel group as a replica of whichever node the sentinels name master
+# now; only while no sentinel answers at all (the very first start, with nothing written yet) does the
+# first node start as master. So a node that was master before a failover comes back as a replica,
+# even when every node and sentinel restarts at once (the sentinels keep what they decided on disk:
+# sentinel-start.sh). One script for Kubernetes (stores-ha), compose (docker-compose.ha.yml) and the
+# tests (test/ha/sentinel-restart.test.ts), told apart by these variables:
+#   REDIS_SELF          the host this node announces (default: its host name)
+#   REDIS_PORT          its port (6379)
+#   REDIS_FIRST_MASTER  the node that is master on the very first start: host, or host:port
+#   REDIS_SENTINELS     the sentinels to ask, host:port separated by spaces
+#   REDIS_PASSWORD      the group's password (optional)
+#   REDIS_DIR           its data folder (/data)
+#   REDIS_ASK_SECONDS   how long to keep asking the sentinels (20)
 set -eu
-SELF="$(hostname).redis.account-stores.svc.cluster.local"
-MASTER="$(timeout 5 redis-cli -h redis-sentinel -p 26379 -a "$REDIS_PASSWORD" --no-auth-warning sentinel get-master-addr-by-name acct 2>/dev/null | head -n 1 || true)"
-if [ -z "$MASTER" ] && [ "$(hostname)" != redis-0 ]; then MASTER="redis-0.redis.account-stores.svc.cluster.local"; fi
-set -- redis-server --appendonly yes --requirepass "$REDIS_PASSWORD" --masterauth "$REDIS_PASSWORD" --replica-announce-ip "$SELF"
-if [ -n "$MASTER" ] && [ "$MASTER" != "$SELF" ]; then set -- "$@" --replicaof "$MASTER" 6379; fi
+SELF="${REDIS_SELF:-$(hostname)}"
+PORT="${REDIS_PORT:-6379}"
+DIR="${REDIS_DIR:-/data}"
+AUTH=""
+[ -z "${REDIS_PASSWORD:-}" ] || AUTH="-a $REDIS_PASSWORD --no-auth-warning"
+
+# "host port" of the master, from the first sentinel that names one; empty when none answers.
+ask() {
+  for sentinel in $REDIS_SENTINELS; do
+    # shellcheck disable=SC2086
+    answer="$(timeout 3 redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" $AUTH sentinel get-master-addr-by-name acct 2>/dev/null | tr '\n' ' ' || true)"
+    set -- $answer
+    if [ $# -ge 2 ]; then echo "$1 $2"; return 0; fi
+  done
+  return 0
+}
+
+MASTER=""
+waited=0
+while [ -z "$MASTER" ] && [ "$waited" -lt "${REDIS_ASK_SECONDS:-20}" ]; do
+  MASTER="$(ask)"
+  [ -n "$MASTER" ] || { sleep 1; waited=$((waited + 1)); }
+done
+if [ -z "$MASTER" ]; then
+  echo "redis-start: no sentinel answered in ${REDIS_ASK_SECONDS:-20} s: first start, ${REDIS_FIRST_MASTER} is master" >&2
+  case "$REDIS_FIRST_MASTER" in
+    *:*) MASTER="${REDIS_FIRST_MASTER%:*} ${REDIS_FIRST_MASTER##*:}" ;;
+    *) MASTER="$REDIS_FIRST_MASTER $PORT" ;;
+  esac
+fi
+
+set -- redis-server --port "$PORT" --dir "$DIR" --appendonly yes --replica-announce-ip "$SELF"
+[ -z "${REDIS_PASSWORD:-}" ] || set -- "$@" --requirepass "$REDIS_PASSWORD" --masterauth "$REDIS_PASSWORD"
+MASTER_HOST="${MASTER% *}"
+MASTER_PORT="${MASTER#* }"
+if [ "$MASTER_HOST" != "$SELF" ] || [ "$MASTER_PORT" != "$PORT" ]; then
+  echo "redis-start: replica of $MASTER_HOST:$MASTER_PORT" >&2
+  set -- "$@" --replicaof "$MASTER_HOST" "$MASTER_PORT"
+else
+  echo "redis-start: master" >&2
+fi
 exec "$@"

@@ -1,19 +1,51 @@
 #!/bin/sh
-# Each sentinel writes its own config (it rewrites the file as it learns the topology), watching the
-# master the other sentinels name, or redis-0 on the very first start. Quorum 2 of 3.
+# Starts a sentinel of the group `acct` (quorum 2). A sentinel rewrites its config file as it learns
+# (the current master, its epoch, the other sentinels and the replicas); that file is kept on disk and
+# started from as it is, so what the sentinels decided in a failover survives a restart of every node
+# at once. Only a sentinel with no file yet writes one, watching the master the other sentinels name,
+# or the first node on the very first start. One script for Kubernetes, compose and the tests:
+#   SENTINEL_SELF        the host this sentinel announces (default: its host name)
+#   SENTINEL_PORT        its port (26379)
+#   SENTINEL_DIR         where its config file lives (/data): keep it on a volume
+#   REDIS_FIRST_MASTER   the node that is master on the very first start: host, or host:port
+#   REDIS_PORT           the nodes' port, when REDIS_FIRST_MASTER names none (6379)
+#   REDIS_SENTINELS      the other sentinels to ask, host:port separated by spaces
+#   REDIS_PASSWORD       the group's password (optional)
+#   SENTINEL_DOWN_AFTER_MS, SENTINEL_FAILOVER_TIMEOUT_MS  (5000, 30000)
 set -eu
-MASTER="$(timeout 5 redis-cli -h redis-sentinel -p 26379 -a "$REDIS_PASSWORD" --no-auth-warning sentinel get-master-addr-by-name acct 2>/dev/null | head -n 1 || true)"
-[ -n "$MASTER" ] || MASTER="redis-0.redis.account-stores.svc.cluster.local"
-cat > /data/sentinel.conf <<CONF
-port 26379
-sentinel resolve-hostnames yes
-sentinel announce-hostnames yes
-sentinel announce-ip $(hostname).redis.account-stores.svc.cluster.local
-requirepass $REDIS_PASSWORD
-sentinel monitor acct $MASTER 6379 2
-sentinel auth-pass acct $REDIS_PASSWORD
-sentinel down-after-milliseconds acct 5000
-sentinel failover-timeout acct 30000
-sentinel parallel-syncs acct 1
-CONF
-exec redis-sentinel /data/sentinel.conf
+SELF="${SENTINEL_SELF:-$(hostname)}"
+PORT="${SENTINEL_PORT:-26379}"
+CONF="${SENTINEL_DIR:-/data}/sentinel.conf"
+if [ -s "$CONF" ]; then
+  echo "sentinel-start: from its own $CONF (what it last knew)" >&2
+  exec redis-sentinel "$CONF"
+fi
+AUTH=""
+[ -z "${REDIS_PASSWORD:-}" ] || AUTH="-a $REDIS_PASSWORD --no-auth-warning"
+MASTER=""
+for sentinel in ${REDIS_SENTINELS:-}; do
+  # shellcheck disable=SC2086
+  answer="$(timeout 3 redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" $AUTH sentinel get-master-addr-by-name acct 2>/dev/null | tr '\n' ' ' || true)"
+  set -- $answer
+  if [ $# -ge 2 ]; then MASTER="$1 $2"; break; fi
+done
+if [ -z "$MASTER" ]; then
+  case "$REDIS_FIRST_MASTER" in
+    *:*) MASTER="${REDIS_FIRST_MASTER%:*} ${REDIS_FIRST_MASTER##*:}" ;;
+    *) MASTER="$REDIS_FIRST_MASTER ${REDIS_PORT:-6379}" ;;
+  esac
+fi
+{
+  echo "port $PORT"
+  echo "sentinel resolve-hostnames yes"
+  echo "sentinel announce-hostnames yes"
+  echo "sentinel announce-ip $SELF"
+  [ -z "${REDIS_PASSWORD:-}" ] || echo "requirepass $REDIS_PASSWORD"
+  echo "sentinel monitor acct $MASTER 2"
+  [ -z "${REDIS_PASSWORD:-}" ] || echo "sentinel auth-pass acct $REDIS_PASSWORD"
+  echo "sentinel down-after-milliseconds acct ${SENTINEL_DOWN_AFTER_MS:-5000}"
+  echo "sentinel failover-timeout acct ${SENTINEL_FAILOVER_TIMEOUT_MS:-30000}"
+  echo "sentinel parallel-syncs acct 1"
+} > "$CONF"
+echo "sentinel-start: new $CONF watching $MASTER" >&2
+exec redis-sentinel "$CONF"
