@@ -1,4 +1,5 @@
 // One jest run over every workspace; infrastructure is resolved once in the global setup.
+const { scale } = require('./test/setup/time-scale');
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -24,6 +25,7 @@ module.exports = {
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   // Every run in a new order (the seed is printed; --seed=N repeats one): no test may lean on another.
   randomize: true,
-  testTimeout: 30_000,
+  // On the run's time scale (test/setup/time-scale.js): a busy machine waits longer, not fails.
+  testTimeout: Math.round(30_000 * scale),
   maxWorkers: 2,
 };

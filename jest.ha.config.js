@@ -10,5 +10,5 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/'],
   globalSetup: '<rootDir>/test/ha/global-setup.ts',
   globalTeardown: '<rootDir>/test/ha/global-teardown.ts',
-  testTimeout: 60_000,
+  testTimeout: Math.round(60_000 * require('./test/setup/time-scale').scale),
 };

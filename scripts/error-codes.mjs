@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Writes the README's table of error codes from the services' catalogues (their errors.ts, built):
+// Writes the table of error codes in docs/errors.md from the services' catalogues (their errors.ts, built):
 // `npm run docs:errors` after adding or changing a code. test/error-codes-docs.test.ts fails while
-// the README and the catalogues differ.
+// docs/errors.md and the catalogues differ.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -17,18 +17,18 @@ const catalogues = {
 };
 const START = '<!-- error-codes:start (npm run docs:errors writes this table) -->';
 const END = '<!-- error-codes:end -->';
-const readmePath = path.join(root, 'README.md');
+const readmePath = path.join(root, 'docs', 'errors.md');
 const readme = fs.readFileSync(readmePath, 'utf8');
 const from = readme.indexOf(START);
 const to = readme.indexOf(END);
 if (from < 0 || to < from) {
-  process.stderr.write(`README.md has no ${START} … ${END} block to write into\n`);
+  process.stderr.write(`docs/errors.md has no ${START} … ${END} block to write into\n`);
   process.exit(1);
 }
 const next = `${readme.slice(0, from + START.length)}\n${errorCodeTable(catalogues)}\n${readme.slice(to)}`;
 if (next === readme) {
-  process.stdout.write('README.md: the error codes are up to date\n');
+  process.stdout.write('docs/errors.md: the error codes are up to date\n');
 } else {
   fs.writeFileSync(readmePath, next);
-  process.stdout.write('README.md: error codes written\n');
+  process.stdout.write('docs/errors.md: error codes written\n');
 }

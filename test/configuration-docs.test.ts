@@ -1,4 +1,4 @@
-// The README's configuration table, .env.example and the services' config schemas name the same variables.
+// The configuration table (docs/configuration.md), .env.example and the services' config schemas name the same variables.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ZodObject, ZodRawShape } from 'zod';
@@ -8,8 +8,7 @@ import { gatewaySchema } from '@acct/gateway';
 import { notifierSchema } from '@acct/notifier';
 
 const root = path.resolve(__dirname, '..');
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Configuration'));
+const section = fs.readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8');
 const documented = [...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]);
 const example = fs
   .readFileSync(path.join(root, '.env.example'), 'utf8')
@@ -24,7 +23,7 @@ describe('configuration documentation', () => {
     expect([...new Set(documented)].sort()).toEqual([...read].sort());
   });
 
-  it('keeps .env.example in step with the README table', () => {
+  it('keeps .env.example in step with the table', () => {
     expect([...new Set(example)].sort()).toEqual([...new Set(documented)].sort());
   });
 });

@@ -1,4 +1,4 @@
-// The README's error codes are the catalogues' (npm run docs:errors writes them).
+// The error codes of docs/errors.md are the catalogues' (npm run docs:errors writes them).
 import fs from 'node:fs';
 import path from 'node:path';
 import { errorCodeTable } from '@acct/shared';
@@ -6,9 +6,9 @@ import { authErrorCatalogue } from '@acct/auth';
 import { desktopErrorCatalogue } from '@acct/desktop';
 import { gatewayErrorCatalogue } from '@acct/gateway';
 
-const readme = fs.readFileSync(path.resolve(__dirname, '..', 'README.md'), 'utf8');
+const readme = fs.readFileSync(path.resolve(__dirname, '..', 'docs', 'errors.md'), 'utf8');
 
-describe('README error codes', () => {
+describe('the documented error codes', () => {
   it('lists exactly the codes of the catalogues, with their status and meaning', () => {
     const block = /<!-- error-codes:start[^>]*-->\n([\s\S]*?)\n<!-- error-codes:end -->/.exec(readme)?.[1];
     expect(block).toBe(errorCodeTable({ gateway: gatewayErrorCatalogue, auth: authErrorCatalogue, desktop: desktopErrorCatalogue }));

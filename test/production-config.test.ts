@@ -35,7 +35,7 @@ describe('production configuration', () => {
 
   it.each([
     ['the built-in OTP secret', { OTP_SECRET: 'development-only-otp-secret' }, /^Invalid configuration: OTP_SECRET: a published value/],
-    ["the README's placeholder", { OTP_SECRET: '<openssl rand -hex 32>' }, /^Invalid configuration: OTP_SECRET: a published value/],
+    ["the docs' placeholder", { OTP_SECRET: '<openssl rand -hex 32>' }, /^Invalid configuration: OTP_SECRET: a published value/],
     ['an OTP secret under 32 bytes', { OTP_SECRET: 'only-thirty-one-bytes-long-here' }, /^Invalid configuration: OTP_SECRET: shorter than 32 bytes/],
     ['a plain-http reset page', { RESET_URL_BASE_USER: 'http://app.example.com/reset-password' }, /^Invalid configuration: RESET_URL_BASE_USER: must be an https: page/],
     ['an email link page on localhost', { EMAIL_LINK_URL_BASE: 'http://localhost:3000/account/email' }, /^Invalid configuration: EMAIL_LINK_URL_BASE: points at this machine; in production it must be the public email page/],

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { closeServer, listen } from '@acct/shared';
 import { buildWorkspaces } from '@acct/test-harness/build';
 import { testKeys } from '@acct/test-harness/keys';
+import { scaled } from '@acct/test-harness/time-scale';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../scripts/lib/dependencies.js');
 
@@ -94,7 +95,7 @@ describe('shutdown on SIGTERM', () => {
       const signalled = Date.now();
       gateway.child.kill('SIGTERM');
       expect(await gateway.exited).toBe(1);
-      expect(Date.now() - signalled).toBeLessThan(5_000);
+      expect(Date.now() - signalled).toBeLessThan(scaled(5_000));
       expect(await stuck).toHaveProperty('error');
       expect(gateway.output()).toMatch(/cutting what had not finished by the deadline: exit 1/);
     } finally {

@@ -1,7 +1,7 @@
 // The production compose's first step (docker-compose.production.yml, service `config-check`):
 // names every variable .env is missing, all in one run, before any service starts. Compose's own
 // `${VAR:?}` stops at the first missing one, so an operator would learn them one start at a time.
-// Each service then applies its own production rules to the values (README, Operations).
+// Each service then applies its own production rules to the values (docs/operations.md).
 const required = [
   ['OTP_SECRET', 'auth', '32 random bytes or more, e.g. openssl rand -hex 32'],
   ['MFA_ENCRYPTION_KEY', 'auth', '32 random bytes as hex, e.g. openssl rand -hex 32'],

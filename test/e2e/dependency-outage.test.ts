@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { call } from '@acct/test-harness/http-client';
 import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
+import { scaled } from '@acct/test-harness/time-scale';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 
@@ -44,7 +45,7 @@ describe('Redis outage', () => {
     const down = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password }, headers: { 'x-request-id': 'redis-outage-1' } });
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ success: false, message: 'Service temporarily unavailable', code: 'service_unavailable' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(scaled(2_000));
     // The service's own record of the fault carries the request's id and its (unredacted) code.
     expect(stack.logs.service.find((r) => r.request_id === 'redis-outage-1')).toMatchObject({ level: 'error', code: 'service_unavailable', message: 'Dependency unavailable' });
 
@@ -77,7 +78,7 @@ describe('MongoDB outage', () => {
       expect(down.body).toMatchObject({ success: false, code: 'service_unavailable' });
       // Auth's own 503 (the driver gives up after its 2 s server selection), not the gateway's 504
       // after UPSTREAM_TIMEOUT_MS (10 s): the bound proves no hang and leaves a loaded machine room.
-      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(Date.now() - started).toBeLessThan(scaled(8_000));
 
       mongo = await startMongoStandin({ port: mongoPort });
       const deadline = Date.now() + 15_000;

@@ -1,4 +1,4 @@
-// The README's try-it recipe for sign-in with a provider: `npm run dev:idp` starts a provider and
+// The guide's try-it recipe for sign-in with a provider (docs/guide.md): `npm run dev:idp` starts a provider and
 // prints the variables to start the stack with; with exactly those, a browser signs in as dev-user.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';

@@ -4,7 +4,7 @@
 // that leads the push queue. Every
 // request that fails is retried by the client, as an app does. It must end with no refresh that lost
 // its session and exactly one push per login; what failed on the way, and for how long, is the
-// report (bench/results/ha-failover-<topology>.json and the README's operations section).
+// report (bench/results/ha-failover-<topology>.json and docs/operations.md).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -304,7 +304,7 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
       },
       // What a 500 was, when one was answered (none may be: an outage is a 503 with Retry-After).
       unhandledErrors: tally(stack.logs.service.filter((r) => r.message === 'Unhandled error').map((r) => String(r.err?.message ?? r.err))),
-      // Clients ioredis gave up on during the run, connected again by connectRedis (README: High availability).
+      // Clients ioredis gave up on during the run, connected again by connectRedis (docs/operations.md: High availability).
       redisClientsRevived: [...stack.logs.service, ...stack.notifier!.logs].filter((r) => r.message === 'Redis client ended without being closed; connecting again').length,
       refreshesThatLostTheirSession: load.lostSessions,
       logins: load.logins.size,

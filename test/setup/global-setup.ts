@@ -32,5 +32,5 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_MONGO_SOURCE = mongo.source;
   process.env.TEST_RUN_ID = randomBytes(3).toString('hex');
   (globalThis as Record<string, unknown>).__ACCT_DEPS__ = [redis, amqp, mongo];
-  process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}\n`);
+  process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}; time scale ${process.env.TEST_TIME_SCALE ?? 1} (TEST_TIME_SCALE, or the load average)\n`);
 }

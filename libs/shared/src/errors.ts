@@ -8,7 +8,7 @@ import { fail, type ErrorEnvelope } from './envelope';
 
 export interface ErrorCodeSpec {
   status: number;
-  /** What the code means to a client, and what to do about it (the README's table). */
+  /** What the code means to a client, and what to do about it (docs/errors.md). */
   meaning: string;
 }
 
@@ -131,7 +131,7 @@ export function toErrorAnswer(err: unknown, logger: Logger, context: Record<stri
   return { status: error.httpStatus, headers, body: fail(error.message, error.code, error.errors) };
 }
 
-/** The README's table of error codes: one row per code of the given catalogues, and whose routes answer it. */
+/** The table of error codes in docs/errors.md: one row per code of the given catalogues, and whose routes answer it. */
 export function errorCodeTable(catalogues: Record<string, ErrorCatalogue>): string {
   const rows = new Map<string, { spec: ErrorCodeSpec; by: string[] }>();
   for (const [service, catalogue] of Object.entries(catalogues)) {

@@ -7,6 +7,7 @@ import { createMemoryLogger } from '@acct/shared';
 import { connectAnyNode, connectPublisher, type AmqpClient, type EventPublisher } from '@acct/shared/amqp';
 import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
 import { until } from '@acct/test-harness/until';
+import { scaled } from '@acct/test-harness/time-scale';
 
 const names = isolatedNames('publisher');
 let amqp: AmqpClient;
@@ -71,7 +72,7 @@ describe('event publisher', () => {
     channel.publish = ((exchange: string, key: string, content: Buffer, options: object) => publish(exchange, key, content, options, () => undefined)) as ConfirmChannel['publish'];
     const started = Date.now();
     await expect(publisher.publish('user.login.succeeded', `evt-${Date.now()}`, { userId: 'u1', ip: '127.0.0.1' })).rejects.toThrow(/did not confirm the publish within 5000 ms/);
-    expect(Date.now() - started).toBeLessThan(7_000);
+    expect(Date.now() - started).toBeLessThan(scaled(7_000));
     await until(publishOk, 10_000, 'a publish confirmed on the new connection');
     expect(records.filter((r) => r.message === 'RabbitMQ reconnected').length).toBe(reconnectsBefore + 1);
   }, 30_000);

@@ -1,7 +1,10 @@
 // The one polling helper of the tests: waits until a check holds, or fails naming what it waited for.
 
-/** Resolves once `check` answers true (or a value), polling every 20 ms; throws `describe()` after `timeoutMs`. */
-export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5_000, describe: string | (() => string) = 'condition'): Promise<T> {
+import { scaled } from './time-scale';
+
+/** Resolves once `check` answers true (or a value), polling every 20 ms; throws `describe()` after `timeoutMs` on the run's time scale. */
+export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, givenTimeoutMs = 5_000, describe: string | (() => string) = 'condition'): Promise<T> {
+  const timeoutMs = scaled(givenTimeoutMs);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -5,6 +5,7 @@ import net from 'node:net';
 import { closeServer, listen } from '@acct/shared';
 import { loggablePath } from '@acct/shared';
 import { settle, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
+import { scaled } from '@acct/test-harness/time-scale';
 
 describe('loggablePath', () => {
   it.each([
@@ -65,7 +66,7 @@ describe('gateway: a client that stalls its body', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toMatch(/connection: close/i);
     expect(answer).toContain('"code":"request_timeout"');
-    expect(closedAfterMs).toBeLessThan(3_000);
+    expect(closedAfterMs).toBeLessThan(scaled(3_000));
     await settle();
     expect(gateway.records.find((r) => r.status === 408 && r.path === '/api/auth/user/login')).toMatchObject({ level: 'warn', method: 'POST' });
   });

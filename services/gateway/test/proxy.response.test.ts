@@ -2,6 +2,7 @@ import http from 'node:http';
 import { closeServer, listen } from '@acct/shared';
 import { call } from '@acct/test-harness/http-client';
 import { settle, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
+import { scaled } from '@acct/test-harness/time-scale';
 
 /** A stand-in upstream that records what reached it and answers as told. */
 async function fakeUpstream(answer: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void) {
@@ -160,7 +161,7 @@ describe('gateway: a service that is down', () => {
       const res = await call(gateway.base, 'POST', '/api/auth/user/login', { body: { email: 'a@b.co', password: 'x' } });
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ success: false, message: 'Service temporarily unavailable', code: 'service_unavailable' });
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(Date.now() - started).toBeLessThan(scaled(2_000));
       await settle();
       expect(gateway.records[0]).toMatchObject({ level: 'error', status: 503 });
     } finally {
