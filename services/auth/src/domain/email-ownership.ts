@@ -17,7 +17,7 @@
 // undo is outstanding is allowed: its own undo link goes to the address it leaves, and the earliest
 // undo (the owner's) still wins, since an undo retires only what came after it.
 import { randomBytes } from 'node:crypto';
-import type { AccountKind } from '@acct/shared';
+import { normalizeEmail, type AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { toAccountRecord, type Account, type AccountRecord } from './account';
 import { enforceLimit, withinLimit } from './limits';
@@ -28,7 +28,7 @@ import { securityNotice } from './security-notices';
 import { endEverySession } from './sessions';
 import { startedUnderCurrentCredentials } from './credential-epoch';
 import { mailResetLink } from './password-reset';
-import { removeRecentWaysIn } from './ways-in';
+import { noticeLines, removeRecentWaysIn } from './ways-in';
 import { asBody, requireEmail, validateUserForgot } from './validation';
 
 const ACTIONS: Record<LinkPurpose, string> = { verify_email: 'verify', change_email: 'confirm', undo_email_change: 'undo' };
@@ -196,12 +196,12 @@ export async function undoEmailChange(
   await endEverySession(deps, kind, restored, ctx);
   const report = await removeRecentWaysIn(deps, kind, restored);
   await mailResetLink(deps, kind, restored, ctx.requestId);
-  await securityNotice(deps, kind, restored, 'email_change_undone', ctx, [...report.removed.map((r) => `Removed: ${r}`), ...report.remaining.map((r) => `Kept: ${r}`)]);
+  await securityNotice(deps, kind, restored, 'email_change_undone', ctx, noticeLines(report));
 }
 
 /** An address held by another account's live undo link is as taken as one in use: the undo must be able to return to it. */
 export async function assertAddressFree(deps: Needs<'links'>, kind: AccountKind, email: string, accountId?: string): Promise<void> {
-  const holder = await deps.links.heldFor(kind, email.trim().toLowerCase());
+  const holder = await deps.links.heldFor(kind, normalizeEmail(email));
   if (holder !== undefined && holder !== accountId) throw AuthErrors.emailTaken();
 }
 

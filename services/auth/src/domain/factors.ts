@@ -76,7 +76,8 @@ export async function proveSecondStep(
       return challenge.isMailedCode(proof.code) || (await useAuthenticatorCode(deps, kind, accountId, proof.code));
     case 'recovery': {
       const left = await deps.factors.useRecoveryCode(kind, accountId, proof.code);
-      if (left === undefined || left === 'used') return left === 'used' ? 'used' : false;
+      if (left === 'used') return 'used';
+      if (left === undefined) return false;
       const account = await deps.accounts[kind].findById(accountId);
       if (account) await securityNotice(deps, kind, account, 'recovery_code_used', ctx);
       return true;
@@ -255,9 +256,8 @@ export async function confirmAuthenticator(
   const code = requireCode(asBody(raw).code);
   const set = await deps.factors.of(caller.kind, caller.sub);
   if (!set.totp || set.totp.confirmed) throw AuthErrors.noPendingAuthenticator();
-  const pending = set.totp;
-  let step: number | undefined;
-  await checkCodeWithinBudget(deps, caller.kind, caller.sub, async () => (step = totpStep(pending.secret, code)) !== undefined);
+  const step = totpStep(set.totp.secret, code);
+  await checkCodeWithinBudget(deps, caller.kind, caller.sub, async () => step !== undefined);
   if (!(await deps.factors.confirmTotp(caller.kind, caller.sub, step as number))) throw AuthErrors.noPendingAuthenticator();
   const account = await callerAccount(deps, caller);
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);

@@ -13,7 +13,7 @@ import { assertNotCommon } from './passwords';
 import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
 import { endEverySession } from './sessions';
 import type { Account } from './account';
-import { removeRecentWaysIn } from './ways-in';
+import { noticeLines, removeRecentWaysIn } from './ways-in';
 import { assertStillAwaited } from './request-deadline';
 import { securityNotice } from './security-notices';
 
@@ -87,7 +87,7 @@ export async function resetPassword(
   await deps.resets.retireAll(kind, accountId);
   await endEverySession(deps, kind, account, ctx);
   const report = await removeRecentWaysIn(deps, kind, account);
-  if (report.removed.length > 0) await securityNotice(deps, kind, account, 'recent_ways_in_removed', ctx, [...report.removed.map((r) => `Removed: ${r}`), ...report.remaining.map((r) => `Kept: ${r}`)]);
+  if (report.removed.length > 0) await securityNotice(deps, kind, account, 'recent_ways_in_removed', ctx, noticeLines(report));
   await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message }, 'Could not record the password-changed event'));

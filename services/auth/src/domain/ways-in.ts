@@ -73,4 +73,7 @@ export async function removeRecentWaysIn(deps: Needs<'factors' | 'identities'>, 
   return report;
 }
 
+/** The lines of the owner's notice: what went, then what stays. */
+export const noticeLines = (report: RecoveryReport) => [...report.removed.map((r) => `Removed: ${r}`), ...report.remaining.map((r) => `Kept: ${r}`)];
+
 const day = (date: Date) => date.toISOString().slice(0, 10);
