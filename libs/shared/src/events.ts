@@ -115,8 +115,6 @@ export interface Publisher {
   publish(type: EventType, eventId: string, payload: Record<string, unknown>): Promise<void>;
 }
 
-export { secretEventFields } from './secrets';
-
 export type EventPayload<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
 
 export function isEventType(value: string): value is EventType {

@@ -20,3 +20,4 @@ export * from './client-address';
 export * from './request-context';
 export * from './poll-loop';
 export * from './metrics';
+export * from './session-liveness';

@@ -3,7 +3,8 @@
 // whose feed is cut reads the store per check past its bound, refuses while it cannot, and catches up.
 import Redis from 'ioredis';
 import { createMemoryLogger, createRegistry } from '@acct/shared';
-import { RevocationFeed, assertSessionLive, compareIds } from '@acct/shared/redis';
+import { assertSessionLive } from '@acct/shared';
+import { RevocationFeed, compareIds } from '@acct/shared/redis';
 import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
 import { startTcpProxy, type TcpProxy } from '@acct/test-harness/tcp-proxy';
 import { until } from '@acct/test-harness/until';

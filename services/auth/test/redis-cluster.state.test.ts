@@ -10,7 +10,7 @@ import { startRedisCluster, type RedisClusterServers } from '@acct/test-harness/
 import { RedisSessions } from '../src/data-access/redis-sessions';
 import { RedisOtpChallenges } from '../src/data-access/redis-otp-challenges';
 import { RedisLoginAttempts } from '../src/data-access/redis-login-attempts';
-import { RedisLocks } from '../src/data-access/redis-lock';
+import { RedisLocks } from '../src/data-access/redis-locks';
 import { RedisRateLimits } from '../src/data-access/redis-rate-limits';
 import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
 import { RedisIdentityFlows } from '../src/data-access/redis-identity-flows';

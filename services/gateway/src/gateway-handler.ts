@@ -5,8 +5,20 @@ import type http from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
 import { edgeSpan, type EdgeSpan } from '@acct/shared/tracing';
-import { InternalHeaders, NOT_FOUND_ENVELOPE, canonicalAddress, errors, toErrorAnswer, type AccessTokenVerifier, type AccountKind, type HttpMetrics, type Logger, type TrustProxy } from '@acct/shared';
-import { assertSessionLive, type RevocationCheck } from '@acct/shared/redis';
+import {
+  InternalHeaders,
+  NOT_FOUND_ENVELOPE,
+  assertSessionLive,
+  canonicalAddress,
+  errors,
+  toErrorAnswer,
+  type AccessTokenVerifier,
+  type AccountKind,
+  type HttpMetrics,
+  type Logger,
+  type RevocationCheck,
+  type TrustProxy,
+} from '@acct/shared';
 import type { GatewayConfig } from './config';
 import { Cors } from './cors';
 import { CrossSiteGuard } from './cross-site';
@@ -54,7 +66,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const jsonLimit = config.BODY_LIMIT;
   const upstreamTimeoutMs = String(config.UPSTREAM_TIMEOUT_MS);
 
-  return (req, res) => {
+  const handle: http.RequestListener = (req, res) => {
     const started = process.hrtime.bigint();
     const url = req.url ?? '/';
     const method = req.method ?? 'GET';
@@ -125,6 +137,15 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       answer = send();
     }
     answer.catch((err: unknown) => sendError(res, err, ctx, deps.logger));
+  };
+  // A fault in the gateway's own code answers a logged 500 at once, never a request left hanging.
+  return (req, res) => {
+    try {
+      handle(req, res);
+    } catch (err) {
+      req.resume();
+      sendError(res, err, { security, requestId: String(req.headers['x-request-id'] ?? 'unknown') }, deps.logger);
+    }
   };
 }
 
@@ -236,7 +257,7 @@ function cookieKindOf(route: RouteSpec, headers: http.IncomingHttpHeaders): Acco
   return route.cookieKindFromAnswer && (named === 'admin' || named === 'user') ? named : (route.cookieKind as AccountKind);
 }
 
-function sendError(res: http.ServerResponse, err: unknown, ctx: ForwardContext, logger: Logger): void {
+function sendError(res: http.ServerResponse, err: unknown, ctx: Pick<ForwardContext, 'security' | 'requestId'>, logger: Logger): void {
   if (res.headersSent) {
     res.destroy();
     return;

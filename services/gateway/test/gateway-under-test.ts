@@ -3,7 +3,7 @@ import http from 'node:http';
 import jwt from 'jsonwebtoken';
 import { AccessTokenVerifier, closeServer, createMemoryLogger, listen, publicKeyFrom } from '@acct/shared';
 import { createGatewayHandler, loadGatewayConfig, UpstreamClient } from '@acct/gateway';
-import type { RevocationCheck } from '@acct/shared/redis';
+import type { RevocationCheck } from '@acct/shared';
 import { testKeys } from '@acct/test-harness/keys';
 
 export interface GatewayUnderTest {

@@ -76,3 +76,32 @@ describe('gateway: a client that stalls its body', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   });
 });
+
+describe('gateway: a fault in its own code', () => {
+  it('answers a logged 500 with the envelope at once, never a request left hanging', async () => {
+    const failing = await startGatewayUnderTest({}, {
+      isRevoked: () => {
+        throw new Error('a bug in a dependency the gateway calls on the request path');
+      },
+    });
+    try {
+      const token = failing.sign({ sub: 'u1', kind: 'user', role: 'user', sid: 'sid-1' });
+      const started = Date.now();
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(`${failing.base}/api/auth/user/me`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'fault-1' } }, (answer) => {
+          let body = '';
+          answer.on('data', (c) => (body += c));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body }));
+        });
+        req.once('error', reject);
+        req.end();
+      });
+      expect(Date.now() - started).toBeLessThan(scaled(2_000));
+      expect(res.status).toBe(500);
+      expect(JSON.parse(res.body)).toEqual({ success: false, message: 'Internal server error', code: 'internal_error' });
+      expect(res.body).not.toContain('a bug in a dependency');
+    } finally {
+      await failing.close();
+    }
+  });
+});

@@ -13,7 +13,8 @@ import type { Logger } from 'pino';
 import { PollLoop } from '../poll-loop';
 import { modelOn } from './connect';
 import { LeasedQueue } from './leased-queue';
-import { parseEvent, secretEventFields, type EventInput, type EventOutbox, type EventType, type Publisher } from '../events';
+import { parseEvent, type EventInput, type EventOutbox, type EventType, type Publisher } from '../events';
+import { secretEventFields } from '../secrets';
 
 interface OutboxDoc {
   _id: string;

@@ -15,9 +15,8 @@
 // answers 503) rather than let a revoked token through.
 import { closeRedis, type RedisClient as Redis } from './topology';
 import type { Logger } from 'pino';
-import type { AccessClaims } from '../access-token';
-import { errors } from '../errors';
 import { Gauge, Counter, type Registry } from '../metrics';
+import type { RevocationCheck } from '../session-liveness';
 
 export interface RevocationFeedOptions {
   /** The stream's key, the same for every service (no key prefix is applied to it). */
@@ -31,21 +30,6 @@ export interface RevocationPublishOptions {
   retentionMs: number;
 }
 
-/** What a request path asks: `true` when the session ended. Synchronous while the feed is fresh. */
-export interface RevocationCheck {
-  isRevoked(sessionId: string): boolean | Promise<boolean>;
-}
-
-/** Refuses the token of a session that ended (401 `session_revoked`); a 503 when that cannot be known now. */
-export async function assertSessionLive(revocations: RevocationCheck, claims: AccessClaims): Promise<void> {
-  let revoked: boolean;
-  try {
-    revoked = await revocations.isRevoked(claims.sid);
-  } catch (err) {
-    throw errors.unavailable(err);
-  }
-  if (revoked) throw errors.sessionRevoked();
-}
 
 const PAGE = 1000;
 const TICK_MS = 100;

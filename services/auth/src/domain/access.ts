@@ -2,8 +2,7 @@
 // is a token of the right kind whose session has not ended. Whether it ended is answered from the
 // replica's memory, which the revocation feed keeps within a second of every ending (logout, a
 // reset, a disable, reuse detection), with no round trip per request.
-import type { AccessClaims, AccountKind } from '@acct/shared';
-import { assertSessionLive } from '@acct/shared/redis';
+import { assertSessionLive, type AccessClaims, type AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { startedUnderCurrentCredentials } from './credential-epoch';

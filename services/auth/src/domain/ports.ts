@@ -3,7 +3,7 @@
 // case's signature names the few it uses (`Needs<'accounts' | 'hasher'>`), nothing else.
 import type { Readable } from 'node:stream';
 import type { AccessClaims, AccountKind, EventOutbox, Logger } from '@acct/shared';
-import type { RevocationCheck } from '@acct/shared/redis';
+import type { RevocationCheck } from '@acct/shared';
 import type { Account, AccountChanges, NewAccount } from './account';
 
 export interface RequestContext {
@@ -83,7 +83,6 @@ export interface Sessions {
   list(kind: AccountKind, accountId: string): Promise<SessionInfo[]>;
   /** Ends one session of the account; answers whether it was there. */
   revokeSession(kind: AccountKind, accountId: string, sessionId: string): Promise<boolean>;
-  /** Ends every session of the account but one; answers how many ended. */
   /** Ends every session of the account but one; answers the ended ones' ids. */
   revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<string[]>;
   rotate(kind: AccountKind, presented: string): Promise<RotateResult>;

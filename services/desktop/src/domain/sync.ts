@@ -1,7 +1,6 @@
 // The sync use case: validate, record the device (a new push token becomes device.registered),
 // merge each change last-writer-wins, and answer what changed since the client's cursor.
-import type { AccessClaims, EventOutbox } from '@acct/shared';
-import { assertSessionLive, type RevocationCheck } from '@acct/shared/redis';
+import { assertSessionLive, type AccessClaims, type EventOutbox, type RevocationCheck } from '@acct/shared';
 import { DesktopErrors } from '../errors';
 import { isPlatform } from './platforms';
 import type { DeviceReport, SyncChange, SyncItem, SyncLimits, SyncStore } from './ports';

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { InternalHeaders, ok, type AccessTokenVerifier, type EventOutbox } from '@acct/shared';
-import type { RevocationCheck } from '@acct/shared/redis';
+import type { RevocationCheck } from '@acct/shared';
 import type { LatestReleases, Release, SyncLimits, SyncStore } from '../../domain/ports';
 import { latestRelease, toReleaseRecord } from '../../domain/releases';
 import { requireUserSession, sync } from '../../domain/sync';
