@@ -1,6 +1,6 @@
 // Access tokens: ES256 JWTs signed by auth; every service verifies them the same way, algorithm,
 // issuer and audience pinned, with key objects built once.
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { configError, env, requireSecret } from './config';
 
@@ -39,12 +39,35 @@ export function publicKeyFrom(configured: string, name = 'JWT_PUBLIC_KEY'): KeyO
   }
 }
 
+/** A public key as a key set publishes it (RFC 7517), with the `kid` every token it verifies carries. */
+export interface PublicJwk {
+  kty: 'EC';
+  crv: string;
+  x: string;
+  y: string;
+  kid: string;
+  alg: typeof ACCESS_TOKEN_ALGORITHM;
+  use: 'sig';
+}
+
+/** The key's JWK, its `kid` being its RFC 7638 thumbprint (SHA-256 of its required members in order, base64url). */
+export function publicJwk(publicKey: KeyObject): PublicJwk {
+  const { crv, kty, x, y } = publicKey.export({ format: 'jwk' }) as { crv: string; kty: 'EC'; x: string; y: string };
+  const kid = createHash('sha256').update(JSON.stringify({ crv, kty, x, y })).digest('base64url');
+  return { kty, crv, x, y, kid, alg: ACCESS_TOKEN_ALGORITHM, use: 'sig' };
+}
+
 export class AccessTokenVerifier {
+  /** The key set this verifier trusts, as `GET /.well-known/jwks.json` publishes it. */
+  readonly keySet: { keys: PublicJwk[] };
+
   constructor(
     private readonly publicKey: KeyObject,
     private readonly issuer: string,
     private readonly audience: string,
-  ) {}
+  ) {
+    this.keySet = { keys: [publicJwk(publicKey)] };
+  }
 
   static fromConfig(config: { JWT_PUBLIC_KEY?: string; JWT_ISSUER: string; JWT_AUDIENCE: string }) {
     return new AccessTokenVerifier(publicKeyFrom(requireSecret(config.JWT_PUBLIC_KEY, 'JWT_PUBLIC_KEY')), config.JWT_ISSUER, config.JWT_AUDIENCE);

@@ -39,7 +39,7 @@ export interface GatewayDeps {
   verifier: AccessTokenVerifier;
   /** Which sessions ended, from memory (the revocation feed). */
   revocations: RevocationCheck;
-  upstreams: Record<Upstream, UpstreamClient>;
+  upstreams: Record<Exclude<Upstream, 'local'>, UpstreamClient>;
   /** Requests by route template, method and status (the health port's /metrics). */
   http?: HttpMetrics;
 }
@@ -64,6 +64,9 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const trust = compileTrust(config.TRUST_PROXY);
   const production = config.NODE_ENV === 'production';
   const jsonLimit = config.BODY_LIMIT;
+  // The key set, built once: a key change is a restart with the new key (docs/operations.md).
+  const keySet = Buffer.from(JSON.stringify(deps.verifier.keySet));
+  const keySetHeaders = ['Content-Type', 'application/jwk-set+json', 'Content-Length', String(keySet.length), 'Cache-Control', 'public, max-age=300'];
   const upstreamTimeoutMs = String(config.UPSTREAM_TIMEOUT_MS);
 
   const handle: http.RequestListener = (req, res) => {
@@ -124,7 +127,14 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       sendError(res, GatewayErrors.crossSite(), ctx, deps.logger);
       return;
     }
-    const send = () => forward(route, req, res, ctx, deps.upstreams[route.upstream]);
+    if (route.upstream === 'local') {
+      req.resume();
+      res.writeHead(200, [...ctx.security, ...keySetHeaders, 'X-Request-Id', requestId]);
+      res.end(method === 'HEAD' ? undefined : keySet);
+      return;
+    }
+    const upstream = deps.upstreams[route.upstream];
+    const send = () => forward(route, req, res, ctx, upstream);
     let answer: Promise<void>;
     if (claims && route.bearer && revoked !== false) {
       // An ended session's token stops here (401), or a 503 while the feed cannot tell.

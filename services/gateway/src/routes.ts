@@ -2,7 +2,8 @@
 // not listed answers 404 here and never reaches a service.
 import type { AccountKind } from '@acct/shared';
 
-export type Upstream = 'auth' | 'desktop';
+/** Where a route is answered: a service, or the gateway itself from memory (`local`). */
+export type Upstream = 'auth' | 'desktop' | 'local';
 
 export interface RouteSpec {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -102,5 +103,7 @@ export const ROUTES: RouteSpec[] = [
   { method: 'delete', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none' },
+  // The access tokens' public keys, for other back ends to verify them (answered from memory).
+  { method: 'get', path: '/.well-known/jwks.json', upstream: 'local', body: 'none' },
   { method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json', bearer: true },
 ];

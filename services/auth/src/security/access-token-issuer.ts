@@ -25,7 +25,11 @@ export class AccessTokenIssuer implements TokenSigner {
       throw configError('JWT_PRIVATE_KEY', (err as Error).message);
     }
     this.verifier = new AccessTokenVerifier(publicKeyFrom(privateKeyPem, 'JWT_PRIVATE_KEY'), options.issuer, options.audience);
+    this.keyId = this.verifier.keySet.keys[0].kid;
   }
+
+  /** The `kid` every token carries: its key's entry in the published key set. */
+  private readonly keyId: string;
 
   sign(claims: AccessClaims, notAfterMs?: number): string {
     const { sub, ...rest } = claims;
@@ -36,6 +40,7 @@ export class AccessTokenIssuer implements TokenSigner {
       issuer: this.options.issuer,
       audience: this.options.audience,
       expiresIn: lifetime,
+      keyid: this.keyId,
     });
   }
 }
