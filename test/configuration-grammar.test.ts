@@ -17,8 +17,10 @@ const services: [string, Loader, string[]][] = [
   ['desktop', loadDesktopConfig, variablesOf(desktopSchema)],
 ];
 
-const keyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'config-grammar-')), 'key.pem');
+const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'config-grammar-'));
+const keyFile = path.join(keyDir, 'key.pem');
 fs.writeFileSync(keyFile, 'a key from a file');
+afterAll(() => fs.rmSync(keyDir, { recursive: true, force: true }));
 
 /** Each shared variable: a malformed value (undefined where the variable takes any text) and a valid one with what it parses to. */
 const cases: [name: string, malformed: string | undefined, valid: string, parsed: unknown][] = [

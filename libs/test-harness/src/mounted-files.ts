@@ -8,7 +8,12 @@ let standIn: string | undefined;
 
 /** The environment with every `NAME_FILE` value replaced by a readable stand-in file. */
 export function withMountedFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  standIn ??= path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mounted-')), 'secret');
+  if (!standIn) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mounted-'));
+    // Gone with the test process: nothing of a run is left in the machine's temporary folder.
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    standIn = path.join(dir, 'secret');
+  }
   fs.writeFileSync(standIn, 'a mounted secret');
   return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, name.endsWith('_FILE') && value ? standIn : value]));
 }
