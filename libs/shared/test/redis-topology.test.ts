@@ -5,6 +5,7 @@ import { configFragments, loadConfig } from '@acct/shared';
 import { closeRedis, connectRedis, describeTopology, parseRedisUrl, type Redis } from '@acct/shared/redis';
 import { startRedisCluster, startRedisSentinel, type RedisClusterServers, type RedisSentinelServers } from '@acct/test-harness/redis-servers';
 import { until } from '@acct/test-harness/until';
+import { scaled } from '@acct/test-harness/time-scale';
 import { z } from 'zod';
 
 describe('parseRedisUrl', () => {
@@ -131,4 +132,34 @@ describe('a Redis Cluster client', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(refreshesAfterClose).toBe(0);
   }, 30_000);
+});
+
+describe('a Redis Cluster client while the whole cluster is down', () => {
+  const logger = pino({ level: 'silent' });
+  let servers: RedisClusterServers;
+  let redis: Redis | undefined;
+
+  beforeAll(async () => {
+    servers = await startRedisCluster();
+  }, 60_000);
+  afterAll(async () => {
+    if (redis) await closeRedis(redis);
+    await servers?.stop();
+    // As in the Sentinel group's teardown: the connections the killed nodes closed end with ioredis'
+    // 2 s fallback timers; let them run out so that this file's worker exits when asked.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  });
+
+  it('fails each command fast (the caller answers 503), never waiting on a cluster that is not there', async () => {
+    redis = await connectRedis(servers.url, logger, { keyPrefix: 'cluster-down-test:' });
+    await redis.set('k', 'before');
+    for (const node of servers.nodes) node.kill();
+    await until(() => servers.nodes.every((n) => !n.alive), 5_000, 'every node gone');
+    // However the client learns it (its offline queue is off), no command waits on a cluster that is not there.
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      await expect(redis.get('k')).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(scaled(3_000));
+    }
+  }, 60_000);
 });
