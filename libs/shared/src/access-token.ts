@@ -1,5 +1,7 @@
 // Access tokens: ES256 JWTs signed by auth; every service verifies them the same way, algorithm,
-// issuer and audience pinned, with key objects built once.
+// issuer and audience pinned, with key objects built once. A key setting may hold several PEM keys
+// (a rotation: docs/operations.md, "Rotating the signing key"): every one verifies, chosen by the
+// token's `kid`, and auth signs with the last.
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { configError, env, requireSecret } from './config';
@@ -39,6 +41,18 @@ export function publicKeyFrom(configured: string, name = 'JWT_PUBLIC_KEY'): KeyO
   }
 }
 
+/** The PEM blocks of a key setting, oldest first (a rotation appends the new key). */
+export function pemBlocks(configured: string, name: string): string[] {
+  const blocks = pemText(configured).match(/-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g) ?? [];
+  if (blocks.length === 0) throw configError(name, 'no PEM key in it');
+  return blocks;
+}
+
+/** Every public key of a setting that holds one or more PEM keys (public, or private to derive them from), oldest first. */
+export function publicKeysFrom(configured: string, name = 'JWT_PUBLIC_KEY'): KeyObject[] {
+  return pemBlocks(configured, name).map((block) => publicKeyFrom(block, name));
+}
+
 /** A public key as a key set publishes it (RFC 7517), with the `kid` every token it verifies carries. */
 export interface PublicJwk {
   kty: 'EC';
@@ -60,23 +74,45 @@ export function publicJwk(publicKey: KeyObject): PublicJwk {
 export class AccessTokenVerifier {
   /** The key set this verifier trusts, as `GET /.well-known/jwks.json` publishes it. */
   readonly keySet: { keys: PublicJwk[] };
+  private readonly byKid: Map<string, KeyObject>;
+  private readonly only: KeyObject | undefined;
 
+  /** `publicKeys`: one key, or the keys of a rotation (oldest first); a token names its key by `kid`. */
   constructor(
-    private readonly publicKey: KeyObject,
+    publicKeys: KeyObject | KeyObject[],
     private readonly issuer: string,
     private readonly audience: string,
   ) {
-    this.keySet = { keys: [publicJwk(publicKey)] };
+    const keys = Array.isArray(publicKeys) ? publicKeys : [publicKeys];
+    const jwks = keys.map(publicJwk);
+    this.keySet = { keys: jwks };
+    this.byKid = new Map(jwks.map((jwk, i) => [jwk.kid, keys[i]]));
+    // One key (no rotation under way): no header to read per token; a signature of another key fails anyway.
+    this.only = keys.length === 1 ? keys[0] : undefined;
   }
 
   static fromConfig(config: { JWT_PUBLIC_KEY?: string; JWT_ISSUER: string; JWT_AUDIENCE: string }) {
-    return new AccessTokenVerifier(publicKeyFrom(requireSecret(config.JWT_PUBLIC_KEY, 'JWT_PUBLIC_KEY')), config.JWT_ISSUER, config.JWT_AUDIENCE);
+    return new AccessTokenVerifier(publicKeysFrom(requireSecret(config.JWT_PUBLIC_KEY, 'JWT_PUBLIC_KEY')), config.JWT_ISSUER, config.JWT_AUDIENCE);
   }
 
-  /** The claims of a valid token, or undefined for anything else (expired, forged, wrong audience…). */
-  verify(token: string): AccessClaims | undefined {
+  /** The key a token names (`kid`); a token from before keys had ids is tried with the oldest. */
+  private keyFor(token: string): KeyObject | undefined {
+    if (this.only) return this.only;
     try {
-      const claims = jwt.verify(token, this.publicKey, {
+      const header = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8')) as { kid?: unknown };
+      if (header.kid === undefined) return this.byKid.values().next().value;
+      return typeof header.kid === 'string' ? this.byKid.get(header.kid) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The claims of a valid token, or undefined for anything else (expired, forged, wrong audience, a key not in the set…). */
+  verify(token: string): AccessClaims | undefined {
+    const publicKey = this.keyFor(token);
+    if (!publicKey) return undefined;
+    try {
+      const claims = jwt.verify(token, publicKey, {
         algorithms: [ACCESS_TOKEN_ALGORITHM],
         issuer: this.issuer,
         audience: this.audience,

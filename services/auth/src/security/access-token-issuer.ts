@@ -1,7 +1,9 @@
-// Signs access tokens (ES256) with a key object built once at start, from the PEM configured.
+// Signs access tokens (ES256) with a key object built once at start, from the PEM configured. During
+// a rotation JWT_PRIVATE_KEY holds several keys, oldest first: the last signs, and every one's public
+// key verifies (auth's own checks, and the key set the gateway publishes must hold them all).
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, configError, pemText, publicKeyFrom, requireSecret, type AccessClaims } from '@acct/shared';
+import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, configError, pemBlocks, publicKeysFrom, requireSecret, type AccessClaims } from '@acct/shared';
 import type { AuthConfig } from '../config';
 import type { TokenSigner } from '../domain/ports';
 
@@ -19,13 +21,14 @@ export class AccessTokenIssuer implements TokenSigner {
     privateKeyPem: string,
     private readonly options: { issuer: string; audience: string; ttlSeconds: number },
   ) {
+    const blocks = pemBlocks(privateKeyPem, 'JWT_PRIVATE_KEY');
     try {
-      this.privateKey = createPrivateKey(pemText(privateKeyPem));
+      this.privateKey = createPrivateKey(blocks[blocks.length - 1]);
     } catch (err) {
       throw configError('JWT_PRIVATE_KEY', (err as Error).message);
     }
-    this.verifier = new AccessTokenVerifier(publicKeyFrom(privateKeyPem, 'JWT_PRIVATE_KEY'), options.issuer, options.audience);
-    this.keyId = this.verifier.keySet.keys[0].kid;
+    this.verifier = new AccessTokenVerifier(publicKeysFrom(privateKeyPem, 'JWT_PRIVATE_KEY'), options.issuer, options.audience);
+    this.keyId = this.verifier.keySet.keys[blocks.length - 1].kid;
   }
 
   /** The `kid` every token carries: its key's entry in the published key set. */
