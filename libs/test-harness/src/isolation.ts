@@ -75,6 +75,31 @@ export function openTestRedis(url = testUrls().redis, options: { keyPrefix?: str
   return client.on('error', () => undefined);
 }
 
+/** A store test's Redis: a client under the file's own key prefix, one without it (keys as stored), and their cleanup. */
+export interface IsolatedRedis {
+  names: TestNames;
+  redis: IORedis;
+  raw: IORedis;
+  /** Deletes every key under the prefix and closes both clients. */
+  close(): Promise<void>;
+}
+
+export function isolatedRedis(label: string): IsolatedRedis {
+  const names = isolatedNames(label);
+  const redis = new IORedis(testUrls().redis, { keyPrefix: names.redisPrefix });
+  const raw = new IORedis(testUrls().redis);
+  return {
+    names,
+    redis,
+    raw,
+    async close() {
+      await deleteRedisPrefix(raw, names.redisPrefix);
+      await redis.quit();
+      await raw.quit();
+    },
+  };
+}
+
 /** Every key matching `pattern`, on every master of a cluster or on the one server (the client must not have a keyPrefix of its own). */
 export async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
   const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];

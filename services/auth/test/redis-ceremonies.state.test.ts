@@ -2,20 +2,17 @@
 // session's recent proof holds its credential epoch and expires on its own after `stepUpMs`.
 import Redis from 'ioredis';
 import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
-import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
+import { isolatedRedis, type IsolatedRedis } from '@acct/test-harness/isolation';
 
-const names = isolatedNames('ceremonies');
+let isolated: IsolatedRedis;
 let redis: Redis;
-let raw: Redis;
 
 beforeAll(() => {
-  redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
-  raw = new Redis(testUrls().redis);
+  isolated = isolatedRedis('ceremonies');
+  ({ redis } = isolated);
 });
 afterAll(async () => {
-  await deleteRedisPrefix(raw, names.redisPrefix);
-  await redis.quit();
-  await raw.quit();
+  await isolated.close();
 });
 
 describe('RedisCeremonies', () => {

@@ -1,20 +1,17 @@
 // The failed-login budget against real Redis: reservations are atomic, so a burst cannot outrun it.
 import Redis from 'ioredis';
 import { RedisLoginAttempts } from '../src/data-access/redis-login-attempts';
-import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
+import { isolatedRedis, type IsolatedRedis } from '@acct/test-harness/isolation';
 
-const names = isolatedNames('loginattempts');
+let isolated: IsolatedRedis;
 let redis: Redis;
-let raw: Redis;
 
 beforeAll(() => {
-  redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
-  raw = new Redis(testUrls().redis);
+  isolated = isolatedRedis('loginattempts');
+  ({ redis } = isolated);
 });
 afterAll(async () => {
-  await deleteRedisPrefix(raw, names.redisPrefix);
-  await redis.quit();
-  await raw.quit();
+  await isolated.close();
 });
 
 describe('RedisLoginAttempts.reserve', () => {

@@ -4,11 +4,12 @@ import crypto from 'node:crypto';
 import Redis from 'ioredis';
 import { RedisOtpChallenges } from '../src/data-access/redis-otp-challenges';
 import type { OpenChallenge } from '../src/domain/ports';
-import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
+import { isolatedRedis, type IsolatedRedis } from '@acct/test-harness/isolation';
 
-const names = isolatedNames('otpstore');
+let isolated: IsolatedRedis;
 let redis: Redis;
 let raw: Redis;
+let names: IsolatedRedis['names'];
 let store: RedisOtpChallenges;
 
 /** Opens an admin's challenge with a mailed code. */
@@ -20,15 +21,13 @@ const open = async (adminId: string, epoch = 0) => {
 const mailed = (code: string) => async (challenge: OpenChallenge) => challenge.isMailedCode(code);
 
 beforeAll(() => {
-  redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
-  raw = new Redis(testUrls().redis);
+  isolated = isolatedRedis('otpstore');
+  ({ redis, raw, names } = isolated);
   store = new RedisOtpChallenges(redis, { secret: 'a test secret of enough length', ttlMs: 60_000, maxAttempts: 5 });
 });
 afterAll(async () => {
   jest.restoreAllMocks();
-  await deleteRedisPrefix(raw, names.redisPrefix);
-  await redis.quit();
-  await raw.quit();
+  await isolated.close();
 });
 
 describe('RedisOtpChallenges codes', () => {

@@ -2,25 +2,24 @@
 import Redis from 'ioredis';
 import { RedisSessions } from '../src/data-access/redis-sessions';
 import type { SessionOwner } from '../src/domain/ports';
-import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
+import { isolatedRedis, type IsolatedRedis } from '@acct/test-harness/isolation';
 
-const names = isolatedNames('rstore');
+let isolated: IsolatedRedis;
 let redis: Redis;
 let raw: Redis;
+let names: IsolatedRedis['names'];
 let now = Date.now();
 let store: RedisSessions;
 /** What the store announced on the revocation feed, in order. */
 const announced: string[] = [];
 
 beforeAll(() => {
-  redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
-  raw = new Redis(testUrls().redis);
+  isolated = isolatedRedis('rstore');
+  ({ redis, raw, names } = isolated);
   store = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: async (ids) => void announced.push(...ids) }, () => now);
 });
 afterAll(async () => {
-  await deleteRedisPrefix(raw, names.redisPrefix);
-  await redis.quit();
-  await raw.quit();
+  await isolated.close();
 });
 
 /** Opens a session under epoch 0 (an account whose credentials never changed). */

@@ -3,22 +3,21 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { compactId, IdempotencyStore } from '../src/data-access/idempotency-store';
-import { deleteRedisPrefix, isolatedNames, testUrls } from '@acct/test-harness/isolation';
+import { isolatedRedis, type IsolatedRedis } from '@acct/test-harness/isolation';
 
-const names = isolatedNames('idemstore');
+let isolated: IsolatedRedis;
 let redis: Redis;
 let raw: Redis;
+let names: IsolatedRedis['names'];
 let store: IdempotencyStore;
 
 beforeAll(() => {
-  redis = new Redis(testUrls().redis, { keyPrefix: names.redisPrefix });
-  raw = new Redis(testUrls().redis);
+  isolated = isolatedRedis('idemstore');
+  ({ redis, raw, names } = isolated);
   store = new IdempotencyStore(redis, { claimTtlMs: 5_000, doneTtlSeconds: 86_400 });
 });
 afterAll(async () => {
-  await deleteRedisPrefix(raw, names.redisPrefix);
-  await redis.quit();
-  await raw.quit();
+  await isolated.close();
 });
 
 describe('IdempotencyStore', () => {
