@@ -31,7 +31,7 @@ export interface TestStack {
    * Starts one more replica of auth, desktop and the gateway (the new gateway in front of the new
    * auth and desktop), on the same stores and feed; stopped with the stack.
    */
-  addReplicas(): Promise<{ url: string; auth: RunningService; desktop: RunningService; gateway: RunningService }>;
+  addReplicas(env?: Pick<StackOptions, 'auth' | 'desktop' | 'gateway'>): Promise<{ url: string; auth: RunningService; desktop: RunningService; gateway: RunningService }>;
   /** Present when started with `notifier: true`: a recording push sender and a mail folder. */
   notifier?: TestNotifier & { mailDir: string; publisher: TestPublisher };
   stop(): Promise<void>;
@@ -74,7 +74,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
 
   // Every replica of every service follows the stack's own revocation feed.
   const feed = { REDIS_URL: urls.redis, REVOCATION_STREAM: `${names.redisPrefix}revocations` };
-  const startAuthReplica = (desktop: RunningService) =>
+  const startAuthReplica = (desktop: RunningService, env: Record<string, string> = {}) =>
     startAuth(
       loadAuthConfig({
         ...AUTH_TEST_ENV,
@@ -89,11 +89,12 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
         JWT_PRIVATE_KEY: keys.privateKey,
         DESKTOP_URL: `http://127.0.0.1:${desktop.port}`,
         ...options.auth,
+        ...env,
       }),
       service.logger,
       { audit: audit.logger },
     );
-  const startDesktopReplica = () =>
+  const startDesktopReplica = (env: Record<string, string> = {}) =>
     startDesktop(
       loadDesktopConfig({
         ...feed,
@@ -107,10 +108,11 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
         OUTBOX_POLL_MS: '50',
         JWT_PUBLIC_KEY: keys.publicKey,
         ...options.desktop,
+        ...env,
       }),
       service.logger,
     );
-  const startGatewayReplica = (auth: RunningService, desktop: RunningService) =>
+  const startGatewayReplica = (auth: RunningService, desktop: RunningService, env: Record<string, string> = {}) =>
     startGateway(
       loadGatewayConfig({
         ...feed,
@@ -121,6 +123,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
         DESKTOP_URL: `http://127.0.0.1:${desktop.port}`,
         JWT_PUBLIC_KEY: keys.publicKey,
         ...options.gateway,
+        ...env,
       }),
       service.logger,
       request.logger,
@@ -149,10 +152,10 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     redis,
     events,
     running: { auth, desktop, gateway },
-    async addReplicas() {
-      const moreDesktop = await startDesktopReplica();
-      const more = { auth: await startAuthReplica(moreDesktop), desktop: moreDesktop };
-      const moreGateway = await startGatewayReplica(more.auth, more.desktop);
+    async addReplicas(env = {}) {
+      const moreDesktop = await startDesktopReplica(env.desktop);
+      const more = { auth: await startAuthReplica(moreDesktop, env.auth), desktop: moreDesktop };
+      const moreGateway = await startGatewayReplica(more.auth, more.desktop, env.gateway);
       replicas.push(moreGateway, more.auth, more.desktop);
       const moreUrl = `http://127.0.0.1:${moreGateway.port}`;
       checkAnswersOf(moreUrl);
