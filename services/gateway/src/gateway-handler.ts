@@ -154,7 +154,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       handle(req, res);
     } catch (err) {
       req.resume();
-      sendError(res, err, { security, requestId: String(req.headers['x-request-id'] ?? 'unknown') }, deps.logger);
+      sendError(res, err, { security, requestId: resolveRequestId(req.headers['x-request-id']) }, deps.logger);
     }
   };
 }
