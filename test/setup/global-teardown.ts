@@ -2,6 +2,7 @@
 // run's id), then stops whatever the global setup started (and nothing it merely reached).
 import fs from 'node:fs';
 import { issuedNamesFile } from '@acct/test-harness/isolation';
+import { mountedFilesDir } from '@acct/test-harness/mounted-files';
 import { findLeftovers } from './leftovers';
 
 export default async function globalTeardown(): Promise<void> {
@@ -11,6 +12,7 @@ export default async function globalTeardown(): Promise<void> {
     if (run) leftovers = await findLeftovers({ redis: process.env.REDIS_URL!, mongo: process.env.MONGO_URL!, amqp: process.env.AMQP_URL! }, run);
   } finally {
     if (run) fs.rmSync(issuedNamesFile(run), { force: true });
+    if (run) fs.rmSync(mountedFilesDir(run), { recursive: true, force: true });
     const started = ((globalThis as Record<string, unknown>).__ACCT_DEPS__ ?? []) as Array<{ stop?: () => Promise<void> }>;
     await Promise.all(started.map((d) => d.stop?.()));
   }

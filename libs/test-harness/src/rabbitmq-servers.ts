@@ -218,10 +218,17 @@ function defineNode(dir: string, name: string, base: number): NodeInternals {
       return running;
     },
     async start() {
+      // A VM that dies at boot (a port taken meanwhile: eaddrinuse) leaves a crash dump: that start has
+      // failed, now, and the cluster is made again on new ports (withFreshStarts) rather than waited for.
+      const crashDump = path.join(home, 'log', 'erl_crash.dump');
+      fs.rmSync(crashDump, { force: true });
       const child = spawn('rabbitmq-server', [], { env, cwd: os.tmpdir(), stdio: 'ignore', detached: true });
       child.unref();
       await until(
-        async () => (await ctl(name, '-q', 'await_startup', '--timeout', '10').then(() => true).catch(() => false)),
+        async () => {
+          if (fs.existsSync(crashDump)) throw new Error(`RabbitMQ node ${name} died at start (its log ends: ${logTail()})`);
+          return ctl(name, '-q', 'await_startup', '--timeout', '10').then(() => true).catch(() => false);
+        },
         120_000,
         () => `RabbitMQ node ${name} (its log ends: ${logTail()})`,
       );
