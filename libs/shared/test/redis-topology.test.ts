@@ -58,6 +58,19 @@ describe('parseRedisUrl', () => {
   });
 });
 
+/**
+ * Closes a client whose nodes were killed, then stops the servers. ioredis ends a connection whose
+ * socket a killed node already closed with a 2 s fallback timer (AbstractConnector.disconnect) that
+ * nothing clears: it is let run out, so the worker that ran this file can exit when jest asks it to
+ * rather than being killed. closeRedis, not disconnect(): connectRedis connects again a client that
+ * ends without it.
+ */
+async function closeAfterKilledNodes(redis: Redis | undefined, servers: { stop(): Promise<void> } | undefined): Promise<void> {
+  if (redis) await closeRedis(redis);
+  await servers?.stop();
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+}
+
 describe('a Sentinel group', () => {
   let group: RedisSentinelServers;
   let redis: Redis;
@@ -67,15 +80,7 @@ describe('a Sentinel group', () => {
     group = await startRedisSentinel();
     redis = await connectRedis(group.url, logger, { keyPrefix: 'sentinel-test:' });
   }, 60_000);
-  afterAll(async () => {
-    // closeRedis, not disconnect(): connectRedis connects again a client that ends without it.
-    if (redis) await closeRedis(redis);
-    await group?.stop();
-    // ioredis ends a connection whose socket the failover already closed with a 2 s fallback timer
-    // (AbstractConnector.disconnect) that nothing clears: let it run out, so the worker that ran this
-    // file can exit when jest asks it to rather than being killed.
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-  });
+  afterAll(() => closeAfterKilledNodes(redis, group));
 
   it('follows a failover: a write a replica confirmed survives the master’s death, and writes go on to the new master', async () => {
     const first = await group.masterPort();
@@ -142,13 +147,7 @@ describe('a Redis Cluster client while the whole cluster is down', () => {
   beforeAll(async () => {
     servers = await startRedisCluster();
   }, 60_000);
-  afterAll(async () => {
-    if (redis) await closeRedis(redis);
-    await servers?.stop();
-    // As in the Sentinel group's teardown: the connections the killed nodes closed end with ioredis'
-    // 2 s fallback timers; let them run out so that this file's worker exits when asked.
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-  });
+  afterAll(() => closeAfterKilledNodes(redis, servers));
 
   it('fails each command fast (the caller answers 503), never waiting on a cluster that is not there', async () => {
     redis = await connectRedis(servers.url, logger, { keyPrefix: 'cluster-down-test:' });

@@ -266,9 +266,9 @@ export async function confirmAuthenticator(
 }
 
 export async function removeAuthenticator(deps: OwnNeeds, caller: AccessClaims, ctx: RequestContext): Promise<number> {
-  await requireRecentProof(deps, caller);
+  const account = await requireRecentProof(deps, caller);
   if (!(await deps.factors.removeTotp(caller.kind, caller.sub))) throw AuthErrors.factorNotFound();
-  return afterRemoval(deps, caller, 'totp_removed', ctx);
+  return afterRemoval(deps, caller, account, 'totp_removed', ctx);
 }
 
 export async function removePasskey(deps: OwnNeeds & Needs<'locks' | 'identities'>, caller: AccessClaims, passkeyId: string, ctx: RequestContext): Promise<number> {
@@ -277,16 +277,16 @@ export async function removePasskey(deps: OwnNeeds & Needs<'locks' | 'identities
   // A passwordless account's last passkey is its last way in, unless an identity is linked.
   const removed = await removeWayIn(deps, caller.kind, account, { type: 'passkey', id: passkeyId }, () => deps.factors.removePasskey(caller.kind, caller.sub, passkeyId));
   if (!removed) throw AuthErrors.factorNotFound();
-  return afterRemoval(deps, caller, 'passkey_removed', ctx);
+  return afterRemoval(deps, caller, account, 'passkey_removed', ctx);
 }
 
 /** A new set of recovery codes; the old set ends. Only for an account with a factor they stand in for. */
 export async function regenerateRecoveryCodes(deps: OwnNeeds, caller: AccessClaims, ctx: RequestContext): Promise<string[]> {
-  await requireRecentProof(deps, caller);
+  const account = await requireRecentProof(deps, caller);
   const set = await deps.factors.of(caller.kind, caller.sub);
   if (!hasOwnFactor(set)) throw AuthErrors.noFactorForRecoveryCodes();
   const codes = await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await securityNotice(deps, caller.kind, await callerAccount(deps, caller), 'recovery_codes_regenerated', ctx);
+  await securityNotice(deps, caller.kind, account, 'recovery_codes_regenerated', ctx);
   return codes;
 }
 
@@ -348,7 +348,7 @@ export async function registerPasskey(
   };
   if ((await deps.factors.addPasskey(caller.kind, caller.sub, stored)) === 'exists') throw AuthErrors.passkeyExists();
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await securityNotice(deps, caller.kind, await callerAccount(deps, caller), 'passkey_added', ctx);
+  await securityNotice(deps, caller.kind, account, 'passkey_added', ctx);
   return { passkey: { id: stored.id, name: stored.name, createdAt: new Date().toISOString() }, ...(recoveryCodes ? { recoveryCodes } : {}) };
 }
 
@@ -391,12 +391,12 @@ function requireWebauthn(deps: Needs<'policy'>): NonNullable<typeof deps.policy.
 }
 
 /** After a factor went: the recovery codes go with the last one, the account's other sessions end, the owner is told. */
-async function afterRemoval(deps: OwnNeeds, caller: AccessClaims, change: SecurityChange, ctx: RequestContext): Promise<number> {
+async function afterRemoval(deps: OwnNeeds, caller: AccessClaims, account: Account, change: SecurityChange, ctx: RequestContext): Promise<number> {
   const set = await deps.factors.of(caller.kind, caller.sub);
   if (!hasOwnFactor(set)) await deps.factors.removeRecoveryCodes(caller.kind, caller.sub);
   const ended = await deps.sessions.revokeOthers(caller.kind, caller.sub, caller.sid);
   await announceEnded(deps, caller.kind, caller.sub, ended, ctx);
-  await securityNotice(deps, caller.kind, await callerAccount(deps, caller), change, ctx);
+  await securityNotice(deps, caller.kind, account, change, ctx);
   return ended.length;
 }
 
