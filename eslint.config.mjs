@@ -18,4 +18,9 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // Run by mongosh, whose shell gives these names.
+    files: ['deploy/**/mongo-*.js'],
+    languageOptions: { globals: { db: 'readonly', rs: 'readonly', print: 'readonly', sleep: 'readonly', Mongo: 'readonly' } },
+  },
 );

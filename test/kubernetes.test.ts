@@ -198,7 +198,7 @@ describe('deploy/kubernetes/stores-ha (the clustered stores)', () => {
     ]);
     const redis = sets.find((s) => s.metadata.name === 'redis')!;
     expect(redis.spec.template.spec.containers.map((c: { name: string }) => c.name)).toEqual(['redis', 'sentinel']);
-    expect(sets.find((s) => s.metadata.name === 'mongo')!.spec.template.spec.containers[0].args).toEqual(['--replSet', 'rs0', '--bind_ip_all']);
+    expect(sets.find((s) => s.metadata.name === 'mongo')!.spec.template.spec.containers[0].args).toEqual(['--replSet', 'rs0', '--bind_ip_all', '--keyFile', '/keyfile/keyfile']);
     for (const budget of stores.filter((d) => d.kind === 'PodDisruptionBudget')) {
       const replicas = sets.find((s) => selects(budget.spec.selector, s.spec.template.metadata.labels))!.spec.replicas as number;
       expect([budget.metadata.name, budget.spec.minAvailable ?? replicas - budget.spec.maxUnavailable]).toEqual([budget.metadata.name, 2]);
@@ -207,9 +207,9 @@ describe('deploy/kubernetes/stores-ha (the clustered stores)', () => {
 
   it('gives every store container a securityContext: no privilege escalation, capabilities dropped, non-root where the image allows', () => {
     const pods = stores.filter((d) => d.kind === 'StatefulSet' || d.kind === 'Job').map((d) => [d.metadata.name, d.spec.template.spec] as const);
-    expect(pods.length).toBe(4);
+    expect(pods.length).toBe(3);
     for (const [name, pod] of pods) {
-      for (const container of pod.containers) {
+      for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
         const context = container.securityContext ?? {};
         expect([name, container.name, context.allowPrivilegeEscalation, context.capabilities?.drop]).toEqual([name, container.name, false, ['ALL']]);
       }
@@ -228,6 +228,27 @@ describe('deploy/kubernetes/stores-ha (the clustered stores)', () => {
     const env = (container: string) => Object.fromEntries(redis.spec.template.spec.containers.find((c: { name: string }) => c.name === container).env.map((e: { name: string; value?: string }) => [e.name, e.value]));
     expect(env('redis')).toMatchObject({ REDIS_SELF: '$(POD_NAME).redis.account-stores.svc.cluster.local', REDIS_FIRST_MASTER: 'redis-0.redis.account-stores.svc.cluster.local' });
     expect(env('sentinel')).toMatchObject({ SENTINEL_SELF: '$(POD_NAME).redis.account-stores.svc.cluster.local' });
+  });
+
+  it('runs MongoDB with access control: members share a keyfile only mongod can read, and the stack signs in as its own user', () => {
+    const mongo = stores.find((d) => d.kind === 'StatefulSet' && d.metadata.name === 'mongo')!.spec.template.spec;
+    const container = (name: string) => [...mongo.initContainers, ...mongo.containers].find((c: { name: string }) => c.name === name);
+    // The copy made by mongod's own user, mode 0400, on the volume mongod reads it from.
+    expect(container('keyfile').command.join(' ')).toContain('install -m 0400 /secret/keyfile /keyfile/keyfile');
+    expect(container('mongo').volumeMounts).toContainEqual({ name: 'keyfile', mountPath: '/keyfile', readOnly: true });
+    expect(mongo.volumes.find((v: { name: string }) => v.name === 'keyfile-secret').secret.secretName).toBe('mongo-auth');
+    // The setup beside mongo-0 makes a user with readWrite on every service's own database.
+    const setupEnv = Object.fromEntries(container('setup').env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+    const databases = Object.entries(services)
+      .map(([name, service]) => (service.load(withMountedFiles(environmentOf(named('Deployment', name)!))) as { MONGO_DB?: string }).MONGO_DB)
+      .filter((db): db is string => db !== undefined);
+    expect(databases.length).toBeGreaterThan(0);
+    expect(setupEnv.MONGO_APP_DATABASES.split(',').sort()).toEqual(databases.sort());
+    const script = fs.readFileSync(path.join(root, 'deploy/kubernetes/stores-ha/mongo-setup.js'), 'utf8');
+    expect(script).toContain("admin.createUser({ user: 'account-service'");
+    expect(script).not.toMatch(/print\([^)]*Password/);
+    // The documented URL signs in as that user against the admin database.
+    expect(kustomization).toMatch(/MONGO_URL=mongodb:\/\/account-service:<password>@.*authSource=admin/);
   });
 
   it('lets only the stack’s namespace reach the stores’ client ports, and each store’s own pods the rest', () => {
