@@ -14,10 +14,14 @@ COPY services/gateway/package.json services/gateway/
 COPY services/auth/package.json services/auth/
 COPY services/notifier/package.json services/notifier/
 COPY services/desktop/package.json services/desktop/
+COPY apps/web/package.json apps/web/
 RUN npm ci --ignore-scripts
 COPY libs libs
 COPY services services
+COPY apps/web apps/web
+# The hosted pages too (a few kilobytes of static files, served by the gateway from apps/web/dist).
 RUN npx tsc -b tsconfig.build.json \
+ && npm run build --workspace @acct/web \
  && rm -rf libs/*/node_modules services/*/node_modules \
  && find libs services -name '*.tsbuildinfo' -delete
 
@@ -43,5 +47,6 @@ RUN npm ci --omit=dev --workspace services/${SERVICE} \
  && npm cache clean --force
 COPY --from=build /app/libs/shared libs/shared
 COPY --from=build /app/services/${SERVICE} services/${SERVICE}
+COPY --from=build /app/apps/web/dist apps/web/dist
 USER node
 CMD ["sh", "-c", "exec node --enable-source-maps services/${SERVICE}/dist/start.js"]

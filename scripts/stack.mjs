@@ -67,6 +67,10 @@ async function main() {
   say('building (tsc -b)…');
   const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('the build failed; see the errors above');
+  say('building the hosted pages (vite build apps/web)…');
+  const vite = path.join(path.dirname(require.resolve('vite/package.json')), 'bin/vite.js');
+  const pages = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: path.join(root, 'apps/web'), stdio: 'inherit' });
+  if (pages.status !== 0) throw new Error('the pages did not build; see the errors above');
 
   say('resolving dependencies…');
   const redis = await deps.resolveRedis({ log: say });
@@ -114,6 +118,10 @@ async function main() {
     HEALTH_PORT: await deps.freePort(),
     JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY ?? keys.privateKey,
     DESKTOP_URL: `http://127.0.0.1:${desktop.env.PORT}`,
+    // The mailed links open the gateway's own pages, on whatever port it was given.
+    RESET_URL_BASE_USER: process.env.RESET_URL_BASE_USER ?? `http://localhost:${gatewayPort}/reset-password`,
+    RESET_URL_BASE_ADMIN: process.env.RESET_URL_BASE_ADMIN ?? `http://localhost:${gatewayPort}/admin/reset-password`,
+    EMAIL_LINK_URL_BASE: process.env.EMAIL_LINK_URL_BASE ?? `http://localhost:${gatewayPort}/account/email`,
   }));
   const backends = [auth, desktop, notifier];
   const gateway = await launch('gateway', async () => ({
@@ -143,6 +151,7 @@ async function main() {
   );
   // localhost, not 127.0.0.1: a browser app served from http://localhost:<port> is then on the same site, and gets the cookie.
   say(`gateway: http://localhost:${gatewayPort}  (Ctrl-C stops the stack)`);
+  say(`pages:   http://localhost:${gatewayPort}/register, /login and /account`);
   return undefined;
 }
 

@@ -274,6 +274,7 @@ describe('every variable a service reads can be set where compose runs it', () =
     JWT_PUBLIC_KEY: 'keygen makes the key pair; services read it from the volume (JWT_PUBLIC_KEY_FILE)',
     MFA_ENCRYPTION_KEY_FILE: 'compose takes secrets inline from .env (MFA_ENCRYPTION_KEY); the file form is for mounted secrets (Kubernetes)',
     OIDC_CLIENT_SECRETS_FILE: 'compose takes secrets inline from .env (OIDC_CLIENT_SECRETS); the file form is for mounted secrets (Kubernetes)',
+    PAGES_DIR: 'the gateway image holds the pages’ build where the gateway looks by default; the variable is for a gateway run from elsewhere',
     FIREBASE_CREDENTIALS_FILE: 'compose takes secrets inline from .env (FIREBASE_CREDENTIALS, the JSON); the file form is for mounted secrets (Kubernetes)',
   };
 

@@ -5,10 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
-import { Secret, TOTP } from 'otpauth';
 import { findChromium, launchChromium, servePasskeyPage } from '@acct/test-harness/browser';
-import { call } from '@acct/test-harness/http-client';
-import { registerAndLogin } from '@acct/test-harness/factories';
+import { enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
 
 const chromium = findChromium();
@@ -49,14 +47,7 @@ describe("the README's small browser client", () => {
 
   it('hands back the challenge of a login with a second step, and verifyOtp signs in; the client then calls and refreshes', async () => {
     const user = await registerAndLogin(stack);
-    const bearer = { authorization: `Bearer ${user.accessToken}` };
-    const started = await call(stack.url, 'POST', '/api/auth/user/factors/totp', { headers: bearer });
-    const secret = Secret.fromBase32(started.body.data.secret);
-    const code = (offsetMs = 0) => new TOTP({ secret }).generate({ timestamp: Date.now() + offsetMs });
-    // At least 3 s from a 30 s step's edge, so that the step chosen here is the service's too.
-    const into = Date.now() % 30_000;
-    if (into < 3_000 || into > 26_000) await new Promise((r) => setTimeout(r, into < 3_000 ? 3_000 - into : 33_000 - into));
-    expect((await call(stack.url, 'POST', '/api/auth/user/factors/totp/confirm', { headers: bearer, body: { code: code() } })).status).toBe(200);
+    const code = await enableAuthenticatorApp(stack, user.accessToken);
 
     const refreshesBefore = stack.logs.request.filter((r) => r.method === 'POST' && r.path === '/api/auth/user/refresh').length;
     const answer = (await page.evaluate((email, password) => (globalThis as any).client.login(email, password), user.account.email, user.account.password)) as any;

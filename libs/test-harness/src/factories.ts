@@ -1,4 +1,5 @@
 // Test data: unique, valid accounts, and an account registered and signed in through a stack's gateway.
+import { Secret, TOTP } from 'otpauth';
 import { call, cookieValue } from './http-client';
 
 let counter = 0;
@@ -28,4 +29,22 @@ export async function registerAndLogin(stack: { url: string }, kind: 'user' | 'a
     refresh: cookieValue(login.setCookies, cookieName) as string,
     login,
   };
+}
+
+/**
+ * Sets up an authenticator app on a signed-in account through the API, and answers its code at a
+ * moment (offsetMs from now). Waits, when needed, until the 30 s step is at least 3 s from its edge,
+ * so that the step chosen here is the service's too.
+ */
+export async function enableAuthenticatorApp(stack: { url: string }, accessToken: string, kind: 'user' | 'admin' = 'user'): Promise<(offsetMs?: number) => string> {
+  const headers = { authorization: `Bearer ${accessToken}` };
+  const started = await call(stack.url, 'POST', `/api/auth/${kind}/factors/totp`, { headers });
+  if (started.status !== 200) throw new Error(`factors/totp answered ${started.status}: ${started.text}`);
+  const secret = Secret.fromBase32(started.body.data.secret);
+  const code = (offsetMs = 0) => new TOTP({ secret }).generate({ timestamp: Date.now() + offsetMs });
+  const into = Date.now() % 30_000;
+  if (into < 3_000 || into > 26_000) await new Promise((r) => setTimeout(r, into < 3_000 ? 3_000 - into : 33_000 - into));
+  const confirmed = await call(stack.url, 'POST', `/api/auth/${kind}/factors/totp/confirm`, { headers, body: { code: code() } });
+  if (confirmed.status !== 200) throw new Error(`factors/totp/confirm answered ${confirmed.status}: ${confirmed.text}`);
+  return code;
 }

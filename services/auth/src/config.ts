@@ -43,7 +43,7 @@ export const authSchema = z.object({
   OTP_TTL_SECONDS: env.int(300, 1),
   OTP_MAX_ATTEMPTS: env.int(5, 1),
   RESET_TOKEN_TTL_SECONDS: env.int(1800, 60),
-  /** Required in production; elsewhere a page on localhost:3000. */
+  /** Required in production; elsewhere the gateway's own page on localhost:8080 (the hosted pages). */
   RESET_URL_BASE_ADMIN: z.string().url().optional(),
   RESET_URL_BASE_USER: z.string().url().optional(),
   RATE_LOGIN_IP_PER_MINUTE: env.int(30, 1),
@@ -211,8 +211,8 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       otpTtlSeconds: config.OTP_TTL_SECONDS,
       resetTokenTtlSeconds: config.RESET_TOKEN_TTL_SECONDS,
       resetUrlBase: {
-        admin: config.RESET_URL_BASE_ADMIN ?? 'http://localhost:3000/admin/reset-password',
-        user: config.RESET_URL_BASE_USER ?? 'http://localhost:3000/reset-password',
+        admin: config.RESET_URL_BASE_ADMIN ?? 'http://localhost:8080/admin/reset-password',
+        user: config.RESET_URL_BASE_USER ?? 'http://localhost:8080/reset-password',
       },
       adminRegistrationOpen: config.ADMIN_REGISTRATION_OPEN,
       adminTwoFactor: config.ADMIN_2FA_DEFAULT === 'auto' ? config.NODE_ENV === 'production' : config.ADMIN_2FA_DEFAULT === 'true',
@@ -224,7 +224,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
         adminProviders: config.OIDC_ADMIN_PROVIDERS,
       },
       emailLinks: {
-        urlBase: config.EMAIL_LINK_URL_BASE ?? 'http://localhost:3000/account/email',
+        urlBase: config.EMAIL_LINK_URL_BASE ?? 'http://localhost:8080/account/email',
         ttlSeconds: config.EMAIL_LINK_TTL_SECONDS,
         undoSeconds: config.EMAIL_CHANGE_UNDO_SECONDS,
       },

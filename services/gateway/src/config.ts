@@ -20,6 +20,10 @@ export const gatewaySchema = z.object({
   CORS_ORIGINS: env.list([], { test: (o) => /^https?:\/\/[^/\s*]+$/.test(o), expected: 'origins such as https://admin.example.com' }),
   /** The URL browsers reach the API at (optional): at start, production then warns of cookies that browsers would drop. */
   PUBLIC_URL: z.string().url().optional(),
+  /** The hosted pages (sign-in, the mailed links' pages, the account console): on, or off for an API alone. */
+  PAGES: z.enum(['on', 'off']).default('on'),
+  /** Where the pages' build is (npm run build makes apps/web/dist, the default; the gateway image has it there too). */
+  PAGES_DIR: z.string().min(1).optional(),
   /** Largest avatar upload body (the file itself is capped at 2 MiB by auth). */
   UPLOAD_LIMIT_BYTES: env.int(3 * 1024 * 1024, 1024),
   ...configFragments.revocations(),

@@ -25,6 +25,7 @@ import { CrossSiteGuard } from './cross-site';
 import { GatewayErrors } from './errors';
 import { identityFlowCookieFromAnswer, presentedIdentityFlow, presentedRefreshToken, refreshCookieFromAnswer } from './refresh-cookie-bridge';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
+import type { Pages } from './pages';
 import { RouteMatcher } from './route-matcher';
 import { ROUTES, type RouteSpec, type Upstream } from './routes';
 import { helmetHeaders } from './security-headers';
@@ -42,6 +43,8 @@ export interface GatewayDeps {
   upstreams: Record<Exclude<Upstream, 'local'>, UpstreamClient>;
   /** Requests by route template, method and status (the health port's /metrics). */
   http?: HttpMetrics;
+  /** The hosted pages and their assets, when built and on. */
+  pages?: Pages;
 }
 
 // `origin` tells auth that a browser page asked (a missing refresh cookie then gets a hint).
@@ -94,6 +97,11 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     const path = q < 0 ? url : url.slice(0, q);
     const route = matcher.match(method, path);
     if (!route) {
+      if (deps.pages?.serve(req, res, path, requestId)) {
+        routeLabel = 'pages';
+        log();
+        return;
+      }
       const preflight = cors.preflight(req, path);
       if (preflight && 'headers' in preflight) {
         res.writeHead(204, [...security, ...preflight.headers, 'X-Request-Id', requestId]);

@@ -6,11 +6,14 @@ import { openRevocationFeed } from '@acct/shared/redis';
 import { browserCookieWarnings, type GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
 import { upstreamMetrics } from './metrics';
+import { defaultPagesDir, Pages } from './pages';
+import { helmetHeaders } from './security-headers';
 import { UpstreamClient } from './upstream';
 
 export async function startGateway(config: GatewayConfig, logger: Logger, requestLogger?: Logger): Promise<RunningService> {
   const verifier = AccessTokenVerifier.fromConfig(config);
   for (const warning of browserCookieWarnings(config)) logger.warn(warning);
+  const pages = openPages(config, logger);
   return composeService('gateway', logger, async (open) => {
     const registry = createRegistry('gateway');
     // Loaded before the gateway answers; past its bound without news, a request with an access
@@ -30,9 +33,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, http: httpMetrics(registry) }),
+      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, pages, http: httpMetrics(registry) }),
       checks: {},
       metrics: registry,
     };
   });
+}
+
+/** The hosted pages, when on; a missing build is said once at start (the API works without it). */
+function openPages(config: GatewayConfig, logger: Logger): Pages | undefined {
+  if (config.PAGES === 'off') return undefined;
+  const dir = config.PAGES_DIR ?? defaultPagesDir();
+  const pages = new Pages(dir, { returnOrigins: config.CORS_ORIGINS, securityHeaders: helmetHeaders().flat(), production: config.NODE_ENV === 'production' });
+  if (pages.enabled) logger.info({ dir }, 'serving the hosted pages');
+  else logger.warn({ dir }, 'the hosted pages are not built there (npm run build makes them; PAGES=off to serve the API alone): /login and /account answer 404');
+  return pages.enabled ? pages : undefined;
 }

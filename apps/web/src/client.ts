@@ -1,0 +1,230 @@
+// A small typed client of the public API, the only way the pages reach the service; any app on the
+// same site can use it as is. It keeps the access token in memory only (the refresh token stays in
+// its HttpOnly cookie), refreshes once when a call finds the token expired, and answers every call
+// with a result, never a thrown error: `{ ok: true, data }` or `{ ok: false, error }` with the API's
+// code (docs/errors.md), `network` when the service could not be reached.
+
+export type AccountKind = 'user' | 'admin';
+
+export interface ApiError {
+  status: number;
+  code: string;
+  message: string;
+  /** Field details on some 400s. */
+  errors?: Record<string, string>;
+  /** Seconds, from Retry-After (429, 503). */
+  retryAfter?: number;
+}
+
+export type Result<T> = { ok: true; data: T; message: string } | { ok: false; error: ApiError };
+
+export interface Account {
+  id: string;
+  name: string;
+  email: string;
+  role: string;
+  disabled: boolean;
+  emailVerified?: boolean;
+  twoFactorEnabled?: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Challenge {
+  token: string;
+  expiresIn: number;
+  /** What the account may answer with; absent, the code mailed to an admin. */
+  factors?: Array<'totp' | 'passkey' | 'recovery_code'>;
+}
+
+export type SignIn = { signedIn: true; account: Account } | { signedIn: false; challenge: Challenge };
+
+export type SecondStepProof = { code: string } | { recovery_code: string };
+
+export interface Session {
+  id: string;
+  current: boolean;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+}
+
+export interface ClientOptions {
+  kind: AccountKind;
+  /** The API's origin; the page's own by default. */
+  base?: string;
+  fetch?: typeof fetch;
+}
+
+interface Envelope {
+  success?: boolean;
+  message?: string;
+  code?: string;
+  data?: Record<string, unknown>;
+  errors?: Record<string, string>;
+}
+
+export class AccountClient {
+  readonly kind: AccountKind;
+  private readonly base: string;
+  private readonly fetchImpl: typeof fetch;
+  private accessToken: string | undefined;
+  private refreshing: Promise<boolean> | undefined;
+
+  constructor(options: ClientOptions) {
+    this.kind = options.kind;
+    this.base = (options.base ?? '').replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  get signedIn(): boolean {
+    return this.accessToken !== undefined;
+  }
+
+  // ---- Signing in and out ----
+
+  async login(email: string, password: string): Promise<Result<SignIn>> {
+    const answer = await this.call('POST', `/api/auth/${this.kind}/login`, { email, password });
+    return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
+  }
+
+  async verifyOtp(challenge: Challenge, proof: SecondStepProof): Promise<Result<SignIn>> {
+    const answer = await this.call('POST', '/api/auth/verify-otp', { challenge_token: challenge.token, ...proof });
+    return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
+  }
+
+  register(fields: { name: string; email: string; password: string }): Promise<Result<{ user: Account }>> {
+    return this.call('POST', `/api/auth/${this.kind}/register`, fields) as Promise<Result<{ user: Account }>>;
+  }
+
+  /** Uses the refresh cookie for a new access token: whether a session goes on. */
+  refresh(): Promise<boolean> {
+    this.refreshing ??= this.call('POST', `/api/auth/${this.kind}/refresh`)
+      .then((answer) => {
+        if (answer.ok) this.accessToken = String(answer.data.accessToken);
+        else if (answer.error.status === 401) this.accessToken = undefined;
+        return answer.ok;
+      })
+      .finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  async logout(): Promise<Result<Record<string, never>>> {
+    const answer = await this.call('POST', `/api/auth/${this.kind}/logout`);
+    this.accessToken = undefined;
+    return answer as Result<Record<string, never>>;
+  }
+
+  // ---- Passwords and mailed links ----
+
+  forgotPassword(email: string): Promise<Result<unknown>> {
+    return this.call('POST', `/api/auth/${this.kind}/forgot-password`, { email });
+  }
+
+  resetPassword(token: string, newPassword: string): Promise<Result<unknown>> {
+    return this.call('POST', `/api/auth/${this.kind}/reset-password`, { token, newPassword });
+  }
+
+  /** A mailed link's action: prove the address, confirm a new one, or undo a change. */
+  followEmailLink(action: 'verify' | 'confirm' | 'undo', token: string): Promise<Result<unknown>> {
+    const path = { verify: '/api/auth/user/verify-email', confirm: '/api/auth/user/email/confirm', undo: '/api/auth/user/email/undo' }[action];
+    return this.call('POST', path, { token });
+  }
+
+  resendVerification(email: string): Promise<Result<unknown>> {
+    return this.call('POST', '/api/auth/user/verify-email/resend', { email });
+  }
+
+  // ---- The signed-in account ----
+
+  /** The signed-in user (admins have no such read). */
+  async me(): Promise<Result<Account>> {
+    const answer = await this.authorized('GET', '/api/auth/user/me');
+    return answer.ok ? { ...answer, data: answer.data.user as Account } : answer;
+  }
+
+  async changePassword(currentPassword: string, newPassword: string): Promise<Result<unknown>> {
+    const answer = await this.authorized('POST', `/api/auth/${this.kind}/password`, { currentPassword, newPassword });
+    // Every other session ended; this one goes on with the new token.
+    if (answer.ok && typeof answer.data.accessToken === 'string') this.accessToken = answer.data.accessToken;
+    return answer;
+  }
+
+  async sessions(): Promise<Result<Session[]>> {
+    const answer = await this.authorized('GET', '/api/auth/user/sessions');
+    return answer.ok ? { ...answer, data: answer.data.sessions as Session[] } : answer;
+  }
+
+  endSession(id: string): Promise<Result<unknown>> {
+    return this.authorized('DELETE', `/api/auth/user/sessions/${encodeURIComponent(id)}`);
+  }
+
+  signOutOthers(): Promise<Result<unknown>> {
+    return this.authorized('POST', '/api/auth/user/sessions/sign-out-others');
+  }
+
+  /** One's own data, as the file the API answers. */
+  async exportData(): Promise<Result<Blob>> {
+    const res = await this.send('GET', '/api/auth/user/me/export', undefined, true);
+    if (!res.ok) return { ok: false, error: res.error };
+    if (res.response.status === 401 && (await this.refresh())) return this.exportData();
+    if (!res.response.ok) return { ok: false, error: await errorOf(res.response) };
+    return { ok: true, data: await res.response.blob(), message: '' };
+  }
+
+  // ---- The wire ----
+
+  private signInFrom(data: Record<string, unknown>): SignIn {
+    if (data.requires_2fa) {
+      const factors = data.factors as Challenge['factors'];
+      return { signedIn: false, challenge: { token: String(data.challenge_token), expiresIn: Number(data.expires_in), ...(factors ? { factors } : {}) } };
+    }
+    this.accessToken = String(data.accessToken);
+    return { signedIn: true, account: (data.user ?? data.admin) as Account };
+  }
+
+  /** A call with the access token; an expired one is refreshed once and the call made again. */
+  private async authorized(method: string, path: string, body?: unknown): Promise<Result<Record<string, unknown>>> {
+    if (!this.accessToken && !(await this.refresh())) return { ok: false, error: { status: 401, code: 'unauthorized', message: 'Not signed in' } };
+    const first = await this.call(method, path, body, true);
+    if (first.ok || first.error.status !== 401 || first.error.code === 'step_up_required') return first;
+    return (await this.refresh()) ? this.call(method, path, body, true) : first;
+  }
+
+  private async call(method: string, path: string, body?: unknown, withToken = false): Promise<Result<Record<string, unknown>>> {
+    const res = await this.send(method, path, body, withToken);
+    if (!res.ok) return res;
+    if (!res.response.ok) return { ok: false, error: await errorOf(res.response) };
+    const envelope = (await res.response.json().catch(() => ({}))) as Envelope;
+    return { ok: true, data: envelope.data ?? {}, message: envelope.message ?? '' };
+  }
+
+  private async send(method: string, path: string, body: unknown, withToken: boolean): Promise<{ ok: true; response: Response } | { ok: false; error: ApiError }> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (withToken && this.accessToken) headers.authorization = `Bearer ${this.accessToken}`;
+    try {
+      const response = await this.fetchImpl(`${this.base}${path}`, {
+        method,
+        headers,
+        credentials: 'include',
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { ok: true, response };
+    } catch {
+      return { ok: false, error: { status: 0, code: 'network', message: 'The service could not be reached' } };
+    }
+  }
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const envelope = (await response.json().catch(() => ({}))) as Envelope;
+  const retry = Number(response.headers.get('retry-after'));
+  return {
+    status: response.status,
+    code: envelope.code ?? 'internal_error',
+    message: envelope.message ?? response.statusText,
+    ...(envelope.errors ? { errors: envelope.errors } : {}),
+    ...(Number.isFinite(retry) && retry > 0 ? { retryAfter: retry } : {}),
+  };
+}

@@ -1,0 +1,108 @@
+// The few DOM helpers the pages need: elements from data (never HTML strings, so nothing a user
+// typed or the API answered is ever parsed as markup), labelled fields, an announced status line,
+// and a view switch that moves focus to the new heading for keyboard and screen-reader users.
+
+type Child = Node | string | false | null | undefined;
+type Attributes = Record<string, string | boolean | number | undefined | ((event: Event) => void)>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === false) continue;
+    if (typeof value === 'function') element.addEventListener(name.replace(/^on/, ''), value);
+    else if (value === true) element.setAttribute(name, '');
+    else element.setAttribute(name, String(value));
+  }
+  for (const child of children) if (child !== false && child !== null && child !== undefined) element.append(child);
+  return element;
+}
+
+let ids = 0;
+
+export interface Field {
+  wrapper: HTMLElement;
+  input: HTMLInputElement;
+  /** Shows (or clears, with '') the field's own error, tied to it for assistive technology. */
+  setError(message: string): void;
+}
+
+export function field(label: string, attributes: Attributes & { name: string }, hint?: string): Field {
+  const id = `f${++ids}`;
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = `${id}-error`;
+  const input = h('input', { id, ...attributes, 'aria-describedby': [hintId, errorId].filter(Boolean).join(' ') });
+  const error = h('p', { id: errorId, class: 'field-error' });
+  const wrapper = h('div', { class: 'field' }, h('label', { for: id }, label), hintId && h('p', { id: hintId, class: 'hint' }, hint), input, error);
+  return {
+    wrapper,
+    input,
+    setError(message: string) {
+      error.textContent = message;
+      if (message) input.setAttribute('aria-invalid', 'true');
+      else input.removeAttribute('aria-invalid');
+    },
+  };
+}
+
+/** A status line read out when it changes: `alert` for errors, `status` for the rest. */
+export function statusLine(): { element: HTMLElement; error(message: string): void; info(message: string): void; clear(): void } {
+  const element = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  const show = (kind: 'error' | 'info', message: string) => {
+    element.className = `status ${kind}`;
+    element.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+    element.textContent = message;
+  };
+  return { element, error: (m) => show('error', m), info: (m) => show('info', m), clear: () => show('info', '') };
+}
+
+/** Replaces the page's main content with a view, and moves focus to its heading. */
+export function showView(title: string, ...content: Child[]): HTMLElement {
+  const main = document.querySelector('main')!;
+  const heading = h('h1', { tabindex: -1 }, title);
+  main.replaceChildren(heading, ...content.filter((c): c is Node | string => Boolean(c)));
+  document.title = `${title} · ${document.documentElement.dataset.product ?? ''}`.replace(/ · $/, '');
+  heading.focus();
+  return main;
+}
+
+/**
+ * A form whose submit (a button or Enter) runs `onValid` once its fields pass their own checks, with
+ * the browser's messages otherwise; the controls are disabled while it runs, and the element it
+ * answers (a field to correct) gets the focus once they are enabled again.
+ */
+export function validatedForm(onValid: () => Promise<HTMLElement | void>, ...children: Child[]): HTMLFormElement {
+  const form: HTMLFormElement = h(
+    'form',
+    {
+      novalidate: true,
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        if (form.reportValidity()) void busy(form, onValid).then((focus) => focus?.focus());
+      },
+    },
+    ...children,
+  );
+  return form;
+}
+
+/** Disables a form's controls while a request runs, so a double submit sends one request. */
+export async function busy<T>(form: HTMLFormElement, work: () => Promise<T>): Promise<T> {
+  const controls = [...form.querySelectorAll<HTMLButtonElement | HTMLInputElement>('button, input')];
+  form.setAttribute('aria-busy', 'true');
+  for (const c of controls) c.disabled = true;
+  try {
+    return await work();
+  } finally {
+    for (const c of controls) c.disabled = false;
+    form.removeAttribute('aria-busy');
+  }
+}
+
+export function link(href: string, text: string): HTMLAnchorElement {
+  return h('a', { href }, text);
+}
+
+export function formatDate(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}

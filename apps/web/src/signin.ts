@@ -1,0 +1,293 @@
+// The hosted sign-in and the pages the mailed links open: sign in (with every second step),
+// register, forgot and reset password, and prove, confirm or undo an email address. One bundle, the
+// view chosen by the path the gateway served it under.
+import './style.css';
+import { AccountClient, type AccountKind, type ApiError, type Challenge } from './client';
+import { busy, field, h, link, showView, statusLine, validatedForm, type Field } from './dom';
+import { errorText, texts } from './texts';
+
+const path = location.pathname.replace(/\/+$/, '');
+const kind: AccountKind = path.startsWith('/admin/') ? 'admin' : 'user';
+const prefix = kind === 'admin' ? '/admin' : '';
+const client = new AccountClient({ kind });
+const params = new URLSearchParams(location.search);
+
+/**
+ * Where a sign-in goes back to: `return_to` when it is a path of this site or an app origin the
+ * gateway lists (CORS_ORIGINS, given in the page's meta tag), else the account console. Never
+ * anywhere else, so a link cannot send a fresh session's browser to a stranger's page.
+ */
+export function returnTarget(raw: string | null, allowedOrigins: string[], fallback: string): string {
+  if (!raw) return fallback;
+  if (/^\/(?![/\\])/.test(raw)) return raw;
+  try {
+    const url = new URL(raw);
+    return allowedOrigins.includes(url.origin) ? url.href : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+const allowedOrigins = (document.querySelector<HTMLMetaElement>('meta[name="acct:return-origins"]')?.content ?? '').split(/\s+/).filter(Boolean);
+const afterSignIn = returnTarget(params.get('return_to'), allowedOrigins, kind === 'admin' ? '' : '/account');
+/** A page of this site, carrying the return address on. */
+function withReturn(to: string, query: Record<string, string> = {}): string {
+  const search = new URLSearchParams(query);
+  const back = params.get('return_to');
+  if (back) search.set('return_to', back);
+  const text = search.toString();
+  return text ? `${to}?${text}` : to;
+}
+
+/** Shows an API error: on the fields it names, and in the status line. */
+function showError(status: ReturnType<typeof statusLine>, error: ApiError, fields: Record<string, Field> = {}): void {
+  for (const f of Object.values(fields)) f.setError('');
+  for (const [name, message] of Object.entries(error.errors ?? {})) fields[name]?.setError(message);
+  status.error(errorText(error));
+}
+
+function signedIn(): void {
+  if (afterSignIn) {
+    location.assign(afterSignIn);
+    return;
+  }
+  showView(texts.signIn.title, h('p', {}, texts.signIn.signedInAdmin));
+}
+
+function signInView(): void {
+  const status = statusLine();
+  const email = field(texts.signIn.email, { name: 'email', type: 'email', autocomplete: 'username', required: true, value: params.get('email') ?? undefined });
+  const password = field(texts.signIn.password, { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+  const resend = h('p', { hidden: true });
+  const form = validatedForm(
+    async () => {
+      resend.hidden = true;
+      status.info(texts.signIn.working);
+      const answer = await client.login(email.input.value.trim(), password.input.value);
+      if (!answer.ok) {
+        showError(status, answer.error, { email, password });
+        if (answer.error.code === 'email_not_verified') resend.hidden = false;
+        return password.input;
+      }
+      if (answer.data.signedIn) signedIn();
+      else secondStepView(answer.data.challenge);
+    },
+    email.wrapper,
+    password.wrapper,
+    h('button', { type: 'submit' }, texts.signIn.submit),
+    status.element,
+  );
+  resend.append(
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: async () => {
+          const answer = await client.resendVerification(email.input.value.trim());
+          if (answer.ok) status.info(texts.signIn.verificationSent);
+          else showError(status, answer.error);
+        },
+      },
+      texts.signIn.resendVerification,
+    ),
+  );
+  showView(
+    kind === 'admin' ? texts.signIn.adminTitle : texts.signIn.title,
+    form,
+    resend,
+    h('p', {}, link(withReturn(`${prefix}/forgot-password`), texts.signIn.forgot)),
+    kind === 'user' && h('p', {}, `${texts.signIn.noAccount} `, link(withReturn('/register'), texts.signIn.register)),
+  );
+}
+
+function secondStepView(challenge: Challenge): void {
+  const status = statusLine();
+  const ownFactors = challenge.factors !== undefined;
+  const hasApp = challenge.factors?.includes('totp') ?? false;
+  const hasRecovery = challenge.factors?.includes('recovery_code') ?? false;
+  let useRecovery = ownFactors && !hasApp && hasRecovery;
+  const expires = Date.now() + challenge.expiresIn * 1000;
+
+  const render = () => {
+    const code = useRecovery
+      ? field(texts.secondStep.recoveryCode, { name: 'recovery_code', autocomplete: 'off', required: true, pattern: '[a-zA-Z2-9]{5}-?[a-zA-Z2-9]{5}', spellcheck: 'false' })
+      : field(ownFactors ? texts.secondStep.appCode : texts.secondStep.mailedCode, {
+          name: 'code',
+          inputmode: 'numeric',
+          autocomplete: 'one-time-code',
+          pattern: '[0-9]{6}',
+          maxlength: 6,
+          required: true,
+        });
+    const form = h(
+      'form',
+      {
+        novalidate: true,
+        onsubmit: async (event: Event) => {
+          event.preventDefault();
+          if (Date.now() > expires) {
+            status.error(texts.secondStep.expired);
+            return;
+          }
+          const value = code.input.value.replace(/\s/g, '');
+          if (!code.input.checkValidity() || !value) {
+            code.setError(texts.errors.invalid_otp);
+            code.input.focus();
+            return;
+          }
+          const answer = await busy(form, () => client.verifyOtp(challenge, useRecovery ? { recovery_code: value } : { code: value }));
+          if (!answer.ok) {
+            showError(status, answer.error);
+            if (answer.error.code === 'invalid_challenge') setTimeout(signInView, 2_000);
+            code.input.select();
+            return;
+          }
+          if (answer.data.signedIn) signedIn();
+        },
+      },
+      code.wrapper,
+      h('button', { type: 'submit' }, texts.secondStep.submit),
+      status.element,
+    );
+    const toggle =
+      hasApp &&
+      hasRecovery &&
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link',
+          onclick: () => {
+            useRecovery = !useRecovery;
+            render();
+          },
+        },
+        useRecovery ? texts.secondStep.useApp : texts.secondStep.useRecovery,
+      );
+    showView(texts.secondStep.title, !ownFactors && h('p', {}, texts.secondStep.mailedHint), form, toggle);
+    code.input.focus();
+  };
+  render();
+}
+
+function registerView(): void {
+  const status = statusLine();
+  const name = field(texts.register.name, { name: 'name', autocomplete: 'name', required: true, minlength: 2, maxlength: 20 }, texts.register.nameHint);
+  const email = field(texts.register.email, { name: 'email', type: 'email', autocomplete: 'email', required: true });
+  const password = field(texts.register.password, { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint);
+  const form = validatedForm(
+    async () => {
+      const answer = await client.register({ name: name.input.value.trim(), email: email.input.value.trim(), password: password.input.value });
+      if (!answer.ok) {
+        showError(status, answer.error, { name, email, password });
+        return;
+      }
+      const needsProof = answer.data.user.emailVerified === false;
+      showView(
+        texts.register.title,
+        h('p', { role: 'status' }, needsProof ? texts.register.doneVerify : texts.register.done),
+        h('p', {}, link(withReturn('/login', { email: answer.data.user.email }), texts.register.signInNow)),
+      );
+    },
+    name.wrapper,
+    email.wrapper,
+    password.wrapper,
+    h('button', { type: 'submit' }, texts.register.submit),
+    status.element,
+  );
+  showView(texts.register.title, form, h('p', {}, `${texts.register.haveAccount} `, link(withReturn('/login'), texts.signIn.submit)));
+}
+
+function forgotView(): void {
+  const status = statusLine();
+  const email = field(texts.forgot.email, { name: 'email', type: 'email', autocomplete: 'username', required: true });
+  const form = validatedForm(
+    async () => {
+      const answer = await client.forgotPassword(email.input.value.trim());
+      if (answer.ok) status.info(texts.forgot.sent);
+      else showError(status, answer.error, { email });
+    },
+    email.wrapper,
+    h('button', { type: 'submit' }, texts.forgot.submit),
+    status.element,
+  );
+  showView(texts.forgot.title, h('p', {}, texts.forgot.intro), form, h('p', {}, link(withReturn(`${prefix}/login`), texts.forgot.back)));
+}
+
+function resetView(): void {
+  const token = params.get('token');
+  // The token leaves the address bar (and so the history and any later Referer) once read.
+  history.replaceState(null, '', location.pathname);
+  if (!token) {
+    showView(texts.reset.title, h('p', { role: 'alert' }, texts.reset.missingToken), h('p', {}, link(`${prefix}/forgot-password`, texts.reset.again)));
+    return;
+  }
+  const status = statusLine();
+  const password = field(texts.reset.password, { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint);
+  const confirm = field(texts.reset.confirm, { name: 'confirm', type: 'password', autocomplete: 'new-password', required: true });
+  const form = validatedForm(
+    async () => {
+      confirm.setError('');
+      if (password.input.value !== confirm.input.value) {
+        confirm.setError(texts.reset.mismatch);
+        return confirm.input;
+      }
+      const answer = await client.resetPassword(token, password.input.value);
+      if (!answer.ok) {
+        showError(status, answer.error, { newPassword: password });
+        if (answer.error.code === 'reset_token_invalid') form.replaceWith(h('p', {}, link(`${prefix}/forgot-password`, texts.reset.again)), status.element);
+        return;
+      }
+      showView(texts.reset.title, h('p', { role: 'status' }, texts.reset.done), h('p', {}, link(`${prefix}/login`, texts.reset.signIn)));
+    },
+    password.wrapper,
+    confirm.wrapper,
+    h('button', { type: 'submit' }, texts.reset.submit),
+    status.element,
+  );
+  showView(texts.reset.title, form);
+}
+
+function emailLinkView(): void {
+  const action = params.get('action');
+  const token = params.get('token');
+  history.replaceState(null, '', location.pathname);
+  if ((action !== 'verify' && action !== 'confirm' && action !== 'undo') || !token) {
+    showView(texts.emailLink.verify.title, h('p', { role: 'alert' }, texts.emailLink.unknown));
+    return;
+  }
+  const words = texts.emailLink[action];
+  const status = statusLine();
+  // A click, not the page load, uses the link: mail scanners that open links do not spend it.
+  const form = h(
+    'form',
+    {
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        const answer = await busy(form, () => client.followEmailLink(action, token));
+        if (!answer.ok) {
+          showError(status, answer.error);
+          return;
+        }
+        showView(words.title, h('p', { role: 'status' }, words.done), h('p', {}, link(action === 'undo' ? '/login' : '/account', action === 'undo' ? texts.reset.signIn : texts.emailLink.toAccount)));
+      },
+    },
+    h('button', { type: 'submit' }, words.submit),
+    status.element,
+  );
+  showView(words.title, h('p', {}, words.intro), form);
+}
+
+const views: Record<string, () => void> = {
+  '/login': signInView,
+  '/admin/login': signInView,
+  '/register': registerView,
+  '/forgot-password': forgotView,
+  '/admin/forgot-password': forgotView,
+  '/reset-password': resetView,
+  '/admin/reset-password': resetView,
+  '/account/email': emailLinkView,
+};
+
+(views[path] ?? signInView)();

@@ -1,0 +1,146 @@
+// The hosted pages (apps/web, built to static files): read once at start into memory, compressed
+// once, and answered from there on the API's own origin, so the refresh cookie stays first-party.
+// HTML is revalidated on every visit (no-cache with an ETag); the hashed assets are immutable for a
+// year. Every page gets a Content-Security-Policy stricter than the API's: scripts and styles from
+// this site only (the build has no inline script), no framing at all.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import type http from 'node:http';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+/** The page paths and the built file each is served from; any other path is not a page. */
+export const PAGE_PATHS: Readonly<Record<string, string>> = {
+  '/login': 'signin.html',
+  '/register': 'signin.html',
+  '/forgot-password': 'signin.html',
+  '/reset-password': 'signin.html',
+  '/account/email': 'signin.html',
+  '/admin/login': 'signin.html',
+  '/admin/forgot-password': 'signin.html',
+  '/admin/reset-password': 'signin.html',
+  '/account': 'account.html',
+};
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+interface StaticFile {
+  body: Buffer;
+  br?: Buffer;
+  gzip?: Buffer;
+  headers: string[];
+  etag: string;
+}
+
+export function pagesPolicy(production: boolean): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    ...(production ? ['upgrade-insecure-requests'] : []),
+  ].join('; ');
+}
+
+export class Pages {
+  private readonly files = new Map<string, StaticFile>();
+
+  /**
+   * Reads `dir` (a build of apps/web). Missing, there are no pages, and `missing` says why. The
+   * return origins (the gateway's CORS_ORIGINS) go into each page's meta tag: where a sign-in may
+   * go back to besides this site.
+   */
+  constructor(
+    readonly dir: string | undefined,
+    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean },
+  ) {
+    if (!dir || !fs.existsSync(path.join(dir, 'signin.html'))) return;
+    const security = withoutHeaders(options.securityHeaders, ['content-security-policy', 'x-frame-options']);
+    const common = [...security, 'Content-Security-Policy', pagesPolicy(options.production), 'X-Frame-Options', 'DENY', 'Vary', 'Accept-Encoding'];
+    const origins = escapeAttribute(options.returnOrigins.join(' '));
+    const html = new Map<string, StaticFile>();
+    for (const name of fs.readdirSync(dir)) {
+      if (!name.endsWith('.html')) continue;
+      const text = fs.readFileSync(path.join(dir, name), 'utf8').replace('<meta name="acct:return-origins" content="" />', `<meta name="acct:return-origins" content="${origins}" />`);
+      html.set(name, prepared(Buffer.from(text), [...common, 'Content-Type', TYPES['.html'], 'Cache-Control', 'no-cache', 'Referrer-Policy', 'no-referrer']));
+    }
+    for (const [route, name] of Object.entries(PAGE_PATHS)) {
+      const file = html.get(name);
+      if (file) this.files.set(route, file);
+    }
+    const assets = path.join(dir, 'assets');
+    if (fs.existsSync(assets)) {
+      for (const name of fs.readdirSync(assets)) {
+        const type = TYPES[path.extname(name)];
+        if (!type) continue;
+        this.files.set(`/assets/${name}`, prepared(fs.readFileSync(path.join(assets, name)), [...common, 'Content-Type', type, 'Cache-Control', 'public, max-age=31536000, immutable']));
+      }
+    }
+  }
+
+  /** Whether any page was found (a gateway without a build serves the API alone). */
+  get enabled(): boolean {
+    return this.files.size > 0;
+  }
+
+  /** Answers a GET or HEAD of a page or asset; false when the path is neither. */
+  serve(req: http.IncomingMessage, res: http.ServerResponse, pathname: string, requestId: string): boolean {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const file = this.files.get(pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname);
+    if (!file) return false;
+    req.resume();
+    if (req.headers['if-none-match'] === file.etag) {
+      res.writeHead(304, [...file.headers, 'ETag', file.etag, 'X-Request-Id', requestId]);
+      res.end();
+      return true;
+    }
+    const accepts = String(req.headers['accept-encoding'] ?? '');
+    const [body, encoding] = file.br && /\bbr\b/.test(accepts) ? [file.br, 'br'] : file.gzip && /\bgzip\b/.test(accepts) ? [file.gzip, 'gzip'] : [file.body, undefined];
+    res.writeHead(200, [...file.headers, 'ETag', file.etag, 'Content-Length', String(body.length), ...(encoding ? ['Content-Encoding', encoding] : []), 'X-Request-Id', requestId]);
+    res.end(method === 'HEAD' ? undefined : body);
+    return true;
+  }
+}
+
+function prepared(body: Buffer, headers: string[]): StaticFile {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+  // Text worth compressing is compressed once here, never per request.
+  const compressible = body.length >= 512 && /^(text\/|application\/json|image\/svg)/.test(headers[headers.indexOf('Content-Type') + 1]);
+  return {
+    body,
+    headers,
+    etag,
+    ...(compressible
+      ? { br: zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }), gzip: zlib.gzipSync(body, { level: 9 }) }
+      : {}),
+  };
+}
+
+function withoutHeaders(flat: string[], names: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < flat.length; i += 2) if (!names.includes(flat[i].toLowerCase())) out.push(flat[i], flat[i + 1]);
+  return out;
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Where a build of apps/web is found by default: beside the gateway in this repository and in the image. */
+export function defaultPagesDir(): string {
+  return path.resolve(__dirname, '../../../apps/web/dist');
+}

@@ -1,0 +1,300 @@
+// The hosted pages in a real browser (Debian's Chromium), against the whole stack with the notifier
+// writing its mail: register, prove the address from the mailed link, sign in by keyboard alone
+// (and with an app code as the second step), the account console (sessions ended one by one and
+// all at once, the password changed), a forgotten password reset from the mailed link, where a
+// sign-in may return to, and on every page an accessibility check (axe-core) with no serious or
+// critical finding, at 360 px wide, and no Content-Security-Policy violation.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'puppeteer-core';
+import { buildPages } from '@acct/test-harness/build';
+import { findChromium, launchChromium } from '@acct/test-harness/browser';
+import { buildAccount, enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
+import { call } from '@acct/test-harness/http-client';
+import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
+import { until } from '@acct/test-harness/until';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+
+// The page's own names, inside the functions run in the browser (this program is typed for Node).
+declare const document: any;
+declare const location: any;
+type HTMLInputElement = { name: string; value: string };
+
+const chromium = findChromium();
+if ('missing' in chromium) throw new Error(`pages.browser.test.ts needs Chromium: ${chromium.missing}`);
+
+const pagesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-pages-'));
+const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+let stack: TestStack;
+let browser: Browser;
+let origin: string;
+let app: { origin: string; close(): Promise<void> };
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  buildPages(pagesDir);
+  app = await serveApp();
+  stack = await startStack('pages', { notifier: true, auth: { EMAIL_VERIFICATION: 'soft' }, gateway: { PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin } });
+  // localhost: a secure context, as the API's public https origin is, so the Secure cookie is kept.
+  origin = stack.url.replace('127.0.0.1', 'localhost');
+  browser = await launchChromium((chromium as { path: string }).path);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await app?.close();
+  fs.rmSync(pagesDir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  expect(cspViolations).toEqual([]);
+});
+
+/** A fresh browser profile (no cookies) with a phone-sized window. */
+async function freshPage(): Promise<Page> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.setViewport({ width: 360, height: 740 });
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  return page;
+}
+
+/** axe-core's findings that are serious or critical (run through DevTools, which the page's CSP does not govern). */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const result = (await page.evaluate(() => (globalThis as any).axe.run(document, { resultTypes: ['violations'] }))) as {
+    violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
+  };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+const mails = () => fs.readdirSync(stack.notifier!.mailDir).map((f) => decodeQuotedPrintable(fs.readFileSync(path.join(stack.notifier!.mailDir, f), 'utf8')));
+function linkMailedTo(address: string, pattern: RegExp): Promise<string> {
+  return until(() => mails().filter((m) => m.includes(`To: ${address}`)).map((m) => pattern.exec(m)?.[0]).find((link) => link !== undefined), 10_000, `a link mailed to ${address}`);
+}
+/** The mailed link, opened on this stack's origin (the link names the default page origin, localhost:8080). */
+const onStack = (link: string) => `${origin}${new URL(link).pathname}${new URL(link).search}`;
+
+async function waitForHeading(page: Page, text: string): Promise<void> {
+  await page.waitForFunction((t) => document.querySelector('h1')?.textContent === t, { timeout: 10_000 }, text);
+}
+async function fill(page: Page, label: string, value: string): Promise<void> {
+  const id = await page.$$eval('label', (labels, l) => labels.find((x) => x.textContent === l)?.getAttribute('for'), label);
+  if (!id) throw new Error(`no field labelled "${label}"`);
+  await page.type(`#${id}`, value);
+}
+async function press(page: Page, text: string): Promise<void> {
+  const buttons = await page.$$('button');
+  for (const button of buttons) {
+    if ((await button.evaluate((b) => b.textContent)) === text) return button.click();
+  }
+  throw new Error(`no button "${text}"`);
+}
+
+/** Signs in on the page with the keyboard alone: Tab to each field, type, Enter. */
+async function signInByKeyboard(page: Page, email: string, password: string): Promise<void> {
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
+}
+
+describe('hosted sign-in and the account console', () => {
+  it('registers, proves the address from the mailed link, signs in by keyboard and shows the account; each page passes the accessibility check', async () => {
+    const page = await freshPage();
+    const account = buildAccount();
+    await page.goto(`${origin}/register`);
+    await waitForHeading(page, 'Create your account');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await fill(page, 'Name', account.name);
+    await fill(page, 'Email', account.email);
+    await fill(page, 'Password', account.password);
+    await press(page, 'Create account');
+    await page.waitForFunction(() => document.body.textContent?.includes('We sent a link'), { timeout: 10_000 });
+
+    // The mailed link opens the hosted page (the default EMAIL_LINK_URL_BASE), used by a click.
+    const link = await linkMailedTo(account.email, /https?:\/\/\S+\?action=verify&token=[A-Za-z0-9_-]{43}/);
+    expect(new URL(link).origin + new URL(link).pathname).toBe('http://localhost:8080/account/email');
+    await page.goto(onStack(link));
+    await waitForHeading(page, 'Prove your email address');
+    expect(page.url()).toBe(`${origin}/account/email`);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await press(page, 'Confirm my address');
+    await page.waitForFunction(() => document.body.textContent?.includes('Your email address is confirmed.'), { timeout: 10_000 });
+
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await signInByKeyboard(page, account.email, 'not the password');
+    await page.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'The email or password is wrong.', { timeout: 10_000 });
+    await page.$eval('input[name=password]', (i) => ((i as HTMLInputElement).value = ''));
+    await page.keyboard.type(account.password);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('h1')?.textContent === 'Your account' && document.querySelector('dl'), { timeout: 10_000 });
+    const profile = await page.$eval('dl', (d) => d.textContent ?? '');
+    expect(profile).toContain(account.name);
+    expect(profile).toContain(account.email);
+    expect(profile).not.toContain('Not verified');
+    await page.waitForSelector('.sessions li');
+    expect(await page.$$eval('.sessions li .session-name', (s) => s.map((x) => x.textContent))).toEqual(['This device']);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // Nothing fits only a wide screen: the page is no wider than the phone.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  });
+
+  it('asks for the app code as the second step, and signs in with it', async () => {
+    const user = await registerAndLogin(stack);
+    const code = await enableAuthenticatorApp(stack, user.accessToken);
+
+    const page = await freshPage();
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await waitForHeading(page, 'Confirm it is you');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // Focus is on the code field: type it and press Enter.
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('code');
+    await page.keyboard.type('000000');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'That code is wrong or already used.', { timeout: 10_000 });
+    await page.$eval('input[name=code]', (i) => ((i as HTMLInputElement).value = ''));
+    await page.keyboard.type(code(30_000));
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+  });
+
+  it('ends another session, then every other, and changes the password from the console', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    await page.goto(`${origin}/login?return_to=/account`);
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await page.waitForSelector('.sessions li');
+    // Two sessions: the API client's (registerAndLogin) and this browser's.
+    expect(await page.$$eval('.sessions li', (items) => items.length)).toBe(2);
+    await page.click('.sessions li button');
+    await page.waitForFunction(() => document.querySelectorAll('.sessions li').length === 1, { timeout: 10_000 });
+    const refreshed = await call(stack.url, 'POST', '/api/auth/user/refresh', { headers: { cookie: `userRefreshToken=${user.refresh}` } });
+    expect(refreshed.status).toBe(401);
+
+    const other = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } });
+    expect(other.status).toBe(200);
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll('.sessions li').length === 2, { timeout: 10_000 });
+    await press(page, 'Sign out everywhere else');
+    await page.waitForFunction(() => document.body.textContent?.includes('One other session ended.'), { timeout: 10_000 });
+    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${other.body.data.accessToken}` } })).status).toBe(401);
+
+    const next = 'a brand new passphrase 42';
+    await fill(page, 'Current password', user.account.password);
+    await fill(page, 'New password', next);
+    await press(page, 'Change password');
+    await page.waitForFunction(() => document.body.textContent?.includes('Your password is changed.'), { timeout: 10_000 });
+    // The console goes on with its new session; the new password signs in, the old does not.
+    await page.reload();
+    await page.waitForSelector('.sessions li');
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: next } })).status).toBe(200);
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } })).status).toBe(401);
+
+    await press(page, 'Sign out');
+    await page.waitForFunction(() => location.pathname === '/login', { timeout: 10_000 });
+    await page.goto(`${origin}/account`);
+    // No session: the console sends the visitor to sign in, and back here afterwards.
+    await page.waitForFunction(() => location.pathname === '/login' && location.search === '?return_to=%2Faccount', { timeout: 10_000 });
+  });
+
+  it('resets a forgotten password from the mailed link; the token leaves the address bar', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    await page.goto(`${origin}/forgot-password`);
+    await waitForHeading(page, 'Reset your password');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await fill(page, 'Email', user.account.email);
+    await press(page, 'Send the link');
+    await page.waitForFunction(() => document.body.textContent?.includes('is on its way'), { timeout: 10_000 });
+
+    const link = await linkMailedTo(user.account.email, /https?:\/\/\S+\/reset-password\?token=[A-Za-z0-9_-]+/);
+    expect(new URL(link).origin + new URL(link).pathname).toBe('http://localhost:8080/reset-password');
+    await page.goto(onStack(link));
+    await waitForHeading(page, 'Choose a new password');
+    expect(page.url()).toBe(`${origin}/reset-password`);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    const next = 'another long passphrase';
+    await fill(page, 'New password', next);
+    await fill(page, 'New password again', 'something else entirely');
+    await press(page, 'Set the new password');
+    expect(await page.$eval('[aria-invalid=true]', (i) => (i as HTMLInputElement).name)).toBe('confirm');
+    await page.$eval('input[name=confirm]', (i) => ((i as HTMLInputElement).value = ''));
+    await fill(page, 'New password again', next);
+    await press(page, 'Set the new password');
+    await page.waitForFunction(() => document.body.textContent?.includes('Your password is changed'), { timeout: 10_000 });
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: next } })).status).toBe(200);
+
+    // The same link again: refused, with a way to ask for another.
+    await page.goto(onStack(link));
+    await waitForHeading(page, 'Choose a new password');
+    await fill(page, 'New password', 'yet another passphrase');
+    await fill(page, 'New password again', 'yet another passphrase');
+    await press(page, 'Set the new password');
+    await page.waitForFunction(() => document.querySelector('[role=alert]')?.textContent?.startsWith('This reset link is invalid'), { timeout: 10_000 });
+    expect(await page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')))).toContain('/forgot-password');
+  });
+
+  it('returns after sign-in only to this site or a listed app origin', async () => {
+    const user = await registerAndLogin(stack);
+    const signIn = async (returnTo: string) => {
+      const page = await freshPage();
+      await page.goto(`${origin}/login?return_to=${encodeURIComponent(returnTo)}`);
+      await waitForHeading(page, 'Sign in');
+      await signInByKeyboard(page, user.account.email, user.account.password);
+      await page.waitForFunction((start) => location.href !== start, { timeout: 10_000 }, page.url());
+      await page.waitForNetworkIdle({ idleTime: 200 });
+      return page.url();
+    };
+    expect(await signIn('https://evil.example/steal')).toBe(`${origin}/account`);
+    expect(await signIn('//evil.example/steal')).toBe(`${origin}/account`);
+    expect(await signIn(`${app.origin}/signed-in`)).toBe(`${app.origin}/signed-in`);
+  });
+});
+
+describe('how the gateway serves the pages', () => {
+  it('sends a strict Content-Security-Policy, no inline script, revalidated HTML and immutable hashed assets', async () => {
+    const res = await fetch(`${stack.url}/login`, { headers: { 'accept-encoding': 'br' } });
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'none'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('content-encoding')).toBe('br');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).toContain(`<meta name="acct:return-origins" content="${app.origin}" />`);
+    const again = await fetch(`${stack.url}/login`, { headers: { 'if-none-match': res.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const script = await fetch(`${stack.url}${asset}`);
+    expect([script.status, script.headers.get('cache-control'), script.headers.get('content-type')]).toEqual([200, 'public, max-age=31536000, immutable', 'text/javascript; charset=utf-8']);
+    // Every page request is in the request log; anything else is still the API's 404.
+    expect(stack.logs.request.some((r) => r.path === '/login' && r.status === 200)).toBe(true);
+    const missing = await call(stack.url, 'GET', '/assets/nothing.js');
+    expect([missing.status, missing.body.code]).toEqual([404, 'not_found']);
+    expect((await call(stack.url, 'POST', '/login')).status).toBe(404);
+  });
+});
+
+/** An app page on a loopback origin of its own, listed in CORS_ORIGINS: where a sign-in may return to. */
+async function serveApp(): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = http.createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><p>app</p>'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

@@ -1,0 +1,35 @@
+// The hosted pages as built (apps/web): every error code the API can answer has a text of its own,
+// and each page's JavaScript stays within its budget (compressed as the gateway sends it), the
+// figures in bench/RESULTS.md (Pages).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import yaml from 'js-yaml';
+import { buildPages, repositoryRoot } from '@acct/test-harness/build';
+import { texts } from '../apps/web/src/texts';
+
+/** Bytes of JavaScript each page may load, gzip-compressed. */
+const BUDGET_GZIP_BYTES: Record<string, number> = { 'signin.html': 60 * 1024, 'account.html': 80 * 1024 };
+
+describe('the hosted pages', () => {
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-pages-budget-'));
+  beforeAll(() => buildPages(outDir), 60_000);
+  afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));
+
+  it('has a text for every error code of the API (and for a network failure)', () => {
+    const doc = yaml.load(fs.readFileSync(path.join(repositoryRoot, 'openapi/openapi.yaml'), 'utf8')) as any;
+    const codes: string[] = doc.components.schemas.ErrorCode.enum;
+    expect(codes.length).toBeGreaterThan(30);
+    expect(Object.keys(texts.errors).sort()).toEqual([...codes, 'network'].sort());
+  });
+
+  it.each(Object.entries(BUDGET_GZIP_BYTES))('%s loads no more JavaScript than its budget', (page, budget) => {
+    const html = fs.readFileSync(path.join(outDir, page), 'utf8');
+    const scripts = [...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+    expect(scripts.length).toBeGreaterThan(0);
+    const bytes = scripts.reduce((sum, src) => sum + zlib.gzipSync(fs.readFileSync(path.join(outDir, src))).length, 0);
+    expect(bytes).toBeGreaterThan(1_000);
+    expect(bytes).toBeLessThanOrEqual(budget);
+  });
+});
