@@ -10,8 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
+import { Secret, TOTP } from 'otpauth';
 import { buildPages } from '@acct/test-harness/build';
-import { findChromium, launchChromium } from '@acct/test-harness/browser';
+import { addVirtualAuthenticator, findChromium, launchChromium } from '@acct/test-harness/browser';
 import { buildAccount, enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
@@ -34,13 +35,20 @@ let browser: Browser;
 let origin: string;
 let app: { origin: string; close(): Promise<void> };
 const cspViolations: string[] = [];
+const pageErrors: string[] = [];
 
 beforeAll(async () => {
   buildPages(pagesDir);
   app = await serveApp();
-  stack = await startStack('pages', { notifier: true, auth: { EMAIL_VERIFICATION: 'soft' }, gateway: { PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin } });
-  // localhost: a secure context, as the API's public https origin is, so the Secure cookie is kept.
-  origin = stack.url.replace('127.0.0.1', 'localhost');
+  // localhost: a secure context, as the API's public https origin is, so the Secure cookie is kept;
+  // the port is chosen first, for passkeys to be bound to this origin.
+  const port = await freePort();
+  origin = `http://localhost:${port}`;
+  stack = await startStack('pages', {
+    notifier: true,
+    auth: { EMAIL_VERIFICATION: 'soft', WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: origin },
+    gateway: { PORT: String(port), PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin },
+  });
   browser = await launchChromium((chromium as { path: string }).path);
 }, 120_000);
 
@@ -53,6 +61,7 @@ afterAll(async () => {
 
 afterEach(() => {
   expect(cspViolations).toEqual([]);
+  expect(pageErrors).toEqual([]);
 });
 
 /** A fresh browser profile (no cookies) with a phone-sized window. */
@@ -63,6 +72,8 @@ async function freshPage(): Promise<Page> {
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
   });
+  // A script error on a page fails the test that met it.
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
   return page;
 }
 
@@ -204,11 +215,85 @@ describe('hosted sign-in and the account console', () => {
     expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: next } })).status).toBe(200);
     expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } })).status).toBe(401);
 
-    await press(page, 'Sign out');
+    await page.click('#sign-out');
     await page.waitForFunction(() => location.pathname === '/login', { timeout: 10_000 });
     await page.goto(`${origin}/account`);
     // No session: the console sends the visitor to sign in, and back here afterwards.
     await page.waitForFunction(() => location.pathname === '/login' && location.search === '?return_to=%2Faccount', { timeout: 10_000 });
+  });
+
+  it('sets up an authenticator app from the console behind a fresh password, shows the recovery codes once, and one of them signs in', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await page.waitForFunction(() => document.body.textContent?.includes('Set up an authenticator app'), { timeout: 10_000 });
+    // The sign-in's proof has run out (as it does after STEP_UP_SECONDS): the change asks again.
+    const proofs = await stack.redis.keys(`${stack.names.redisPrefix}step-up:*`);
+    expect(proofs.length).toBeGreaterThan(0);
+    await stack.redis.del(...proofs);
+    await press(page, 'Set up an authenticator app');
+    await page.waitForSelector('dialog[open]');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('password');
+    await page.keyboard.type('not the password');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('dialog [role=alert]')?.textContent === 'The email or password is wrong.', { timeout: 10_000 });
+    await page.$eval('dialog input[name=password]', (i) => ((i as HTMLInputElement).value = ''));
+    await page.keyboard.type(user.account.password);
+    await page.keyboard.press('Enter');
+
+    await page.waitForSelector('.enrolment img[src^="data:image/png;base64,"]', { timeout: 10_000 });
+    expect(await page.$('dialog')).toBeNull();
+    const key = (await page.$eval('.enrolment .secret', (c) => c.textContent ?? '')).replace(/\s/g, '');
+    const secret = Secret.fromBase32(key);
+    const into = Date.now() % 30_000;
+    if (into > 26_000) await new Promise((r) => setTimeout(r, 31_000 - into));
+    await page.keyboard.type(new TOTP({ secret }).generate());
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.recovery-codes li', { timeout: 10_000 });
+    const codes = await page.$$eval('.recovery-codes li', (items) => items.map((i) => i.textContent ?? ''));
+    expect(codes).toHaveLength(10);
+    expect(await page.$eval('.recovery-codes a[download]', (a) => a.getAttribute('href'))).toMatch(/^blob:/);
+    expect(await page.$eval('.factor', (f) => f.textContent ?? '')).toContain('On since');
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    // Signed out, the next sign-in asks for the second step: a recovery code answers it.
+    await page.click('#sign-out');
+    await page.waitForFunction(() => location.pathname === '/login', { timeout: 10_000 });
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await waitForHeading(page, 'Confirm it is you');
+    await press(page, 'Use a recovery code instead');
+    await page.waitForSelector('input[name=recovery_code]');
+    await page.keyboard.type(codes[0]);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+    await page.waitForFunction(() => document.body.textContent?.includes('9 unused codes left.'), { timeout: 10_000 });
+  });
+
+  it('adds a passkey from the console, then signs in with it alone', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    await addVirtualAuthenticator(page);
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await page.waitForFunction(() => document.body.textContent?.includes('No passkey yet.'), { timeout: 10_000 });
+    await fill(page, 'Name of the new passkey', 'Test laptop');
+    await press(page, 'Add a passkey');
+    await page.waitForFunction(() => document.querySelector('.passkeys li .session-name')?.textContent === 'Test laptop', { timeout: 10_000 });
+    // The account's first factor: its recovery codes, shown once.
+    await page.waitForSelector('.recovery-codes li');
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    await page.click('#sign-out');
+    await page.waitForFunction(() => location.pathname === '/login', { timeout: 10_000 });
+    await waitForHeading(page, 'Sign in');
+    await press(page, 'Sign in with a passkey');
+    await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('.passkeys li .session-meta')?.textContent?.startsWith('last used'), { timeout: 10_000 });
   });
 
   it('resets a forgotten password from the mailed link; the token leaves the address bar', async () => {
@@ -297,4 +382,12 @@ async function serveApp(): Promise<{ origin: string; close(): Promise<void> }> {
   const server = http.createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><p>app</p>'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

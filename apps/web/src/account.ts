@@ -2,7 +2,8 @@
 // change your password, download your data, sign out. A visit without a session goes to sign in and
 // comes back here.
 import './style.css';
-import { AccountClient, type Session } from './client';
+import { startRegistration } from '@simplewebauthn/browser';
+import { AccountClient, type Factors, type Result, type Session } from './client';
 import { field, formatDate, h, showView, statusLine, validatedForm } from './dom';
 import { errorText, texts } from './texts';
 
@@ -58,6 +59,7 @@ async function start(): Promise<void> {
         texts.account.signOutOthers,
       ),
     ),
+    factorsSection(),
     section(texts.account.password, passwordForm(sessionsList)),
     section(
       texts.account.data,
@@ -84,6 +86,7 @@ async function start(): Promise<void> {
         'button',
         {
           type: 'button',
+          id: 'sign-out',
           onclick: async () => {
             await client.logout();
             location.assign('/login');
@@ -163,6 +166,227 @@ function passwordForm(sessionsList: HTMLElement): HTMLFormElement {
     formStatus.element,
   );
   return form;
+}
+
+// ---- Second factors ----
+
+/**
+ * Runs a change that needs a recent proof: when the API answers `step_up_required`, a dialog asks
+ * for the password, reauthenticates, and the change is made again (once).
+ */
+async function withStepUp<T>(change: () => Promise<Result<T>>): Promise<Result<T>> {
+  const first = await change();
+  if (first.ok || first.error.code !== 'step_up_required') return first;
+  const proven = await askForPassword();
+  return proven ? change() : first;
+}
+
+function askForPassword(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const dialogStatus = statusLine();
+    const password = field(texts.account.stepUpPassword, { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+    const dialog = h('dialog', { 'aria-labelledby': 'step-up-title' });
+    const finish = (proven: boolean) => {
+      dialog.close();
+      dialog.remove();
+      resolve(proven);
+    };
+    dialog.addEventListener('cancel', () => finish(false));
+    dialog.append(
+      h('h2', { id: 'step-up-title' }, texts.account.stepUpTitle),
+      h('p', {}, texts.account.stepUpIntro),
+      validatedForm(
+        async () => {
+          const answer = await client.reauthenticate({ password: password.input.value });
+          if (answer.ok) return finish(true);
+          dialogStatus.error(errorText(answer.error));
+          return password.input;
+        },
+        password.wrapper,
+        h('button', { type: 'submit' }, texts.account.stepUpSubmit),
+        ' ',
+        h('button', { type: 'button', class: 'secondary', onclick: () => finish(false) }, texts.account.cancel),
+        dialogStatus.element,
+      ),
+    );
+    document.body.append(dialog);
+    dialog.showModal();
+    password.input.focus();
+  });
+}
+
+function factorsSection(): HTMLElement {
+  const body = h('div', {});
+  const render = async () => {
+    const answer = await client.factors();
+    if (!answer.ok) return status.error(errorText(answer.error));
+    body.replaceChildren(...factorsView(answer.data, render));
+  };
+  void render();
+  return section(texts.account.factors, body);
+}
+
+function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
+  const app = h('div', { class: 'factor' }, h('h3', {}, texts.account.app));
+  if (factors.totp.enabled) {
+    app.append(
+      h('p', {}, texts.account.appOn(formatDate(factors.totp.createdAt ?? ''))),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: async () => {
+            const answer = await withStepUp(() => client.removeTotp());
+            if (!answer.ok) return status.error(errorText(answer.error));
+            status.info(texts.account.appRemoved);
+            await render();
+          },
+        },
+        texts.account.appRemove,
+      ),
+    );
+  } else {
+    app.append(
+      h('p', {}, texts.account.appOff),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async (event: Event) => {
+            const answer = await withStepUp(() => client.startTotp());
+            if (!answer.ok) return status.error(errorText(answer.error));
+            (event.target as HTMLElement).replaceWith(enrolment(answer.data, render));
+          },
+        },
+        texts.account.appSetUp,
+      ),
+    );
+  }
+  const passkeys = factors.passkeysAvailable ? passkeysView(factors, render) : undefined;
+  const recovery = h('div', { class: 'factor' }, h('h3', {}, texts.account.recovery));
+  const hasFactor = factors.totp.enabled || factors.passkeys.length > 0;
+  recovery.append(h('p', {}, hasFactor ? texts.account.recoveryLeft(factors.recoveryCodes.remaining) : texts.account.recoveryNone));
+  if (hasFactor) {
+    recovery.append(
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: async () => {
+            const answer = await withStepUp(() => client.newRecoveryCodes());
+            if (!answer.ok) return status.error(errorText(answer.error));
+            await render();
+            recoveryAnchor().replaceChildren(recoveryCodesView(answer.data.recoveryCodes));
+          },
+        },
+        texts.account.recoveryNew,
+      ),
+    );
+  }
+  return [app, ...(passkeys ? [passkeys] : []), recovery, h('div', { id: 'recovery-codes' })];
+}
+
+function passkeysView(factors: Factors, render: () => Promise<void>): HTMLElement {
+  const formStatus = statusLine();
+  const name = field(texts.account.passkeyName, { name: 'passkeyName', required: true, maxlength: 64, autocomplete: 'off' }, texts.account.passkeyNameHint);
+  const list = factors.passkeys.length
+    ? h(
+        'ul',
+        { class: 'passkeys' },
+        ...factors.passkeys.map((passkey) =>
+          h(
+            'li',
+            {},
+            h('span', { class: 'session-name' }, passkey.name),
+            h('span', { class: 'session-meta' }, passkey.lastUsedAt ? texts.account.passkeyUsed(formatDate(passkey.lastUsedAt)) : texts.account.passkeyNeverUsed),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                'aria-label': texts.account.passkeyRemove(passkey.name),
+                onclick: async () => {
+                  const answer = await withStepUp(() => client.removePasskey(passkey.id));
+                  if (!answer.ok) return status.error(errorText(answer.error));
+                  status.info(texts.account.passkeyRemoved);
+                  await render();
+                },
+              },
+              texts.account.remove,
+            ),
+          ),
+        ),
+      )
+    : h('p', {}, texts.account.passkeysNone);
+  const create = (options: unknown) => startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] });
+  return h(
+    'div',
+    { class: 'factor' },
+    h('h3', {}, texts.account.passkeys),
+    list,
+    validatedForm(
+      async () => {
+        const answer = await withStepUp(() => client.addPasskey(name.input.value.trim(), create));
+        if (!answer.ok) {
+          formStatus.error(errorText(answer.error));
+          return name.input;
+        }
+        status.info(texts.account.passkeyAdded);
+        const codes = (answer.data as { recoveryCodes?: string[] }).recoveryCodes;
+        await render();
+        if (codes) recoveryAnchor().replaceChildren(recoveryCodesView(codes));
+      },
+      name.wrapper,
+      h('button', { type: 'submit' }, texts.account.passkeyAdd),
+      formStatus.element,
+    ),
+  );
+}
+
+const recoveryAnchor = () => document.getElementById('recovery-codes')!;
+
+function enrolment(started: { secret: string; qrCode: string }, render: () => Promise<void>): HTMLElement {
+  const formStatus = statusLine();
+  const code = field(texts.account.appCode, { name: 'code', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: 6, required: true });
+  const view = h(
+    'div',
+    { class: 'enrolment' },
+    h('p', {}, texts.account.appScan),
+    h('img', { src: started.qrCode, alt: texts.account.appQr, width: 180, height: 180 }),
+    h('p', {}, `${texts.account.appKey}: `, h('code', { class: 'secret' }, started.secret.replace(/(.{4})/g, '$1 ').trim())),
+    validatedForm(
+      async () => {
+        const answer = await client.confirmTotp(code.input.value.trim());
+        if (!answer.ok) {
+          formStatus.error(errorText(answer.error));
+          return code.input;
+        }
+        status.info(texts.account.appOnNow);
+        await render();
+        if (answer.data.recoveryCodes) recoveryAnchor().replaceChildren(recoveryCodesView(answer.data.recoveryCodes));
+      },
+      code.wrapper,
+      h('button', { type: 'submit' }, texts.account.appConfirm),
+      formStatus.element,
+    ),
+  );
+  queueMicrotask(() => code.input.focus());
+  return view;
+}
+
+/** The codes, shown once, with a download of them as a text file. */
+function recoveryCodesView(codes: string[]): HTMLElement {
+  const file = new Blob([`${texts.account.recovery}\n\n${codes.join('\n')}\n`], { type: 'text/plain' });
+  const view = h(
+    'div',
+    { class: 'recovery-codes', role: 'status' },
+    h('p', {}, texts.account.recoveryShown),
+    h('ul', { class: 'codes' }, ...codes.map((c) => h('li', {}, h('code', {}, c)))),
+    h('a', { href: URL.createObjectURL(file), download: 'recovery-codes.txt', class: 'button' }, texts.account.recoveryDownload),
+  );
+  return view;
 }
 
 void start();

@@ -49,6 +49,20 @@ export interface Session {
   expiresAt: string;
 }
 
+export interface Factors {
+  totp: { enabled: boolean; pending: boolean; createdAt: string | null };
+  passkeys: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }>;
+  recoveryCodes: { remaining: number };
+  passkeysAvailable: boolean;
+}
+
+export interface TotpEnrolment {
+  secret: string;
+  otpauthUrl: string;
+  /** The otpauth URI as a PNG data URL, to scan. */
+  qrCode: string;
+}
+
 export interface ClientOptions {
   kind: AccountKind;
   /** The API's origin; the page's own by default. */
@@ -90,6 +104,29 @@ export class AccountClient {
 
   async verifyOtp(challenge: Challenge, proof: SecondStepProof): Promise<Result<SignIn>> {
     const answer = await this.call('POST', '/api/auth/verify-otp', { challenge_token: challenge.token, ...proof });
+    return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
+  }
+
+  /**
+   * Signs in with a passkey alone: the browser asks for one of this site's passkeys (`ask` runs the
+   * WebAuthn ceremony on the options, as `startAuthentication` does) and the API checks its answer.
+   */
+  async passkeySignIn(ask: (options: unknown) => Promise<unknown>): Promise<Result<SignIn>> {
+    const started = await this.call('POST', `/api/auth/${this.kind}/passkey/options`);
+    if (!started.ok) return started;
+    const passkey = await askSafely(ask, started.data.options);
+    if ('error' in passkey) return { ok: false, error: passkey.error };
+    const answer = await this.call('POST', `/api/auth/${this.kind}/passkey/login`, { passkey_token: started.data.passkey_token, passkey: passkey.answer });
+    return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
+  }
+
+  /** Answers a pending second step with one of the account's passkeys. */
+  async verifyWithPasskey(challenge: Challenge, ask: (options: unknown) => Promise<unknown>): Promise<Result<SignIn>> {
+    const started = await this.call('POST', '/api/auth/verify-otp/passkey-options', { challenge_token: challenge.token });
+    if (!started.ok) return started;
+    const passkey = await askSafely(ask, started.data.options);
+    if ('error' in passkey) return { ok: false, error: passkey.error };
+    const answer = await this.call('POST', '/api/auth/verify-otp', { challenge_token: challenge.token, passkey: passkey.answer });
     return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
   }
 
@@ -163,6 +200,48 @@ export class AccountClient {
     return this.authorized('POST', '/api/auth/user/sessions/sign-out-others');
   }
 
+  // ---- Second factors (changes need a recent proof: `step_up_required`, then reauthenticate) ----
+
+  async factors(): Promise<Result<Factors>> {
+    const answer = await this.authorized('GET', `/api/auth/${this.kind}/factors`);
+    return answer.ok ? { ...answer, data: answer.data.factors as Factors } : answer;
+  }
+
+  /** A fresh proof of the password or an app code, for the changes that ask for one. */
+  reauthenticate(proof: { password: string } | { code: string }): Promise<Result<unknown>> {
+    return this.authorized('POST', `/api/auth/${this.kind}/reauthenticate`, proof);
+  }
+
+  startTotp(): Promise<Result<TotpEnrolment>> {
+    return this.authorized('POST', `/api/auth/${this.kind}/factors/totp`) as Promise<Result<TotpEnrolment>>;
+  }
+
+  /** The app's first code; the account's first factor answers its recovery codes, shown this once. */
+  async confirmTotp(code: string): Promise<Result<{ recoveryCodes?: string[] }>> {
+    return (await this.authorized('POST', `/api/auth/${this.kind}/factors/totp/confirm`, { code })) as Result<{ recoveryCodes?: string[] }>;
+  }
+
+  removeTotp(): Promise<Result<unknown>> {
+    return this.authorized('DELETE', `/api/auth/${this.kind}/factors/totp`);
+  }
+
+  newRecoveryCodes(): Promise<Result<{ recoveryCodes: string[] }>> {
+    return this.authorized('POST', `/api/auth/${this.kind}/factors/recovery-codes`) as Promise<Result<{ recoveryCodes: string[] }>>;
+  }
+
+  /** Adds a passkey: the browser makes one on the options (`create`, as `startRegistration` does). */
+  async addPasskey(name: string, create: (options: unknown) => Promise<unknown>): Promise<Result<unknown>> {
+    const started = await this.authorized('POST', `/api/auth/${this.kind}/factors/passkeys/options`);
+    if (!started.ok) return started;
+    const passkey = await askSafely(create, started.data.options);
+    if ('error' in passkey) return { ok: false, error: passkey.error };
+    return this.authorized('POST', `/api/auth/${this.kind}/factors/passkeys`, { name, passkey: passkey.answer });
+  }
+
+  removePasskey(id: string): Promise<Result<unknown>> {
+    return this.authorized('DELETE', `/api/auth/${this.kind}/factors/passkeys/${encodeURIComponent(id)}`);
+  }
+
   /** One's own data, as the file the API answers. */
   async exportData(): Promise<Result<Blob>> {
     const res = await this.send('GET', '/api/auth/user/me/export', undefined, true);
@@ -214,6 +293,15 @@ export class AccountClient {
     } catch {
       return { ok: false, error: { status: 0, code: 'network', message: 'The service could not be reached' } };
     }
+  }
+}
+
+/** The browser's part of a WebAuthn ceremony; a refusal (the person cancelled, no passkey) is an error `passkey_cancelled`. */
+async function askSafely(ask: (options: unknown) => Promise<unknown>, options: unknown): Promise<{ answer: unknown } | { error: ApiError }> {
+  try {
+    return { answer: await ask(options) };
+  } catch (err) {
+    return { error: { status: 0, code: 'passkey_cancelled', message: err instanceof Error ? err.message : String(err) } };
   }
 }
 

@@ -2,6 +2,7 @@
 // register, forgot and reset password, and prove, confirm or undo an email address. One bundle, the
 // view chosen by the path the gateway served it under.
 import './style.css';
+import { startAuthentication } from '@simplewebauthn/browser';
 import { AccountClient, type AccountKind, type ApiError, type Challenge } from './client';
 import { busy, field, h, link, showView, statusLine, validatedForm, type Field } from './dom';
 import { errorText, texts } from './texts';
@@ -29,6 +30,10 @@ export function returnTarget(raw: string | null, allowedOrigins: string[], fallb
 }
 
 const allowedOrigins = (document.querySelector<HTMLMetaElement>('meta[name="acct:return-origins"]')?.content ?? '').split(/\s+/).filter(Boolean);
+/** The browser's passkey prompt on the API's options. */
+const askForPasskey = (options: unknown) => startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] });
+const passkeysSupported = typeof window.PublicKeyCredential === 'function';
+
 const afterSignIn = returnTarget(params.get('return_to'), allowedOrigins, kind === 'admin' ? '' : '/account');
 /** A page of this site, carrying the return address on. */
 function withReturn(to: string, query: Record<string, string> = {}): string {
@@ -92,9 +97,30 @@ function signInView(): void {
       texts.signIn.resendVerification,
     ),
   );
+  const passkey =
+    passkeysSupported &&
+    h(
+      'p',
+      {},
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: async () => {
+            status.clear();
+            const answer = await client.passkeySignIn(askForPasskey);
+            if (!answer.ok) return showError(status, answer.error);
+            if (answer.data.signedIn) signedIn();
+          },
+        },
+        texts.signIn.passkey,
+      ),
+    );
   showView(
     kind === 'admin' ? texts.signIn.adminTitle : texts.signIn.title,
     form,
+    passkey,
     resend,
     h('p', {}, link(withReturn(`${prefix}/forgot-password`), texts.signIn.forgot)),
     kind === 'user' && h('p', {}, `${texts.signIn.noAccount} `, link(withReturn('/register'), texts.signIn.register)),
@@ -165,7 +191,27 @@ function secondStepView(challenge: Challenge): void {
         },
         useRecovery ? texts.secondStep.useApp : texts.secondStep.useRecovery,
       );
-    showView(texts.secondStep.title, !ownFactors && h('p', {}, texts.secondStep.mailedHint), form, toggle);
+    const passkey =
+      passkeysSupported &&
+      (challenge.factors?.includes('passkey') ?? false) &&
+      h(
+        'p',
+        {},
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: async () => {
+              const answer = await client.verifyWithPasskey(challenge, askForPasskey);
+              if (!answer.ok) return showError(status, answer.error);
+              if (answer.data.signedIn) signedIn();
+            },
+          },
+          texts.secondStep.usePasskey,
+        ),
+      );
+    showView(texts.secondStep.title, !ownFactors && h('p', {}, texts.secondStep.mailedHint), form, toggle, passkey);
     code.input.focus();
   };
   render();
