@@ -21,8 +21,12 @@ describe('the hosted pages', () => {
     const doc = yaml.load(fs.readFileSync(path.join(repositoryRoot, 'openapi/openapi.yaml'), 'utf8')) as any;
     const codes: string[] = doc.components.schemas.ErrorCode.enum;
     expect(codes.length).toBeGreaterThan(30);
+    // The codes a provider's callback sends back in `?error=` (its description lists them).
+    const callbacks = Object.entries(doc.paths as Record<string, any>).filter(([route]) => route.endsWith('/callback'));
+    const redirected = new Set(callbacks.flatMap(([, item]) => [...String(item.get.description).matchAll(/`([a-z]+(?:_[a-z]+)+)`/g)].map((m) => m[1])));
+    expect(redirected.has('identity_account_exists')).toBe(true);
     // Besides the API's: the service out of reach, and a passkey prompt the person dismissed.
-    expect(Object.keys(texts.errors).sort()).toEqual([...codes, 'network', 'passkey_cancelled'].sort());
+    expect(Object.keys(texts.errors).sort()).toEqual([...new Set([...codes, ...redirected, 'network', 'passkey_cancelled'])].sort());
   });
 
   it.each(Object.entries(BUDGET_GZIP_BYTES))('%s loads no more JavaScript than its budget', (page, budget) => {

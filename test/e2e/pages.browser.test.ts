@@ -1,9 +1,11 @@
 // The hosted pages in a real browser (Debian's Chromium), against the whole stack with the notifier
 // writing its mail: register, prove the address from the mailed link, sign in by keyboard alone
-// (and with an app code as the second step), the account console (sessions ended one by one and
-// all at once, the password changed), a forgotten password reset from the mailed link, where a
-// sign-in may return to, and on every page an accessibility check (axe-core) with no serious or
-// critical finding, at 360 px wide, and no Content-Security-Policy violation.
+// (with an app code or a recovery code as the second step), with a passkey alone or with an
+// identity provider; the account console (sessions ended one by one and all at once, the password
+// and the address changed, an authenticator app, a passkey and a provider added, the account
+// deleted); a forgotten password reset from the mailed link; where a sign-in may return to; and on
+// every page an accessibility check (axe-core) with no serious or critical finding, at 360 px wide,
+// no script error and no Content-Security-Policy violation.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -15,6 +17,7 @@ import { buildPages } from '@acct/test-harness/build';
 import { addVirtualAuthenticator, findChromium, launchChromium } from '@acct/test-harness/browser';
 import { buildAccount, enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
+import { startIdentityProvider, type TestIdentityProvider } from '@acct/test-harness/oidc-provider';
 import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
 import { until } from '@acct/test-harness/until';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
@@ -31,6 +34,7 @@ const pagesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-pages-'));
 const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let stack: TestStack;
+let idp: TestIdentityProvider;
 let browser: Browser;
 let origin: string;
 let app: { origin: string; close(): Promise<void> };
@@ -44,9 +48,19 @@ beforeAll(async () => {
   // the port is chosen first, for passkeys to be bound to this origin.
   const port = await freePort();
   origin = `http://localhost:${port}`;
+  // The project's own OpenID provider, registered with this origin's callback.
+  idp = await startIdentityProvider({ clients: [{ client_id: 'pages', client_secret: 'pages-secret', redirect_uris: [`${origin}/api/auth/user/oidc/corp/callback`] }] });
   stack = await startStack('pages', {
     notifier: true,
-    auth: { EMAIL_VERIFICATION: 'soft', WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: origin },
+    auth: {
+      EMAIL_VERIFICATION: 'soft',
+      WEBAUTHN_RP_ID: 'localhost',
+      WEBAUTHN_ORIGINS: origin,
+      OIDC_PROVIDERS: JSON.stringify([{ id: 'corp', name: 'Corp SSO', issuer: idp.issuer, clientId: 'pages' }]),
+      OIDC_CLIENT_SECRETS: JSON.stringify({ corp: 'pages-secret' }),
+      // The API's origin: the hosted pages are where a provider's sign-in may come back to.
+      OIDC_REDIRECT_URL_BASE: origin,
+    },
     gateway: { PORT: String(port), PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin },
   });
   browser = await launchChromium((chromium as { path: string }).path);
@@ -55,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
+  await idp?.stop();
   await app?.close();
   fs.rmSync(pagesDir, { recursive: true, force: true });
 });
@@ -273,10 +288,14 @@ describe('hosted sign-in and the account console', () => {
     await page.waitForFunction(() => document.body.textContent?.includes('9 unused codes left.'), { timeout: 10_000 });
   });
 
-  it('adds a passkey from the console, then signs in with it alone', async () => {
+  it('adds a passkey from the console, then signs in with it alone: from the email field’s suggestions, and with the button', async () => {
     const user = await registerAndLogin(stack);
     const page = await freshPage();
-    await addVirtualAuthenticator(page);
+    const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
+    // The virtual authenticator answers a prompt only when told a person is there.
+    const presence = (enabled: boolean) => cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled });
+    const passkeySignIns = () => stack.logs.request.filter((r) => r.path === '/api/auth/user/passkey/login' && r.status === 200).length;
+    const before = passkeySignIns();
     await page.goto(`${origin}/login`);
     await waitForHeading(page, 'Sign in');
     await signInByKeyboard(page, user.account.email, user.account.password);
@@ -288,12 +307,80 @@ describe('hosted sign-in and the account console', () => {
     await page.waitForSelector('.recovery-codes li');
     expect(await accessibilityProblems(page)).toEqual([]);
 
+    // Signed out, the sign-in page asks for a passkey in the email field's suggestions (a
+    // conditional request): the authenticator picks the passkey, as a person would, and in it is.
     await page.click('#sign-out');
-    await page.waitForFunction(() => location.pathname === '/login', { timeout: 10_000 });
-    await waitForHeading(page, 'Sign in');
+    await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('.passkeys li .session-meta')?.textContent?.startsWith('last used'), { timeout: 15_000 });
+    expect(passkeySignIns()).toBe(before + 1);
+
+    // The button: its prompt replaces the waiting suggestion, and answers once a person is there.
+    await presence(false);
+    await page.click('#sign-out');
+    await page.waitForFunction(() => location.pathname === '/login' && document.querySelector('h1')?.textContent === 'Sign in', { timeout: 10_000 });
+    expect(await page.$eval('input[name=email]', (i) => i.getAttribute('autocomplete'))).toBe('username webauthn');
     await press(page, 'Sign in with a passkey');
-    await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
-    await page.waitForFunction(() => document.querySelector('.passkeys li .session-meta')?.textContent?.startsWith('last used'), { timeout: 10_000 });
+    await presence(true);
+    await page.waitForFunction(() => location.pathname === '/account', { timeout: 15_000 });
+    expect(passkeySignIns()).toBe(before + 2);
+  });
+
+  it('signs in with an identity provider from the sign-in page, then links one to a password account from the console', async () => {
+    await until(async () => (await call(stack.url, 'GET', '/api/auth/identity-providers')).body.data.providers[0]?.available, 10_000, 'the provider discovered');
+    const person = { sub: `p-${Date.now()}`, email: `provider.${Date.now()}@example.com`, email_verified: true, name: 'Provider Person' };
+    await idp.addAccount(person);
+    const page = await freshPage();
+    await page.goto(`${origin}/login`);
+    await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b: any) => b.textContent === 'Sign in with Corp SSO'), { timeout: 10_000 });
+    await press(page, 'Sign in with Corp SSO');
+    await signInAtProvider(page, person.sub);
+    // Back on the hosted sign-in, which finds the session the callback opened and goes on.
+    await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('dl'), { timeout: 15_000 });
+    expect(await page.$eval('dl', (d) => d.textContent ?? '')).toContain(person.email);
+
+    // A password account links the same kind of identity from its console.
+    const user = await registerAndLogin(stack);
+    const other = { sub: `q-${Date.now()}`, email: `linked.${Date.now()}@example.com`, email_verified: true, name: 'Linked Person' };
+    await idp.addAccount(other);
+    const owner = await freshPage();
+    await owner.goto(`${origin}/login`);
+    await waitForHeading(owner, 'Sign in');
+    await signInByKeyboard(owner, user.account.email, user.account.password);
+    await owner.waitForFunction(() => [...document.querySelectorAll('button')].some((b: any) => b.textContent === 'Link Corp SSO'), { timeout: 10_000 });
+    await press(owner, 'Link Corp SSO');
+    await signInAtProvider(owner, other.sub);
+    await owner.waitForFunction(() => document.body.textContent?.includes('The provider is linked'), { timeout: 15_000 });
+    expect(owner.url()).toBe(`${origin}/account`);
+    await owner.waitForFunction(() => [...document.querySelectorAll('button')].some((b: any) => b.getAttribute('aria-label') === 'Unlink Corp SSO'), { timeout: 10_000 });
+    expect(await accessibilityProblems(owner)).toEqual([]);
+    await owner.click('button[aria-label="Unlink Corp SSO"]');
+    await owner.waitForFunction(() => document.body.textContent?.includes('The provider is unlinked.'), { timeout: 10_000 });
+  });
+
+  it('moves the account to another address from the console, confirmed from the mailed link, then deletes the account', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await page.waitForFunction(() => document.body.textContent?.includes('Change email address'), { timeout: 10_000 });
+    const next = `moved.${Date.now()}@example.com`;
+    await fill(page, 'New email address', next);
+    await fill(page, 'Your password', user.account.password);
+    await press(page, 'Change email address');
+    await page.waitForFunction(() => document.body.textContent?.includes('keeps its current address until you open that link'), { timeout: 10_000 });
+
+    const link = await linkMailedTo(next, /https?:\/\/\S+\?action=confirm&token=[A-Za-z0-9_-]{43}/);
+    await page.goto(onStack(link));
+    await waitForHeading(page, 'Confirm your new email address');
+    await press(page, 'Use this address');
+    await page.waitForFunction(() => document.body.textContent?.includes('Your account now uses this address.'), { timeout: 10_000 });
+    await page.goto(`${origin}/account`);
+    await page.waitForFunction((email) => document.querySelector('dl')?.textContent?.includes(email), { timeout: 10_000 }, next);
+
+    await fill(page, 'Password, to confirm', user.account.password);
+    await press(page, 'Delete my account');
+    await waitForHeading(page, 'Your account is deleted.');
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: next, password: user.account.password } })).status).toBe(401);
   });
 
   it('resets a forgotten password from the mailed link; the token leaves the address bar', async () => {
@@ -390,4 +477,14 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** oidc-provider's development forms: the login (any password), then the consent. */
+async function signInAtProvider(page: Page, login: string): Promise<void> {
+  await page.waitForSelector('input[name=login]', { timeout: 15_000 });
+  await page.type('input[name=login]', login);
+  await page.type('input[name=password]', 'any');
+  await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+  const consent = await page.$('button[type=submit]');
+  if (consent && new URL(page.url()).origin !== origin) await Promise.all([page.waitForNavigation(), consent.click()]);
 }

@@ -4,7 +4,7 @@
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
 import { AccountClient, type Factors, type Result, type Session } from './client';
-import { field, formatDate, h, showView, statusLine, validatedForm } from './dom';
+import { field, formatDate, h, link, showView, statusLine, validatedForm } from './dom';
 import { errorText, texts } from './texts';
 
 const client = new AccountClient({ kind: 'user' });
@@ -25,11 +25,20 @@ async function start(): Promise<void> {
   }
   const account = me.data;
   const sessionsList = h('ul', { class: 'sessions' });
+  const picture = h('img', { class: 'avatar', alt: texts.account.picture, width: 72, height: 72, hidden: true });
+  if (account.avatar) {
+    void client.avatar().then((answer) => {
+      if (!answer.ok) return;
+      picture.src = URL.createObjectURL(answer.data);
+      picture.hidden = false;
+    });
+  }
   showView(
     texts.account.title,
     status.element,
     section(
       texts.account.profile,
+      picture,
       h(
         'dl',
         {},
@@ -60,6 +69,8 @@ async function start(): Promise<void> {
       ),
     ),
     factorsSection(),
+    identitiesSection(),
+    section(texts.account.emailTitle, h('p', {}, texts.account.emailCurrent(account.email)), emailForm()),
     section(texts.account.password, passwordForm(sessionsList)),
     section(
       texts.account.data,
@@ -79,6 +90,7 @@ async function start(): Promise<void> {
         texts.account.exportData,
       ),
     ),
+    section(texts.account.deleteTitle, h('p', {}, texts.account.deleteIntro), deleteForm()),
     h(
       'p',
       {},
@@ -97,6 +109,11 @@ async function start(): Promise<void> {
     ),
   );
   await renderSessions(sessionsList);
+  // Back from linking a provider: what happened, said once.
+  const query = new URLSearchParams(location.search);
+  if (query.has('linked')) status.info(texts.account.identityNowLinked);
+  else if (query.has('error')) status.error(errorText({ code: query.get('error')!, message: query.get('error')! }));
+  if (query.has('linked') || query.has('error')) history.replaceState(null, '', location.pathname);
 }
 
 function section(title: string, ...content: Node[]): HTMLElement {
@@ -141,6 +158,47 @@ function sessionItem(session: Session, list: HTMLElement): HTMLElement {
   );
 }
 
+function emailForm(): HTMLFormElement {
+  const formStatus = statusLine();
+  const email = field(texts.account.newEmail, { name: 'newEmail', type: 'email', autocomplete: 'email', required: true });
+  const password = field(texts.account.emailPassword, { name: 'password', type: 'password', autocomplete: 'current-password' });
+  const form: HTMLFormElement = validatedForm(
+    async () => {
+      const newEmail = email.input.value.trim();
+      const answer = await withStepUp(() => client.changeEmail(newEmail, password.input.value));
+      if (!answer.ok) {
+        formStatus.error(errorText(answer.error));
+        return answer.error.code === 'invalid_credentials' ? password.input : email.input;
+      }
+      form.reset();
+      formStatus.info(texts.account.emailPending(newEmail));
+    },
+    email.wrapper,
+    password.wrapper,
+    h('button', { type: 'submit' }, texts.account.emailSubmit),
+    formStatus.element,
+  );
+  return form;
+}
+
+function deleteForm(): HTMLFormElement {
+  const formStatus = statusLine();
+  const password = field(texts.account.deletePassword, { name: 'deletePassword', type: 'password', autocomplete: 'current-password' });
+  return validatedForm(
+    async () => {
+      const answer = await withStepUp(() => client.deleteAccount(password.input.value));
+      if (!answer.ok) {
+        formStatus.error(errorText(answer.error));
+        return password.input;
+      }
+      showView(texts.account.deleted, h('p', {}, link('/register', texts.account.createNew)));
+    },
+    password.wrapper,
+    h('button', { type: 'submit', class: 'danger' }, texts.account.deleteSubmit),
+    formStatus.element,
+  );
+}
+
 function passwordForm(sessionsList: HTMLElement): HTMLFormElement {
   const formStatus = statusLine();
   const current = field(texts.account.currentPassword, { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true });
@@ -166,6 +224,70 @@ function passwordForm(sessionsList: HTMLElement): HTMLFormElement {
     formStatus.element,
   );
   return form;
+}
+
+// ---- Sign-in providers ----
+
+function identitiesSection(): HTMLElement {
+  const body = h('div', {});
+  const wrapper = section(texts.account.identities, body);
+  wrapper.hidden = true;
+  const render = async () => {
+    const answer = await client.identities();
+    if (!answer.ok) return status.error(errorText(answer.error));
+    const { identities, providers } = answer.data;
+    // Shown only where the deployment offers providers.
+    wrapper.hidden = providers.length === 0 && identities.length === 0;
+    const nameOf = (id: string) => providers.find((p) => p.id === id)?.name ?? id;
+    const linked = identities.map((identity) =>
+      h(
+        'li',
+        {},
+        h('span', { class: 'session-name' }, nameOf(identity.provider)),
+        h('span', { class: 'session-meta' }, [identity.email, texts.account.identityLinked(formatDate(identity.linkedAt))].filter(Boolean).join(' · ')),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            'aria-label': texts.account.identityUnlink(nameOf(identity.provider)),
+            onclick: async () => {
+              const unlinked = await client.unlinkIdentity(identity.provider);
+              if (!unlinked.ok) return status.error(errorText(unlinked.error));
+              status.info(texts.account.identityUnlinked);
+              await render();
+            },
+          },
+          texts.account.unlink,
+        ),
+      ),
+    );
+    const linkable = providers.filter((p) => p.available && !identities.some((i) => i.provider === p.id));
+    body.replaceChildren(
+      h('ul', { class: 'passkeys' }, ...linked),
+      ...linkable.map((provider) =>
+        h(
+          'p',
+          {},
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary',
+              onclick: async () => {
+                const started = await withStepUp(() => client.linkIdentity(provider.id, `${location.origin}/account`));
+                if (!started.ok) return status.error(errorText(started.error));
+                location.assign(started.data);
+              },
+            },
+            texts.account.identityLink(provider.name),
+          ),
+        ),
+      ),
+    );
+  };
+  void render();
+  return wrapper;
 }
 
 // ---- Second factors ----

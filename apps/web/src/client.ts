@@ -20,6 +20,7 @@ export type Result<T> = { ok: true; data: T; message: string } | { ok: false; er
 
 export interface Account {
   id: string;
+  avatar?: { contentType: string; size: number; updatedAt: string };
   name: string;
   email: string;
   role: string;
@@ -61,6 +62,20 @@ export interface TotpEnrolment {
   otpauthUrl: string;
   /** The otpauth URI as a PNG data URL, to scan. */
   qrCode: string;
+}
+
+export interface IdentityProvider {
+  id: string;
+  name: string;
+  available: boolean;
+  admins?: boolean;
+}
+
+export interface LinkedIdentity {
+  provider: string;
+  name: string;
+  email: string | null;
+  linkedAt: string;
 }
 
 export interface ClientOptions {
@@ -130,6 +145,21 @@ export class AccountClient {
     return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
   }
 
+  /** The identity providers this deployment offers (for sign-in buttons). */
+  async identityProviders(): Promise<Result<IdentityProvider[]>> {
+    const answer = await this.call('GET', '/api/auth/identity-providers');
+    return answer.ok ? { ...answer, data: answer.data.providers as IdentityProvider[] } : answer;
+  }
+
+  /**
+   * Where the browser goes to sign in with a provider (a top-level navigation, never fetch). It
+   * comes back to `returnTo` (an app URL the service allows): signed in with nothing added (call
+   * `refresh`), with `#challenge_token=…` for a second step (`challengeFromReturn`), or `?error=`.
+   */
+  identitySignInUrl(provider: string, returnTo: string): string {
+    return `${this.base}/api/auth/${this.kind}/oidc/${encodeURIComponent(provider)}/start?returnTo=${encodeURIComponent(returnTo)}`;
+  }
+
   register(fields: { name: string; email: string; password: string }): Promise<Result<{ user: Account }>> {
     return this.call('POST', `/api/auth/${this.kind}/register`, fields) as Promise<Result<{ user: Account }>>;
   }
@@ -180,6 +210,23 @@ export class AccountClient {
     return answer.ok ? { ...answer, data: answer.data.user as Account } : answer;
   }
 
+  /** Asks to move to another address (a confirmation link goes there); the same answer whether it is free or taken. */
+  changeEmail(newEmail: string, password: string): Promise<Result<unknown>> {
+    return this.authorized('POST', '/api/auth/user/email', password ? { newEmail, password } : { newEmail });
+  }
+
+  /** Deletes the signed-in account for good; every session ends and the cookie is cleared. */
+  async deleteAccount(password: string): Promise<Result<unknown>> {
+    const answer = await this.authorized('DELETE', `/api/auth/${this.kind}/me`, password ? { password } : {});
+    if (answer.ok) this.accessToken = undefined;
+    return answer;
+  }
+
+  /** The user's own picture, when it has one. */
+  async avatar(): Promise<Result<Blob>> {
+    return this.download('/api/auth/user/me/avatar');
+  }
+
   async changePassword(currentPassword: string, newPassword: string): Promise<Result<unknown>> {
     const answer = await this.authorized('POST', `/api/auth/${this.kind}/password`, { currentPassword, newPassword });
     // Every other session ended; this one goes on with the new token.
@@ -198,6 +245,20 @@ export class AccountClient {
 
   signOutOthers(): Promise<Result<unknown>> {
     return this.authorized('POST', '/api/auth/user/sessions/sign-out-others');
+  }
+
+  async identities(): Promise<Result<{ identities: LinkedIdentity[]; providers: IdentityProvider[] }>> {
+    return (await this.authorized('GET', `/api/auth/${this.kind}/identities`)) as unknown as Result<{ identities: LinkedIdentity[]; providers: IdentityProvider[] }>;
+  }
+
+  /** Starts linking a provider (needs a recent proof); answers the URL to send the browser to. */
+  async linkIdentity(provider: string, returnTo: string): Promise<Result<string>> {
+    const answer = await this.authorized('POST', `/api/auth/${this.kind}/identities/${encodeURIComponent(provider)}`, { returnTo });
+    return answer.ok ? { ...answer, data: String(answer.data.authorizationUrl) } : answer;
+  }
+
+  unlinkIdentity(provider: string): Promise<Result<unknown>> {
+    return this.authorized('DELETE', `/api/auth/${this.kind}/identities/${encodeURIComponent(provider)}`);
   }
 
   // ---- Second factors (changes need a recent proof: `step_up_required`, then reauthenticate) ----
@@ -243,10 +304,14 @@ export class AccountClient {
   }
 
   /** One's own data, as the file the API answers. */
-  async exportData(): Promise<Result<Blob>> {
-    const res = await this.send('GET', '/api/auth/user/me/export', undefined, true);
+  exportData(): Promise<Result<Blob>> {
+    return this.download('/api/auth/user/me/export');
+  }
+
+  private async download(path: string, retried = false): Promise<Result<Blob>> {
+    const res = await this.send('GET', path, undefined, true);
     if (!res.ok) return { ok: false, error: res.error };
-    if (res.response.status === 401 && (await this.refresh())) return this.exportData();
+    if (res.response.status === 401 && !retried && (await this.refresh())) return this.download(path, true);
     if (!res.response.ok) return { ok: false, error: await errorOf(res.response) };
     return { ok: true, data: await res.response.blob(), message: '' };
   }
@@ -294,6 +359,17 @@ export class AccountClient {
       return { ok: false, error: { status: 0, code: 'network', message: 'The service could not be reached' } };
     }
   }
+}
+
+/** The second step a provider's sign-in came back with, from the page's fragment (`#challenge_token=…&factors=…&expires_in=…`). */
+export function challengeFromReturn(fragment: string): Challenge | undefined {
+  const params = new URLSearchParams(fragment.replace(/^#/, ''));
+  const token = params.get('challenge_token');
+  if (!token) return undefined;
+  const factors = (params.get('factors') ?? '').split(',').filter((f): f is 'totp' | 'passkey' | 'recovery_code' => ['totp', 'passkey', 'recovery_code'].includes(f));
+  const expiresIn = Number(params.get('expires_in')) || 300;
+  // `email_code` (an admin's mailed code) is the challenge without factors of its own.
+  return { token, expiresIn, ...(factors.length ? { factors } : {}) };
 }
 
 /** The browser's part of a WebAuthn ceremony; a refusal (the person cancelled, no passkey) is an error `passkey_cancelled`. */

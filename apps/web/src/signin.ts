@@ -2,8 +2,8 @@
 // register, forgot and reset password, and prove, confirm or undo an email address. One bundle, the
 // view chosen by the path the gateway served it under.
 import './style.css';
-import { startAuthentication } from '@simplewebauthn/browser';
-import { AccountClient, type AccountKind, type ApiError, type Challenge } from './client';
+import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser';
+import { AccountClient, challengeFromReturn, type AccountKind, type ApiError, type Challenge } from './client';
 import { busy, field, h, link, showView, statusLine, validatedForm, type Field } from './dom';
 import { errorText, texts } from './texts';
 
@@ -33,8 +33,13 @@ const allowedOrigins = (document.querySelector<HTMLMetaElement>('meta[name="acct
 /** The browser's passkey prompt on the API's options. */
 const askForPasskey = (options: unknown) => startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] });
 const passkeysSupported = typeof window.PublicKeyCredential === 'function';
+/** The same prompt offered in the email field's autofill (conditional mediation), where the browser has it. */
+const offerPasskeyInAutofill = (options: unknown) =>
+  startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'], useBrowserAutofill: true });
 
-const afterSignIn = returnTarget(params.get('return_to'), allowedOrigins, kind === 'admin' ? '' : '/account');
+/** Kept in this tab across a provider's round trip: where to go once it signed in. */
+const PROVIDER_RETURN = 'acct:after-provider';
+const afterSignIn = sessionStorage.getItem(PROVIDER_RETURN) ?? returnTarget(params.get('return_to'), allowedOrigins, kind === 'admin' ? '' : '/account');
 /** A page of this site, carrying the return address on. */
 function withReturn(to: string, query: Record<string, string> = {}): string {
   const search = new URLSearchParams(query);
@@ -52,6 +57,7 @@ function showError(status: ReturnType<typeof statusLine>, error: ApiError, field
 }
 
 function signedIn(): void {
+  sessionStorage.removeItem(PROVIDER_RETURN);
   if (afterSignIn) {
     location.assign(afterSignIn);
     return;
@@ -59,11 +65,23 @@ function signedIn(): void {
   showView(texts.signIn.title, h('p', {}, texts.signIn.signedInAdmin));
 }
 
-function signInView(): void {
+function signInView(initialError?: ApiError): void {
   const status = statusLine();
-  const email = field(texts.signIn.email, { name: 'email', type: 'email', autocomplete: 'username', required: true, value: params.get('email') ?? undefined });
+  if (initialError) status.error(errorText(initialError));
+  // `webauthn`: the browser may offer the site's passkeys among the field's suggestions.
+  const email = field(texts.signIn.email, { name: 'email', type: 'email', autocomplete: 'username webauthn', required: true, value: params.get('email') ?? undefined });
   const password = field(texts.signIn.password, { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
   const resend = h('p', { hidden: true });
+  if (passkeysSupported) {
+    void browserSupportsWebAuthnAutofill().then(async (offered) => {
+      if (!offered) return;
+      // Waits until a passkey is picked from the suggestions; the button's own prompt cancels it.
+      const answer = await client.passkeySignIn(offerPasskeyInAutofill);
+      if (answer.ok && answer.data.signedIn) signedIn();
+      // A deployment without passkeys offers no passkey button either.
+      else if (!answer.ok && answer.error.code === 'passkeys_disabled' && passkey) passkey.hidden = true;
+    });
+  }
   const form = validatedForm(
     async () => {
       resend.hidden = true;
@@ -110,6 +128,7 @@ function signInView(): void {
           onclick: async () => {
             status.clear();
             const answer = await client.passkeySignIn(askForPasskey);
+            if (!answer.ok && answer.error.code === 'passkeys_disabled' && passkey) passkey.hidden = true;
             if (!answer.ok) return showError(status, answer.error);
             if (answer.data.signedIn) signedIn();
           },
@@ -117,10 +136,37 @@ function signInView(): void {
         texts.signIn.passkey,
       ),
     );
+  const providers = h('div', { class: 'providers' });
+  void client.identityProviders().then((answer) => {
+    if (!answer.ok) return;
+    const usable = answer.data.filter((p) => p.available && (kind === 'user' || p.admins === true));
+    providers.replaceChildren(
+      ...usable.map((provider) =>
+        h(
+          'p',
+          {},
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary',
+              onclick: () => {
+                // The provider sends the browser back to this page; the tab remembers where to go then.
+                sessionStorage.setItem(PROVIDER_RETURN, afterSignIn);
+                location.assign(client.identitySignInUrl(provider.id, `${location.origin}${prefix}/login`));
+              },
+            },
+            texts.signIn.withProvider(provider.name),
+          ),
+        ),
+      ),
+    );
+  });
   showView(
     kind === 'admin' ? texts.signIn.adminTitle : texts.signIn.title,
     form,
     passkey,
+    providers,
     resend,
     h('p', {}, link(withReturn(`${prefix}/forgot-password`), texts.signIn.forgot)),
     kind === 'user' && h('p', {}, `${texts.signIn.noAccount} `, link(withReturn('/register'), texts.signIn.register)),
@@ -336,4 +382,31 @@ const views: Record<string, () => void> = {
   '/account/email': emailLinkView,
 };
 
-(views[path] ?? signInView)();
+/** Back from an identity provider: a second step in the fragment, an error in the query, or signed in (the cookie is set). */
+async function afterProvider(): Promise<boolean> {
+  const challenge = challengeFromReturn(location.hash);
+  const error = params.get('error');
+  const expected = sessionStorage.getItem(PROVIDER_RETURN) !== null;
+  if (!challenge && !error && !expected) return false;
+  history.replaceState(null, '', location.pathname);
+  if (challenge) {
+    secondStepView(challenge);
+    return true;
+  }
+  if (error) {
+    sessionStorage.removeItem(PROVIDER_RETURN);
+    signInView({ status: 400, code: error, message: error });
+    return true;
+  }
+  if (await client.refresh()) {
+    signedIn();
+    return true;
+  }
+  sessionStorage.removeItem(PROVIDER_RETURN);
+  return false;
+}
+
+void (async () => {
+  if ((path === '/login' || path === '/admin/login') && (await afterProvider())) return;
+  (views[path] ?? signInView)();
+})();

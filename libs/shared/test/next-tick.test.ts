@@ -31,9 +31,13 @@ describe('process.nextTick after an idle collection', () => {
   beforeAll(() => buildWorkspaces());
 
   it('when nothing keeps a tick object alive, then the collection makes the tick literal megamorphic (the cliff exists on this Node)', () => {
-    // If this fails, this Node no longer falls: keepNextTickFast and this file can go.
-    expect(literalFeedbackAfterIdleCollection(false).megamorphic).toBeGreaterThan(0);
-  }, 30_000);
+    // If this fails, this Node no longer falls: keepNextTickFast and this file can go. The fall
+    // depends on what the optimizing compiler had done by the collection, which a loaded machine
+    // delays (one CI run under load saw none): the cliff exists when any of three probes falls.
+    const probes: Array<{ monomorphic: number; megamorphic: number }> = [];
+    for (let i = 0; i < 3 && !probes.some((p) => p.megamorphic > 0); i++) probes.push(literalFeedbackAfterIdleCollection(false));
+    expect(probes.map((p) => p.megamorphic).some((n) => n > 0)).toBe(true);
+  }, 60_000);
 
   it('when keepNextTickFast ran, then every key of the tick literal stays monomorphic', () => {
     // The literal's four keys: two symbols, callback and args.

@@ -219,7 +219,7 @@ function sections(config: AuthVariables & { JWT_PRIVATE_KEY?: string; MFA_ENCRYP
       mfa: { totpIssuer: config.TOTP_ISSUER, webauthn: mfa.webauthn },
       emailVerification: config.EMAIL_VERIFICATION,
       identity: {
-        appUrls: config.OIDC_APP_URLS.length ? config.OIDC_APP_URLS : DEVELOPMENT_APP_URLS,
+        appUrls: [...(config.OIDC_APP_URLS.length ? config.OIDC_APP_URLS : DEVELOPMENT_APP_URLS), ...hostedSignInPages(config)],
         flowTtlMs: config.OIDC_FLOW_TTL_SECONDS * 1000,
         adminProviders: config.OIDC_ADMIN_PROVIDERS,
       },
@@ -299,7 +299,7 @@ function identityProviderSection(config: AuthVariables & { OIDC_CLIENT_SECRETS?:
   if (unknown.length) ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_SECRETS'], message: `secrets for providers not in OIDC_PROVIDERS: ${unknown.join(', ')}` });
   const strangers = config.OIDC_ADMIN_PROVIDERS.filter((id) => !config.OIDC_PROVIDERS.some((p) => p.id === id));
   if (strangers.length) ctx.addIssue({ code: 'custom', path: ['OIDC_ADMIN_PROVIDERS'], message: `providers not in OIDC_PROVIDERS: ${strangers.join(', ')}` });
-  const redirectBase = (config.OIDC_REDIRECT_URL_BASE ?? 'http://localhost:8080').replace(/\/+$/, '');
+  const redirectBase = apiOrigin(config);
   return {
     providers: config.OIDC_PROVIDERS.map((p) => ({
       id: p.id,
@@ -312,6 +312,12 @@ function identityProviderSection(config: AuthVariables & { OIDC_CLIENT_SECRETS?:
     })),
   };
 }
+
+/** The API's public origin, where the provider's redirects and the hosted pages are. */
+const apiOrigin = (config: { OIDC_REDIRECT_URL_BASE?: string }) => (config.OIDC_REDIRECT_URL_BASE ?? 'http://localhost:8080').replace(/\/+$/, '');
+
+/** The gateway's own pages on the API's origin (sign-in, and the console that links providers): a flow they start may always return to them (after the operator's app URLs, the first of which stays the fallback). */
+const hostedSignInPages = (config: { OIDC_REDIRECT_URL_BASE?: string }) => ['/login', '/admin/login', '/account'].map((page) => `${apiOrigin(config)}${page}`);
 
 /** Where a sign-in may return outside production when OIDC_APP_URLS is unset: the usual dev servers. */
 const DEVELOPMENT_APP_URLS = ['http://localhost:3000/', 'http://localhost:5173/', 'http://localhost:8080/'];

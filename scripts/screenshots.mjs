@@ -1,0 +1,69 @@
+/* global document, location */
+// The hosted pages' pictures in the docs (docs/screenshots/*.png), taken from a running stack:
+//   npm start            (in another terminal)
+//   npm run docs:screenshots
+// It registers a throwaway user through the API, signs in through the page, and photographs each
+// page at a phone's width in Debian's Chromium (CHROMIUM_PATH to use another).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const lock = path.join(root, '.stack', 'stack.json');
+const gateway = process.env.GATEWAY_URL ?? (fs.existsSync(lock) ? JSON.parse(fs.readFileSync(lock, 'utf8')).gatewayUrl : undefined);
+if (!gateway) {
+  console.error('no running stack: start one with npm start (or set GATEWAY_URL)');
+  process.exit(1);
+}
+// localhost: a secure context, so the refresh cookie is kept.
+const origin = gateway.replace('127.0.0.1', 'localhost');
+const out = path.join(root, 'docs', 'screenshots');
+fs.mkdirSync(out, { recursive: true });
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!fs.existsSync(executablePath)) {
+  console.error(`no Chromium at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  process.exit(1);
+}
+
+const stamp = Date.now().toString(36);
+const account = { name: 'Grace', email: `grace.${stamp}@example.com`, password: 'correct horse battery' };
+const registered = await fetch(`${gateway}/api/auth/user/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
+if (registered.status !== 201) {
+  console.error(`register answered ${registered.status}: ${await registered.text()}`);
+  process.exit(1);
+}
+
+const browser = await puppeteer.launch({
+  executablePath,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+});
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1 });
+  const shoot = async (name, url, settle) => {
+    if (url) await page.goto(`${origin}${url}`);
+    await page.waitForSelector('h1');
+    if (settle) await settle();
+    await page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
+    console.log(`docs/screenshots/${name}.png  ${url ?? page.url().replace(origin, '')}`);
+  };
+  await shoot('register', '/register');
+  await shoot('forgot-password', '/forgot-password');
+  await shoot('reset-password', `/reset-password?token=${'x'.repeat(43)}`);
+  await shoot('email-link', `/account/email?action=verify&token=${'x'.repeat(43)}`);
+  await shoot('login', '/login', async () => {
+    await page.type('input[name=email]', account.email);
+    await page.type('input[name=password]', 'not the password');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[role=alert]:not(:empty)');
+  });
+  await page.$eval('input[name=password]', (i) => (i.value = ''));
+  await page.type('input[name=password]', account.password);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('.sessions li'));
+  await shoot('account', undefined);
+} finally {
+  await browser.close();
+}
