@@ -171,6 +171,11 @@ describe('hosted sign-in and the account console', () => {
     expect(profile).not.toContain('Not verified');
     await page.waitForSelector('.sessions li');
     expect(await page.$$eval('.sessions li .session-name', (s) => s.map((x) => x.textContent))).toEqual(['This device']);
+    // The recent activity: this sign-in over the wrong password before it, and the address proven.
+    await page.waitForSelector('.activity li[data-type]');
+    const activity = await page.$$eval('.activity li[data-type]', (items) => items.map((i) => i.getAttribute('data-type')));
+    expect(activity.slice(0, 3)).toEqual(['signed_in', 'sign_in_failed', 'email_verified']);
+    expect(await page.$eval('.activity li[data-type=signed_in]', (i) => i.textContent ?? '')).toMatch(/Signed in.*Chrome on Linux.*method: password/);
     expect(await accessibilityProblems(page)).toEqual([]);
     // Nothing fits only a wide screen: the page is no wider than the phone.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);

@@ -3,8 +3,8 @@
 // comes back here.
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
-import { AccountClient, type Factors, type Result, type Session } from './client';
-import { field, formatDate, h, link, showView, statusLine, validatedForm } from './dom';
+import { AccountClient, type ActivityEntry, type Factors, type Result, type Session } from './client';
+import { actionButton, field, formatDate, h, link, showView, statusLine, validatedForm } from './dom';
 import { errorText, texts } from './texts';
 
 const client = new AccountClient({ kind: 'user' });
@@ -53,58 +53,47 @@ async function start(): Promise<void> {
     section(
       texts.account.sessions,
       sessionsList,
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          onclick: async () => {
-            const answer = await client.signOutOthers();
-            if (!answer.ok) return status.error(errorText(answer.error));
-            status.info(texts.account.othersEnded(Number((answer.data as { signedOut?: number }).signedOut ?? 0)));
-            await renderSessions(sessionsList);
-          },
-        },
+      actionButton(
         texts.account.signOutOthers,
+        async () => {
+          const answer = await client.signOutOthers();
+          if (!answer.ok) return status.error(errorText(answer.error));
+          status.info(texts.account.othersEnded(Number((answer.data as { signedOut?: number }).signedOut ?? 0)));
+          await renderSessions(sessionsList);
+        },
+        { secondary: true },
       ),
     ),
+    activitySection(),
     factorsSection(),
     identitiesSection(),
     section(texts.account.emailTitle, h('p', {}, texts.account.emailCurrent(account.email)), emailForm()),
     section(texts.account.password, passwordForm(sessionsList)),
     section(
       texts.account.data,
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          onclick: async () => {
-            const answer = await client.exportData();
-            if (!answer.ok) return status.error(errorText(answer.error));
-            const url = URL.createObjectURL(answer.data);
-            h('a', { href: url, download: 'account-data.json' }).click();
-            setTimeout(() => URL.revokeObjectURL(url), 10_000);
-          },
-        },
+      actionButton(
         texts.account.exportData,
+        async () => {
+          const answer = await client.exportData();
+          if (!answer.ok) return status.error(errorText(answer.error));
+          const url = URL.createObjectURL(answer.data);
+          h('a', { href: url, download: 'account-data.json' }).click();
+          setTimeout(() => URL.revokeObjectURL(url), 10_000);
+        },
+        { secondary: true },
       ),
     ),
     section(texts.account.deleteTitle, h('p', {}, texts.account.deleteIntro), deleteForm()),
     h(
       'p',
       {},
-      h(
-        'button',
-        {
-          type: 'button',
-          id: 'sign-out',
-          onclick: async () => {
-            await client.logout();
-            location.assign('/login');
-          },
-        },
+      actionButton(
         texts.account.signOut,
+        async () => {
+          await client.logout();
+          location.assign('/login');
+        },
+        { id: 'sign-out' },
       ),
     ),
   );
@@ -140,20 +129,15 @@ function sessionItem(session: Session, list: HTMLElement): HTMLElement {
     h('span', { class: 'session-name' }, session.current ? texts.account.thisDevice : `${texts.account.started} ${started}`),
     h('span', { class: 'session-meta' }, `${texts.account.lastUsed}: ${formatDate(session.lastUsedAt)}`),
     !session.current &&
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          'aria-label': texts.account.endSessionOf(started),
-          onclick: async () => {
-            const answer = await client.endSession(session.id);
-            if (!answer.ok && answer.error.code !== 'session_not_found') return status.error(errorText(answer.error));
-            status.info(texts.account.sessionEnded);
-            await renderSessions(list);
-          },
-        },
+      actionButton(
         texts.account.endSession,
+        async () => {
+          const answer = await client.endSession(session.id);
+          if (!answer.ok && answer.error.code !== 'session_not_found') return status.error(errorText(answer.error));
+          status.info(texts.account.sessionEnded);
+          await renderSessions(list);
+        },
+        { secondary: true, ariaLabel: texts.account.endSessionOf(started) },
       ),
   );
 }
@@ -202,7 +186,11 @@ function deleteForm(): HTMLFormElement {
 function passwordForm(sessionsList: HTMLElement): HTMLFormElement {
   const formStatus = statusLine();
   const current = field(texts.account.currentPassword, { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true });
-  const next = field(texts.account.newPassword, { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint);
+  const next = field(
+    texts.account.newPassword,
+    { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 },
+    texts.register.passwordHint,
+  );
   const form: HTMLFormElement = validatedForm(
     async () => {
       const answer = await client.changePassword(current.input.value, next.input.value);
@@ -226,6 +214,43 @@ function passwordForm(sessionsList: HTMLElement): HTMLFormElement {
   return form;
 }
 
+// ---- Recent activity ----
+
+function activitySection(): HTMLElement {
+  const list = h('ol', { class: 'activity' });
+  const more = actionButton(texts.account.activityMore, () => void load(cursor), { secondary: true });
+  more.hidden = true;
+  let cursor: string | undefined;
+  const load = async (from?: string) => {
+    const answer = await client.activity(from);
+    if (!answer.ok) return status.error(errorText(answer.error));
+    if (!from && answer.data.activity.length === 0) list.replaceChildren(h('li', {}, texts.account.activityNone));
+    list.append(...answer.data.activity.map(activityItem));
+    cursor = answer.data.nextCursor ?? undefined;
+    more.hidden = !cursor;
+  };
+  void load();
+  return section(texts.account.activity, list, more);
+}
+
+function activityItem(entry: ActivityEntry): HTMLElement {
+  const what = texts.account.activityTypes[entry.type] ?? entry.type.replace(/_/g, ' ');
+  const where = [entry.ip && texts.account.activityFrom(entry.ip), entry.userAgent && deviceOf(entry.userAgent)].filter(Boolean).join(' · ');
+  return h(
+    'li',
+    { 'data-type': entry.type },
+    h('span', { class: 'session-name' }, what, entry.actor?.kind === 'admin' ? ` ${texts.account.activityByAdmin}` : ''),
+    h('span', { class: 'session-meta' }, [formatDate(entry.at), where, ...(entry.details ?? [])].filter(Boolean).join(' · ')),
+  );
+}
+
+/** A short name for a User-Agent: the browser and the system, where they can be told. */
+function deviceOf(userAgent: string): string {
+  const browser = /Edg\//.test(userAgent) ? 'Edge' : /Firefox\//.test(userAgent) ? 'Firefox' : /Chrom(e|ium)\//.test(userAgent) ? 'Chrome' : /Safari\//.test(userAgent) ? 'Safari' : undefined;
+  const system = /Windows/.test(userAgent) ? 'Windows' : /Android/.test(userAgent) ? 'Android' : /iPhone|iPad/.test(userAgent) ? 'iOS' : /Mac OS X/.test(userAgent) ? 'macOS' : /Linux/.test(userAgent) ? 'Linux' : undefined;
+  return browser || system ? [browser, system].filter(Boolean).join(' on ') : userAgent.slice(0, 40);
+}
+
 // ---- Sign-in providers ----
 
 function identitiesSection(): HTMLElement {
@@ -245,20 +270,15 @@ function identitiesSection(): HTMLElement {
         {},
         h('span', { class: 'session-name' }, nameOf(identity.provider)),
         h('span', { class: 'session-meta' }, [identity.email, texts.account.identityLinked(formatDate(identity.linkedAt))].filter(Boolean).join(' · ')),
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'secondary',
-            'aria-label': texts.account.identityUnlink(nameOf(identity.provider)),
-            onclick: async () => {
-              const unlinked = await client.unlinkIdentity(identity.provider);
-              if (!unlinked.ok) return status.error(errorText(unlinked.error));
-              status.info(texts.account.identityUnlinked);
-              await render();
-            },
-          },
+        actionButton(
           texts.account.unlink,
+          async () => {
+            const unlinked = await client.unlinkIdentity(identity.provider);
+            if (!unlinked.ok) return status.error(errorText(unlinked.error));
+            status.info(texts.account.identityUnlinked);
+            await render();
+          },
+          { secondary: true, ariaLabel: texts.account.identityUnlink(nameOf(identity.provider)) },
         ),
       ),
     );
@@ -269,18 +289,14 @@ function identitiesSection(): HTMLElement {
         h(
           'p',
           {},
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'secondary',
-              onclick: async () => {
-                const started = await withStepUp(() => client.linkIdentity(provider.id, `${location.origin}/account`));
-                if (!started.ok) return status.error(errorText(started.error));
-                location.assign(started.data);
-              },
-            },
+          actionButton(
             texts.account.identityLink(provider.name),
+            async () => {
+              const started = await withStepUp(() => client.linkIdentity(provider.id, `${location.origin}/account`));
+              if (!started.ok) return status.error(errorText(started.error));
+              location.assign(started.data);
+            },
+            { secondary: true },
           ),
         ),
       ),
@@ -327,7 +343,7 @@ function askForPassword(): Promise<boolean> {
         password.wrapper,
         h('button', { type: 'submit' }, texts.account.stepUpSubmit),
         ' ',
-        h('button', { type: 'button', class: 'secondary', onclick: () => finish(false) }, texts.account.cancel),
+        actionButton(texts.account.cancel, () => finish(false), { secondary: true }),
         dialogStatus.element,
       ),
     );
@@ -353,36 +369,25 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
   if (factors.totp.enabled) {
     app.append(
       h('p', {}, texts.account.appOn(formatDate(factors.totp.createdAt ?? ''))),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          onclick: async () => {
-            const answer = await withStepUp(() => client.removeTotp());
-            if (!answer.ok) return status.error(errorText(answer.error));
-            status.info(texts.account.appRemoved);
-            await render();
-          },
-        },
+      actionButton(
         texts.account.appRemove,
+        async () => {
+          const answer = await withStepUp(() => client.removeTotp());
+          if (!answer.ok) return status.error(errorText(answer.error));
+          status.info(texts.account.appRemoved);
+          await render();
+        },
+        { secondary: true },
       ),
     );
   } else {
     app.append(
       h('p', {}, texts.account.appOff),
-      h(
-        'button',
-        {
-          type: 'button',
-          onclick: async (event: Event) => {
-            const answer = await withStepUp(() => client.startTotp());
-            if (!answer.ok) return status.error(errorText(answer.error));
-            (event.target as HTMLElement).replaceWith(enrolment(answer.data, render));
-          },
-        },
-        texts.account.appSetUp,
-      ),
+      actionButton(texts.account.appSetUp, async (event: Event) => {
+        const answer = await withStepUp(() => client.startTotp());
+        if (!answer.ok) return status.error(errorText(answer.error));
+        (event.target as HTMLElement).replaceWith(enrolment(answer.data, render));
+      }),
     );
   }
   const passkeys = factors.passkeysAvailable ? passkeysView(factors, render) : undefined;
@@ -391,19 +396,15 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
   recovery.append(h('p', {}, hasFactor ? texts.account.recoveryLeft(factors.recoveryCodes.remaining) : texts.account.recoveryNone));
   if (hasFactor) {
     recovery.append(
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          onclick: async () => {
-            const answer = await withStepUp(() => client.newRecoveryCodes());
-            if (!answer.ok) return status.error(errorText(answer.error));
-            await render();
-            recoveryAnchor().replaceChildren(recoveryCodesView(answer.data.recoveryCodes));
-          },
-        },
+      actionButton(
         texts.account.recoveryNew,
+        async () => {
+          const answer = await withStepUp(() => client.newRecoveryCodes());
+          if (!answer.ok) return status.error(errorText(answer.error));
+          await render();
+          recoveryAnchor().replaceChildren(recoveryCodesView(answer.data.recoveryCodes));
+        },
+        { secondary: true },
       ),
     );
   }
@@ -423,20 +424,15 @@ function passkeysView(factors: Factors, render: () => Promise<void>): HTMLElemen
             {},
             h('span', { class: 'session-name' }, passkey.name),
             h('span', { class: 'session-meta' }, passkey.lastUsedAt ? texts.account.passkeyUsed(formatDate(passkey.lastUsedAt)) : texts.account.passkeyNeverUsed),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'secondary',
-                'aria-label': texts.account.passkeyRemove(passkey.name),
-                onclick: async () => {
-                  const answer = await withStepUp(() => client.removePasskey(passkey.id));
-                  if (!answer.ok) return status.error(errorText(answer.error));
-                  status.info(texts.account.passkeyRemoved);
-                  await render();
-                },
-              },
+            actionButton(
               texts.account.remove,
+              async () => {
+                const answer = await withStepUp(() => client.removePasskey(passkey.id));
+                if (!answer.ok) return status.error(errorText(answer.error));
+                status.info(texts.account.passkeyRemoved);
+                await render();
+              },
+              { secondary: true, ariaLabel: texts.account.passkeyRemove(passkey.name) },
             ),
           ),
         ),

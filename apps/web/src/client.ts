@@ -78,6 +78,16 @@ export interface LinkedIdentity {
   linkedAt: string;
 }
 
+export interface ActivityEntry {
+  id: string;
+  type: string;
+  at: string;
+  ip?: string;
+  userAgent?: string;
+  actor?: { kind: AccountKind; id?: string };
+  details?: string[];
+}
+
 export interface ClientOptions {
   kind: AccountKind;
   /** The API's origin; the page's own by default. */
@@ -232,6 +242,12 @@ export class AccountClient {
     // Every other session ended; this one goes on with the new token.
     if (answer.ok && typeof answer.data.accessToken === 'string') this.accessToken = answer.data.accessToken;
     return answer;
+  }
+
+  /** What happened to the account, newest first; `cursor` is the previous page's `nextCursor`. */
+  async activity(cursor?: string): Promise<Result<{ activity: ActivityEntry[]; nextCursor: string | null }>> {
+    const answer = await this.authorized('GET', `/api/auth/user/activity?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    return answer as unknown as Result<{ activity: ActivityEntry[]; nextCursor: string | null }>;
   }
 
   async sessions(): Promise<Result<Session[]>> {

@@ -98,6 +98,16 @@ export async function busy<T>(form: HTMLFormElement, work: () => Promise<T>): Pr
   }
 }
 
+/** A button that acts (never submits): secondary and link styles, and a fuller name for assistive technology where the text alone is ambiguous. */
+export function actionButton(
+  text: string,
+  run: (event: Event) => unknown,
+  options: { secondary?: boolean; danger?: boolean; link?: boolean; ariaLabel?: string; id?: string } = {},
+): HTMLButtonElement {
+  const style = options.secondary ? 'secondary' : options.danger ? 'danger' : options.link ? 'link' : undefined;
+  return h('button', { type: 'button', class: style, 'aria-label': options.ariaLabel, id: options.id, onclick: run }, text);
+}
+
 export function link(href: string, text: string): HTMLAnchorElement {
   return h('a', { href }, text);
 }

@@ -4,7 +4,7 @@
 import './style.css';
 import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser';
 import { AccountClient, challengeFromReturn, type AccountKind, type ApiError, type Challenge } from './client';
-import { busy, field, h, link, showView, statusLine, validatedForm, type Field } from './dom';
+import { actionButton, busy, field, h, link, showView, statusLine, validatedForm, type Field } from './dom';
 import { errorText, texts } from './texts';
 
 const path = location.pathname.replace(/\/+$/, '');
@@ -101,18 +101,14 @@ function signInView(initialError?: ApiError): void {
     status.element,
   );
   resend.append(
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        onclick: async () => {
-          const answer = await client.resendVerification(email.input.value.trim());
-          if (answer.ok) status.info(texts.signIn.verificationSent);
-          else showError(status, answer.error);
-        },
-      },
+    actionButton(
       texts.signIn.resendVerification,
+      async () => {
+        const answer = await client.resendVerification(email.input.value.trim());
+        if (answer.ok) status.info(texts.signIn.verificationSent);
+        else showError(status, answer.error);
+      },
+      { secondary: true },
     ),
   );
   const passkey =
@@ -120,20 +116,16 @@ function signInView(initialError?: ApiError): void {
     h(
       'p',
       {},
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          onclick: async () => {
-            status.clear();
-            const answer = await client.passkeySignIn(askForPasskey);
-            if (!answer.ok && answer.error.code === 'passkeys_disabled' && passkey) passkey.hidden = true;
-            if (!answer.ok) return showError(status, answer.error);
-            if (answer.data.signedIn) signedIn();
-          },
-        },
+      actionButton(
         texts.signIn.passkey,
+        async () => {
+          status.clear();
+          const answer = await client.passkeySignIn(askForPasskey);
+          if (!answer.ok && answer.error.code === 'passkeys_disabled' && passkey) passkey.hidden = true;
+          if (!answer.ok) return showError(status, answer.error);
+          if (answer.data.signedIn) signedIn();
+        },
+        { secondary: true },
       ),
     );
   const providers = h('div', { class: 'providers' });
@@ -145,18 +137,14 @@ function signInView(initialError?: ApiError): void {
         h(
           'p',
           {},
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'secondary',
-              onclick: () => {
-                // The provider sends the browser back to this page; the tab remembers where to go then.
-                sessionStorage.setItem(PROVIDER_RETURN, afterSignIn);
-                location.assign(client.identitySignInUrl(provider.id, `${location.origin}${prefix}/login`));
-              },
-            },
+          actionButton(
             texts.signIn.withProvider(provider.name),
+            () => {
+              // The provider sends the browser back to this page; the tab remembers where to go then.
+              sessionStorage.setItem(PROVIDER_RETURN, afterSignIn);
+              location.assign(client.identitySignInUrl(provider.id, `${location.origin}${prefix}/login`));
+            },
+            { secondary: true },
           ),
         ),
       ),
@@ -225,17 +213,13 @@ function secondStepView(challenge: Challenge): void {
     const toggle =
       hasApp &&
       hasRecovery &&
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'link',
-          onclick: () => {
-            useRecovery = !useRecovery;
-            render();
-          },
-        },
+      actionButton(
         useRecovery ? texts.secondStep.useApp : texts.secondStep.useRecovery,
+        () => {
+          useRecovery = !useRecovery;
+          render();
+        },
+        { link: true },
       );
     const passkey =
       passkeysSupported &&
@@ -243,18 +227,14 @@ function secondStepView(challenge: Challenge): void {
       h(
         'p',
         {},
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'secondary',
-            onclick: async () => {
-              const answer = await client.verifyWithPasskey(challenge, askForPasskey);
-              if (!answer.ok) return showError(status, answer.error);
-              if (answer.data.signedIn) signedIn();
-            },
-          },
+        actionButton(
           texts.secondStep.usePasskey,
+          async () => {
+            const answer = await client.verifyWithPasskey(challenge, askForPasskey);
+            if (!answer.ok) return showError(status, answer.error);
+            if (answer.data.signedIn) signedIn();
+          },
+          { secondary: true },
         ),
       );
     showView(texts.secondStep.title, !ownFactors && h('p', {}, texts.secondStep.mailedHint), form, toggle, passkey);
@@ -267,7 +247,11 @@ function registerView(): void {
   const status = statusLine();
   const name = field(texts.register.name, { name: 'name', autocomplete: 'name', required: true, minlength: 2, maxlength: 20 }, texts.register.nameHint);
   const email = field(texts.register.email, { name: 'email', type: 'email', autocomplete: 'email', required: true });
-  const password = field(texts.register.password, { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint);
+  const password = field(
+    texts.register.password,
+    { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 },
+    texts.register.passwordHint,
+  );
   const form = validatedForm(
     async () => {
       const answer = await client.register({ name: name.input.value.trim(), email: email.input.value.trim(), password: password.input.value });
@@ -316,7 +300,11 @@ function resetView(): void {
     return;
   }
   const status = statusLine();
-  const password = field(texts.reset.password, { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint);
+  const password = field(
+    texts.reset.password,
+    { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 },
+    texts.register.passwordHint,
+  );
   const confirm = field(texts.reset.confirm, { name: 'confirm', type: 'password', autocomplete: 'new-password', required: true });
   const form = validatedForm(
     async () => {
@@ -362,7 +350,11 @@ function emailLinkView(): void {
           showError(status, answer.error);
           return;
         }
-        showView(words.title, h('p', { role: 'status' }, words.done), h('p', {}, link(action === 'undo' ? '/login' : '/account', action === 'undo' ? texts.reset.signIn : texts.emailLink.toAccount)));
+        showView(
+          words.title,
+          h('p', { role: 'status' }, words.done),
+          h('p', {}, link(action === 'undo' ? '/login' : '/account', action === 'undo' ? texts.reset.signIn : texts.emailLink.toAccount)),
+        );
       },
     },
     h('button', { type: 'submit' }, words.submit),

@@ -70,6 +70,10 @@ export const authSchema = z.object({
   EMAIL_LINK_TTL_SECONDS: env.int(86_400, 60),
   /** How long the old address may undo an email change. */
   EMAIL_CHANGE_UNDO_SECONDS: env.int(7 * DAY, 60),
+  /** How long the activity history (sign-ins, security changes, admin acts) is kept. */
+  ACTIVITY_RETENTION_DAYS: env.int(180, 1),
+  /** The most activity entries one account keeps (the oldest go first). */
+  ACTIVITY_MAX_PER_ACCOUNT: env.int(1_000, 10),
   /** Desktop's internal address: a user's export asks it for their devices and sync data. */
   DESKTOP_URL: env.url('http://127.0.0.1:3002'),
   /** Whether new passwords are screened against the bundled list of common ones: `auto` means on in production, off elsewhere. */

@@ -12,6 +12,7 @@ import { GridFsAvatars } from './data-access/gridfs-avatars';
 import { MongoFirstAdminClaim } from './data-access/mongo-first-admin-claim';
 import { MongoFactors } from './data-access/mongo-factors';
 import { MongoAccountLinks } from './data-access/mongo-account-links';
+import { MongoActivityLog } from './data-access/mongo-activity';
 import { RedisCeremonies } from './data-access/redis-ceremonies';
 import { RedisLocks } from './data-access/redis-locks';
 import { DesktopExportClient } from './data-access/desktop-export-client';
@@ -61,7 +62,8 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const resetRequests = new MongoResetRequestQueue(mongo);
     const identities = new MongoIdentities(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
-    await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), outbox.init()]);
+    const activity = new MongoActivityLog(mongo, { retentionDays: config.ACTIVITY_RETENTION_DAYS, maxPerAccount: config.ACTIVITY_MAX_PER_ACCOUNT });
+    await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), outbox.init(), activity.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
@@ -82,6 +84,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       links,
       resetRequests,
       outbox,
+      activity,
       loginAttempts: new RedisLoginAttempts(redis, config.loginAttempts),
       sessions: new RedisSessions(sessionRedis, config.sessions, revocations),
       revocations,

@@ -92,6 +92,7 @@ export const ROUTES: RouteSpec[] = [
   { method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/me/export', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/auth/user/activity', upstream: 'auth', body: 'none', bearer: true },
   { method: 'post', path: '/api/auth/user/sessions/sign-out-others', upstream: 'auth', body: 'none', bearer: true },
   { method: 'delete', path: '/api/auth/user/sessions/:sessionId', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/admin/users', upstream: 'auth', body: 'none', bearer: true },
@@ -102,6 +103,8 @@ export const ROUTES: RouteSpec[] = [
   { method: 'get', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', bearer: true },
   { method: 'delete', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/admin/users/:userId/activity', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/admin/activity', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none' },
   // The access tokens' public keys, for other back ends to verify them (answered from memory).
   { method: 'get', path: '/.well-known/jwks.json', upstream: 'local', body: 'none' },

@@ -10,10 +10,11 @@ import type { Account } from './account';
 import { assertUserId } from './admin-users';
 import { callerAccount } from './access';
 import { confirmPasswordOrRecentProof } from './passwords';
+import { noteActivity } from './activity';
 import type { Needs, RequestContext } from './ports';
 import { asBody } from './validation';
 
-type DeletionNeeds = Needs<'accounts' | 'sessions' | 'otp' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'logger'>;
+type DeletionNeeds = Needs<'accounts' | 'sessions' | 'otp' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'activity' | 'logger'>;
 
 export async function deleteOwnAccount(
   deps: DeletionNeeds & Needs<'hasher' | 'loginAttempts' | 'ceremonies' | 'locks'>,
@@ -47,6 +48,9 @@ async function removeAccount(deps: DeletionNeeds, kind: AccountKind, account: Ac
   await deps.outbox.add('account.deleted', { kind, accountId: account.id, email: account.email, name: account.name, requestId: ctx.requestId });
   const removed = await deps.accounts[kind].remove(account.id);
   if (!removed) throw kind === 'user' ? AuthErrors.userNotFound() : AuthErrors.sessionRevoked();
+  // Its history goes with it, but the deletion itself (who deleted it, when) stays in the admins' log.
+  await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'account_deleted' });
+  await deps.activity.forget(kind, account.id, 'account_deleted').catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id }, 'Could not drop the activity'));
   // A session of any epoch up to the one past the account's last is refused, wherever it is checked.
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch + 1);
   await deps.otp.cancelFor(kind, account.id);

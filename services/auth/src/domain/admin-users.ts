@@ -1,4 +1,5 @@
 // Admin management of user accounts: update fields or set a password, and the avatar.
+import { noteActivity } from './activity';
 import type { Readable } from 'node:stream';
 import { AuthErrors } from '../errors';
 import { isAccountId, toAccountRecord, type AccountChanges, type AccountRecord } from './account';
@@ -14,7 +15,7 @@ export function assertUserId(id: string): void {
   if (!isAccountId(id)) throw AuthErrors.badUserId();
 }
 
-export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'sessions' | 'otp' | 'links' | 'outbox' | 'logger' | 'policy'>, id: string, raw: unknown, ctx: Pick<RequestContext, 'requestId'> = {}): Promise<AccountRecord> {
+export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'sessions' | 'otp' | 'links' | 'outbox' | 'activity' | 'logger' | 'policy'>, id: string, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
   assertUserId(id);
   const { name, email, disabled, password } = asBody(raw);
   if (name === undefined && email === undefined && disabled === undefined && password === undefined) throw AuthErrors.nothingToUpdate();
@@ -43,12 +44,15 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordSc
   const updated = await deps.accounts.user.update(id, changes);
   if (updated === 'email_taken') throw AuthErrors.emailTaken();
   if (!updated) throw AuthErrors.userNotFound();
-  if (changes.endSessions) await endEverySession(deps, 'user', updated);
+  // What changed, by name (never a value), with the admin who changed it.
+  const changed = [changes.name !== undefined && 'name', changes.email !== undefined && 'email', changes.disabled === true && 'disabled', changes.disabled === false && 'enabled', changes.passwordHash && 'password'];
+  await noteActivity(deps, ctx, { kind: 'user', accountId: updated.id, type: 'profile_updated', details: changed.filter((c): c is string => typeof c === 'string') });
+  if (changes.endSessions) await endEverySession(deps, 'user', updated, ctx);
   if (changes.emailVerified === false) await sendVerificationLink(deps, 'user', updated, ctx);
   return toAccountRecord('user', updated);
 }
 
-export async function replaceAvatar(deps: Needs<'accounts' | 'avatars'>, id: string, file: { buffer: Buffer } | undefined): Promise<AccountRecord> {
+export async function replaceAvatar(deps: Needs<'accounts' | 'avatars' | 'activity' | 'logger'>, id: string, file: { buffer: Buffer } | undefined, ctx?: RequestContext): Promise<AccountRecord> {
   assertUserId(id);
   if (!file || file.buffer.length === 0) throw AuthErrors.noAvatar();
   const contentType = sniffImageType(file.buffer);
@@ -62,6 +66,7 @@ export async function replaceAvatar(deps: Needs<'accounts' | 'avatars'>, id: str
     throw AuthErrors.userNotFound();
   }
   if (user.avatar?.fileId) await deps.avatars.remove(user.avatar.fileId);
+  await noteActivity(deps, ctx, { kind: 'user', accountId: id, type: 'avatar_replaced' });
   return toAccountRecord('user', updated);
 }
 

@@ -21,6 +21,7 @@ import { normalizeEmail, type AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { toAccountRecord, type Account, type AccountRecord } from './account';
 import { enforceLimit, withinLimit } from './limits';
+import { noteActivity } from './activity';
 import type { ClaimedResetRequest, LinkPurpose, Needs, RequestContext } from './ports';
 import { callerAccount } from './access';
 import { confirmPasswordOrRecentProof } from './passwords';
@@ -64,7 +65,7 @@ export async function sendVerificationLink(deps: Needs<'links' | 'outbox' | 'pol
 }
 
 /** Uses a verification link: the address it was sent to is proven, if it is still the account's. */
-export async function verifyEmail(deps: Needs<'links' | 'accounts' | 'rateLimits' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
+export async function verifyEmail(deps: Needs<'links' | 'accounts' | 'rateLimits' | 'activity' | 'logger' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
   const token = requireLinkToken(raw);
   await enforceLimit(deps, 'emailLinkIp', ctx.budget);
   const link = await deps.links.consume('verify_email', token);
@@ -74,6 +75,7 @@ export async function verifyEmail(deps: Needs<'links' | 'accounts' | 'rateLimits
   if (!account || account.email !== link.email) throw AuthErrors.linkInvalid();
   const verified = await deps.accounts[kind].update(account.id, { emailVerified: true });
   if (!verified || verified === 'email_taken') throw AuthErrors.linkInvalid();
+  await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'email_verified', details: [verified.email] });
   return toAccountRecord(kind, verified);
 }
 
@@ -104,7 +106,7 @@ export async function answerVerificationRequest(deps: Needs<'accounts' | 'links'
  * same whether the address is free or taken (that shows only at confirmation).
  */
 export async function requestEmailChange(
-  deps: Needs<'accounts' | 'links' | 'outbox' | 'policy' | 'hasher' | 'loginAttempts' | 'ceremonies' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'accounts' | 'links' | 'outbox' | 'activity' | 'logger' | 'policy' | 'hasher' | 'loginAttempts' | 'ceremonies' | 'rateLimits' | 'metrics'>,
   caller: { kind: AccountKind; sub: string; sid: string },
   raw: unknown,
   ctx: RequestContext,
@@ -128,6 +130,7 @@ export async function requestEmailChange(
     expiresAt: expiresAt.toISOString(),
     requestId: ctx.requestId,
   });
+  await noteActivity(deps, ctx, { kind: caller.kind, accountId: account.id, type: 'email_change_requested', details: [`to ${email}`] });
 }
 
 /**
@@ -135,7 +138,7 @@ export async function requestEmailChange(
  * an undo link. Only under the credentials the change was asked under, and only if no undo or other
  * credential change lands first (the move is conditional on the epoch): an undo racing it wins.
  */
-export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'outbox' | 'policy' | 'rateLimits' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
+export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'outbox' | 'activity' | 'logger' | 'policy' | 'rateLimits' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
   const token = requireLinkToken(raw);
   await enforceLimit(deps, 'emailLinkIp', ctx.budget);
   const link = await deps.links.consume('change_email', token);
@@ -163,6 +166,7 @@ export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'out
     expiresAt: undo.expiresAt.toISOString(),
     requestId: ctx.requestId,
   });
+  await noteActivity(deps, ctx, { kind, accountId: changed.id, type: 'email_changed', details: [`from ${before.email}`, `to ${changed.email}`] });
   return toAccountRecord(kind, changed);
 }
 
@@ -171,7 +175,7 @@ export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'out
  * changed it is out (see the head of this file for all it ends).
  */
 export async function undoEmailChange(
-  deps: Needs<'accounts' | 'links' | 'resets' | 'factors' | 'identities' | 'outbox' | 'logger' | 'policy' | 'sessions' | 'otp' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'accounts' | 'links' | 'resets' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger' | 'policy' | 'sessions' | 'otp' | 'rateLimits' | 'metrics'>,
   kind: AccountKind,
   raw: unknown,
   ctx: RequestContext,

@@ -65,7 +65,7 @@ export function totpStep(secret: string, code: string, now = Date.now()): number
  * answer to the WebAuthn challenge handed out for this step.
  */
 export async function proveSecondStep(
-  deps: Needs<'factors' | 'accounts' | 'policy' | 'outbox' | 'logger'>,
+  deps: Needs<'factors' | 'accounts' | 'policy' | 'outbox' | 'activity' | 'logger'>,
   challenge: OpenChallenge,
   proof: SecondStepProof,
   ctx: RequestContext,
@@ -192,7 +192,7 @@ async function verifyAssertion(deps: Needs<'factors' | 'policy'>, kind: AccountK
 
 // ---- an account's own factors -----------------------------------------------------------------
 
-type OwnNeeds = Needs<'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'outbox' | 'logger' | 'policy'>;
+type OwnNeeds = Needs<'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger' | 'policy'>;
 
 export interface FactorList {
   totp: { enabled: boolean; pending: boolean; createdAt: string | null };
@@ -363,7 +363,7 @@ export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, use
 }
 
 /** Removes every factor of a user (who lost them all): their sessions end and they are told by mail. */
-export async function resetUserFactors(deps: Needs<'accounts' | 'factors' | 'sessions' | 'otp' | 'outbox' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
+export async function resetUserFactors(deps: Needs<'accounts' | 'factors' | 'sessions' | 'otp' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
   const user = await deps.accounts.user.findById(userId);
   if (!user) throw AuthErrors.userNotFound();
   const removed = await deps.factors.removeAll('user', userId);

@@ -58,7 +58,7 @@ export class IdentityRefused extends Error {
 
 type FlowNeeds = Needs<'identityProviders' | 'identityFlows' | 'policy'>;
 type CallbackNeeds = Needs<
-  'identityProviders' | 'identityFlows' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'otp' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'audit' | 'logger' | 'policy' | 'metrics'
+  'identityProviders' | 'identityFlows' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'otp' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
 >;
 
 /** A started flow: where the browser goes, and the secret of its flow cookie. */
@@ -140,7 +140,7 @@ async function finishFlow(deps: CallbackNeeds, kind: AccountKind, providerId: st
     if (flow.purpose === 'link') return await linkToCaller(deps, kind, providerId, flow, claims, ctx);
     const account = kind === 'admin' ? await linkedAdmin(deps, providerId, claims) : await accountFor(deps, providerId, claims, ctx);
     assertMaySignIn(deps, kind, account);
-    return kind === 'admin' ? await adminSecondStep(deps, account, flow.returnTo, ctx) : await signInWithIdentity(deps, account, flow.returnTo, ctx);
+    return kind === 'admin' ? await adminSecondStep(deps, account, flow.returnTo, ctx) : await signInWithIdentity(deps, account, providerId, flow.returnTo, ctx);
   } catch (err) {
     return refuse(deps, kind, flow.returnTo, providerId, asRefusal(err), ctx);
   }
@@ -160,7 +160,7 @@ export async function listIdentities(deps: Needs<'identities' | 'identityProvide
 }
 
 /** Unlinks a provider, unless it is the account's last way to sign in (no password, passkey or other identity). */
-export async function unlinkIdentity(deps: Needs<'identities' | 'accounts' | 'factors' | 'locks' | 'outbox' | 'logger'>, caller: AccessClaims, providerId: string, ctx: RequestContext): Promise<void> {
+export async function unlinkIdentity(deps: Needs<'identities' | 'accounts' | 'factors' | 'locks' | 'outbox' | 'activity' | 'logger'>, caller: AccessClaims, providerId: string, ctx: RequestContext): Promise<void> {
   const { kind } = caller;
   const account = await callerAccount(deps, caller);
   const removed = await removeWayIn(deps, kind, account, { type: 'identity', provider: providerId }, () => deps.identities.remove(kind, account.id, providerId));
@@ -238,10 +238,10 @@ async function linkToCaller(deps: CallbackNeeds, kind: AccountKind, providerId: 
 }
 
 /** The same session and push as a password login; an account with factors of its own gets the second step. */
-async function signInWithIdentity(deps: CallbackNeeds, account: Account, returnTo: string, ctx: RequestContext): Promise<CallbackOutcome> {
+async function signInWithIdentity(deps: CallbackNeeds, account: Account, providerId: string, returnTo: string, ctx: RequestContext): Promise<CallbackOutcome> {
   const ownFactors = await challengeOwnFactors(deps, 'user', account, ctx);
   if (ownFactors) return { location: secondStepLocation(deps, returnTo, ownFactors.challengeToken, ownFactors.factors ?? []) };
-  const result = await signIn(deps, 'user', account, ctx);
+  const result = await signIn(deps, 'user', account, ctx, `provider ${providerId}`);
   if (result.kind !== 'session') throw new IdentityRefused('service_unavailable', 'no session opened');
   return { location: returnTo, refreshToken: result.refreshToken };
 }

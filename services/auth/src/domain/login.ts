@@ -9,6 +9,7 @@ import { assertMaySignIn } from './email-ownership';
 import { passkeySignInAccount, proveSecondStep, secondFactorsOf, type SecondFactor } from './factors';
 import { validateLogin, validateOtp } from './validation';
 import { assertStillAwaited } from './request-deadline';
+import { noteActivity } from './activity';
 
 export type LoginResult =
   | ({ kind: 'session'; account: AccountRecord } & OpenedSession)
@@ -30,7 +31,7 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'factors' | 'ceremonies' | 'outbox' | 'audit' | 'logger' | 'policy' | 'metrics'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'factors' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
@@ -57,6 +58,8 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
     // The spec's fields; the request's scope adds its id (as the request record has it) to tie the two together.
     deps.audit.warn({ email: input.email, ip: ctx.ip, reason: failure }, FAILURE_MESSAGES[kind][failure]);
     deps.metrics.login(kind, 'invalid_credentials');
+    // A wrong password counts against the account: its owner sees it (a missing account has no history).
+    if (account && failure === 'wrong_password') await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'sign_in_failed', details: ['method: password'] });
     throw AuthErrors.invalidCredentials();
   }
   await deps.loginAttempts.succeed(kind, input.email, ctx.budget);
@@ -70,21 +73,31 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
   const ownFactors = await challengeOwnFactors(deps, kind, found, ctx);
   if (ownFactors) return ownFactors;
   if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(deps, found, ctx);
-  return signIn(deps, kind, found, ctx);
+  return signIn(deps, kind, found, ctx, 'password');
 }
 
 /** A passkey in place of the password: both factors at once, for either kind (when passkeys are on). */
 export async function passkeyLogin(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const account = await passkeySignInAccount(deps, kind, body, ctx);
   assertMaySignIn(deps, kind, account);
-  return signIn(deps, kind, account, ctx);
+  return signIn(deps, kind, account, ctx, 'passkey');
 }
 
-/** The session of an account whose factors all held and that may sign in; a user's login is pushed to their devices. */
-export async function signIn(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'logger' | 'metrics'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<LoginResult> {
+/**
+ * The session of an account whose factors all held and that may sign in; a user's login is pushed to
+ * their devices, and every sign-in is in the account's activity with how (`method`).
+ */
+export async function signIn(
+  deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
+  kind: AccountKind,
+  account: Account,
+  ctx: RequestContext,
+  method: 'password' | 'passkey' | `provider ${string}`,
+): Promise<LoginResult> {
   const session = await openSession(deps, kind, account, ctx);
   deps.metrics.login(kind, 'success');
   if (kind === 'user') notifyLogin(deps, account.id, ctx);
+  await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'signed_in', details: [`method: ${method}`] });
   return { kind: 'session', account: toAccountRecord(kind, account), ...session };
 }
 
@@ -103,7 +116,7 @@ export async function challengeOwnFactors(
 }
 
 /** Opens the admin's one challenge (ending any older one) and mails its code through the outbox. */
-export async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'policy' | 'metrics'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
+export async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'activity' | 'policy' | 'metrics'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
   const adminId = admin.id;
   const challenge = await deps.otp.create('admin', adminId, ctx.ip, admin.credentialEpoch, { mailCode: true });
   try {
@@ -130,7 +143,7 @@ export async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'policy' | '
  * passkey. Each is one attempt against the challenge, so a recovery code guess costs a code guess.
  */
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'logger' | 'policy'>,
+  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
   body: unknown,
   ctx: RequestContext,
 ): Promise<{ kind: AccountKind; account: AccountRecord } & OpenedSession> {
@@ -150,6 +163,8 @@ export async function verifyOtp(
     deps.metrics.login(kind, 'success');
     notifyLogin(deps, account.id, ctx);
   }
+  const step = { code: 'a code', recovery: 'a recovery code', passkey: 'a passkey' }[input.proof.type];
+  await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'signed_in', details: [`second step: ${step}`] });
   return { kind, account: toAccountRecord(kind, account), ...session };
 }
 
@@ -175,7 +190,7 @@ function upgradeHashLater(deps: Needs<'hasher' | 'accounts' | 'logger'>, kind: A
 }
 
 /** Fire-and-forget by contract: a failure to record the event never affects the login. */
-function notifyLogin(deps: Needs<'outbox' | 'logger'>, userId: string, ctx: RequestContext): void {
+function notifyLogin(deps: Needs<'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): void {
   void deps.outbox
     .add('user.login.succeeded', { userId, ip: ctx.ip, requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message, user_id: userId }, 'Could not record the login event'));

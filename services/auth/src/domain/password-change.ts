@@ -14,7 +14,7 @@ import { asBody } from './validation';
 import { assertStillAwaited } from './request-deadline';
 
 export async function changePassword(
-  deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'otp' | 'tokens' | 'ceremonies' | 'outbox' | 'logger'>,
+  deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'otp' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
   caller: AccessClaims,
   raw: unknown,
   ctx: RequestContext,

@@ -16,6 +16,7 @@ import type { Account } from './account';
 import { noticeLines, removeRecentWaysIn } from './ways-in';
 import { assertStillAwaited } from './request-deadline';
 import { securityNotice } from './security-notices';
+import { noteActivity } from './activity';
 
 /** Validates, rate-limits and queues a forgot-password request. */
 export async function requestPasswordReset(deps: Needs<'rateLimits' | 'loginAttempts' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
@@ -33,7 +34,7 @@ export async function requestPasswordReset(deps: Needs<'rateLimits' | 'loginAtte
 }
 
 /** Answers one queued request: a link for an enabled account within its mail budget, else nothing. */
-export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'outbox' | 'logger' | 'policy'>, request: ClaimedResetRequest): Promise<void> {
+export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'outbox' | 'activity' | 'logger' | 'policy'>, request: ClaimedResetRequest): Promise<void> {
   const { kind, email } = request;
   const account = await deps.accounts[kind].findByEmail(email);
   if (!account || account.disabled) return;
@@ -46,7 +47,7 @@ export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'ou
 }
 
 /** Mails the account's address a reset link (the older one stops working), valid under its current credentials. */
-export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'policy'>, kind: AccountKind, account: Account, requestId?: string): Promise<void> {
+export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'activity' | 'policy'>, kind: AccountKind, account: Account, requestId?: string): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + deps.policy.resetTokenTtlSeconds * 1000);
   await deps.resets.store(token, kind, account.id, expiresAt, account.credentialEpoch);
@@ -64,7 +65,7 @@ export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'policy'>,
 }
 
 export async function resetPassword(
-  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'otp' | 'factors' | 'identities' | 'outbox' | 'logger' | 'metrics'>,
+  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'otp' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
@@ -88,6 +89,7 @@ export async function resetPassword(
   await endEverySession(deps, kind, account, ctx);
   const report = await removeRecentWaysIn(deps, kind, account);
   if (report.removed.length > 0) await securityNotice(deps, kind, account, 'recent_ways_in_removed', ctx, noticeLines(report));
+  await noteActivity(deps, ctx, { kind, accountId, type: 'password_reset' });
   await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message }, 'Could not record the password-changed event'));

@@ -18,6 +18,45 @@ export interface RequestContext {
   signal?: AbortSignal;
   /** A browser page sent the request (it carried `Origin`): answers may say what a browser needs. */
   fromBrowserPage?: boolean;
+  /** The client's User-Agent (cut to 200 characters): the device an activity record names. */
+  userAgent?: string;
+}
+
+/** What happened to an account, as its owner and admins read it back (never a secret: names, dates, addresses of the request). */
+export interface ActivityEntry {
+  id: string;
+  kind: AccountKind;
+  accountId: string;
+  /** What happened: `signed_in`, `sign_in_failed`, a security change (`totp_added` …), `password_reset`, `email_changed`, `sessions_ended`, `profile_updated` … */
+  type: string;
+  at: Date;
+  ip?: string;
+  userAgent?: string;
+  /** Who did it, when not the account itself (an admin). */
+  actor?: { kind: AccountKind; id: string };
+  /** Lines about it: what changed (field names, never values), a method, a count. */
+  details?: string[];
+}
+
+export type NewActivity = Omit<ActivityEntry, 'id' | 'at'>;
+
+export interface ActivityFilter {
+  kind?: AccountKind;
+  accountId?: string;
+  type?: string;
+  actorId?: string;
+  /** Entries older than this id (the previous page's last). */
+  before?: string;
+  limit: number;
+}
+
+/** The accounts' activity history: kept ACTIVITY_RETENTION_DAYS, at most a bounded number per account. */
+export interface ActivityLog {
+  record(entry: NewActivity): Promise<void>;
+  /** Newest first. */
+  list(filter: ActivityFilter): Promise<ActivityEntry[]>;
+  /** Drops an account's history but `keep` (a deletion keeps its own record, for the admins' log). */
+  forget(kind: AccountKind, accountId: string, keep?: string): Promise<void>;
 }
 
 export interface Accounts {
@@ -469,6 +508,7 @@ export interface AuthDeps {
   loginAttempts: LoginAttempts;
   rateLimits: RateLimits;
   outbox: EventOutbox;
+  activity: ActivityLog;
   hasher: PasswordHasher;
   passwordScreen: PasswordScreen;
   tokens: TokenSigner;

@@ -11,7 +11,7 @@ import { validateRegister } from './validation';
 import { assertStillAwaited } from './request-deadline';
 
 export async function register(
-  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'firstAdmin' | 'links' | 'outbox' | 'policy' | 'metrics'>,
+  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'firstAdmin' | 'links' | 'outbox' | 'activity' | 'policy' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,

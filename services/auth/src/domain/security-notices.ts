@@ -1,12 +1,16 @@
 // The owner's notice of every change to how an account signs in (DESIGN.md, Beyond the contract):
-// an `account.security.changed` event recorded with the change, mailed by the notifier. A failure to
-// record it is logged and does not undo the change, which has happened.
+// an `account.security.changed` event recorded with the change, mailed by the notifier, and an entry
+// in the account's activity. A failure to record either is logged and does not undo the change,
+// which has happened.
 import type { AccountKind, SecurityChange } from '@acct/shared';
 import type { Account } from './account';
+import { noteActivity } from './activity';
 import type { Needs, RequestContext } from './ports';
 
 /** `details`: lines the notice lists under the change (what was removed and what was kept), never a secret. */
-export async function securityNotice(deps: Needs<'outbox' | 'logger'>, kind: AccountKind, account: Account, change: SecurityChange, ctx: RequestContext, details?: string[]): Promise<void> {
+export async function securityNotice(deps: Needs<'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, change: SecurityChange, ctx: RequestContext, details?: string[]): Promise<void> {
+  // The change is in the account's history too, with who made it when it was not the owner (an admin).
+  await noteActivity(deps, ctx, { kind, accountId: account.id, type: change, details });
   await deps.outbox
     .add('account.security.changed', { kind, accountId: account.id, email: account.email, name: account.name, change, ...(details?.length ? { details } : {}), requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id, change }, 'Could not record the security notice'));

@@ -4,6 +4,7 @@ import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import type { Needs, RequestContext } from './ports';
 import { assertStillAwaited } from './request-deadline';
+import { noteActivity } from './activity';
 
 export interface OpenedSession {
   accessToken: string;
@@ -14,7 +15,7 @@ export interface OpenedSession {
  * Opens a session for an account as it was checked; refused (as the credentials it was checked with)
  * when a reset, a password set or a disable was recorded meanwhile.
  */
-export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
+export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
   assertStillAwaited(ctx);
   const opened = await deps.sessions.create({ kind, accountId: account.id, role: account.role, credentialEpoch: account.credentialEpoch });
   if (opened === 'superseded') throw AuthErrors.invalidCredentials();
@@ -28,7 +29,7 @@ export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonie
 }
 
 export async function refreshSession(
-  deps: Needs<'sessions' | 'tokens' | 'audit' | 'metrics' | 'outbox' | 'logger'>,
+  deps: Needs<'sessions' | 'tokens' | 'audit' | 'metrics' | 'outbox' | 'activity' | 'logger'>,
   kind: AccountKind,
   presented: string | undefined,
   ctx: RequestContext,
@@ -60,14 +61,14 @@ export async function refreshSession(
  * Ends every session of an account whose credentials just changed (its epoch already moved on in
  * the store of accounts), and an admin's pending code challenge with them.
  */
-export async function endEverySession(deps: Needs<'sessions' | 'otp' | 'outbox' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
+export async function endEverySession(deps: Needs<'sessions' | 'otp' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch);
   await deps.otp.cancelFor(kind, account.id);
   await announceEnded(deps, kind, account.id, 'all', ctx);
 }
 
 /** Idempotent: a missing, unknown or foreign token still logs out (the gateway clears the cookie). */
-export async function closeSession(deps: Needs<'sessions' | 'outbox' | 'logger'>, kind: AccountKind, presented: string | undefined, ctx?: RequestContext): Promise<void> {
+export async function closeSession(deps: Needs<'sessions' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, presented: string | undefined, ctx?: RequestContext): Promise<void> {
   if (!presented) return;
   const ended = await deps.sessions.revoke(kind, presented);
   if (ended) await announceEnded(deps, kind, ended.accountId, [ended.sessionId], ctx);
@@ -78,8 +79,10 @@ export async function closeSession(deps: Needs<'sessions' | 'outbox' | 'logger'>
  * push tokens they registered). Through the outbox, so a broker outage delays it and loses nothing;
  * a failure to record it is logged and does not undo the ending. Admins register no devices.
  */
-export async function announceEnded(deps: Needs<'outbox' | 'logger'>, kind: AccountKind, accountId: string, ended: string[] | 'all', ctx?: RequestContext): Promise<void> {
-  if (kind !== 'user' || ended.length === 0) return;
+export async function announceEnded(deps: Needs<'outbox' | 'activity' | 'logger'>, kind: AccountKind, accountId: string, ended: string[] | 'all', ctx?: RequestContext): Promise<void> {
+  if (ended.length === 0) return;
+  await noteActivity(deps, ctx, { kind, accountId, type: 'sessions_ended', details: [ended === 'all' ? 'every session' : ended.length === 1 ? '1 session' : `${ended.length} sessions`] });
+  if (kind !== 'user') return;
   await deps.outbox
     .add('account.sessions.ended', { kind, accountId, ...(ended === 'all' ? { all: true as const } : { sessionIds: ended }), requestId: ctx?.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: accountId }, 'Could not record the end of sessions'));

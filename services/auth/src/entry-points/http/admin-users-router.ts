@@ -1,13 +1,16 @@
-// Admin user routes: list and read users, update a user, replace and read their avatar. Admin sessions only.
+// Admin user routes: list and read users, update a user, replace and read their avatar, read a user's
+// activity and the deployment's. Admin sessions only.
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { ok, type AccessTokenVerifier } from '@acct/shared';
 import { requireSession, type AccessOptions } from '../../domain/access';
 import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
 import { deleteUser } from '../../domain/account-deletion';
+import { isAccountId } from '../../domain/account';
+import { readActivity } from '../../domain/activity';
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
-import { requestContext } from './request-context';
+import { requestContextWithActor } from './request-context';
 import { sendAvatar } from './send-avatar';
 
 export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier): Router {
@@ -44,12 +47,12 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
   });
 
   router.put('/api/admin/users/:userId', adminChanging, async (req, res) => {
-    const user = await updateUser(deps, String(req.params.userId), req.body, requestContext(req));
+    const user = await updateUser(deps, String(req.params.userId), req.body, requestContextWithActor(req, verifier));
     res.json(ok('User updated successfully', { user }));
   });
 
   router.delete('/api/admin/users/:userId', adminChanging, async (req, res) => {
-    await deleteUser(deps, String(req.params.userId), requestContext(req));
+    await deleteUser(deps, String(req.params.userId), requestContextWithActor(req, verifier));
     res.json(ok('User deleted'));
   });
 
@@ -59,8 +62,25 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
   };
 
   router.put('/api/admin/users/:userId/avatar', adminChanging, validId, receiveAvatar, async (req, res) => {
-    const user = await replaceAvatar(deps, String(req.params.userId), req.file);
+    const user = await replaceAvatar(deps, String(req.params.userId), req.file, requestContextWithActor(req, verifier));
     res.json(ok('Avatar updated successfully', { user }));
+  });
+
+  router.get('/api/admin/users/:userId/activity', adminOnly, validId, async (req, res) => {
+    const page = await readActivity(deps, { kind: 'user', accountId: String(req.params.userId) }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Activity', page));
+  });
+
+  // The deployment's log: every account's, filtered by kind, account, type or the admin who acted.
+  router.get('/api/admin/activity', adminOnly, async (req, res) => {
+    const kind = req.query.kind;
+    if (kind !== undefined && kind !== 'user' && kind !== 'admin') throw AuthErrors.badActivityKind();
+    const accountId = req.query.accountId;
+    if (accountId !== undefined && (typeof accountId !== 'string' || !isAccountId(accountId))) throw AuthErrors.badUserId();
+    const page = await readActivity(deps, { kind, accountId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Activity', page));
   });
 
   router.get('/api/admin/users/:userId/avatar', adminOnly, async (req, res) => {

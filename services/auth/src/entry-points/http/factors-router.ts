@@ -18,7 +18,7 @@ import {
   userFactorSummary,
 } from '../../domain/factors';
 import type { AuthDeps } from '../../domain/ports';
-import { requestContext as ctx, requestContextWithSignal } from './request-context';
+import { requestContext as ctx, requestContextWithActor, requestContextWithSignal } from './request-context';
 
 
 export function factorsRouter(deps: AuthDeps, verifier: AccessTokenVerifier, settings: { stepUpSeconds: number }): Router {
@@ -88,7 +88,8 @@ export function factorsRouter(deps: AuthDeps, verifier: AccessTokenVerifier, set
   router.delete('/api/admin/users/:userId/factors', async (req, res) => {
     await admin(req, true);
     assertUserId(String(req.params.userId));
-    const removed = await resetUserFactors(deps, String(req.params.userId), ctx(req));
+    // The reset is in the user's history with the admin who made it.
+    const removed = await resetUserFactors(deps, String(req.params.userId), requestContextWithActor(req, verifier));
     res.json(ok('User factors reset', { removed }));
   });
 

@@ -1,9 +1,10 @@
-// The signed-in user's own routes: profile, avatar, sessions. User sessions only, still alive.
+// The signed-in user's own routes: profile, avatar, sessions, activity. User sessions only, still alive.
 import { Router, type Request } from 'express';
 import { ok, type AccessTokenVerifier } from '@acct/shared';
 import type { AuthDeps } from '../../domain/ports';
 import { requireSession } from '../../domain/access';
 import { exportOwnData, ownAvatar, ownProfile, ownSessions, signOutOthers, signOutSession } from '../../domain/profile';
+import { readActivity } from '../../domain/activity';
 import { requestContext } from './request-context';
 import { sendAvatar } from './send-avatar';
 
@@ -31,6 +32,13 @@ export function profileRouter(deps: AuthDeps, verifier: AccessTokenVerifier): Ro
     const sessions = await ownSessions(deps, await user(req));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Sessions', { sessions }));
+  });
+
+  router.get('/api/auth/user/activity', async (req, res) => {
+    const caller = await user(req);
+    const page = await readActivity(deps, { kind: 'user', accountId: caller.sub }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type }, 'owner');
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Activity', page));
   });
 
   router.post('/api/auth/user/sessions/sign-out-others', async (req, res) => {

@@ -6,7 +6,14 @@ import type { RequestContext } from '../../domain/ports';
 
 export function requestContext(req: Request): RequestContext {
   const ip = canonicalAddress(req.get(InternalHeaders.clientIp)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
-  return { ip, budget: addressBudget(ip), requestId: req.get(InternalHeaders.requestId), fromBrowserPage: req.get('origin') !== undefined };
+  const userAgent = req.get('user-agent');
+  return {
+    ip,
+    budget: addressBudget(ip),
+    requestId: req.get(InternalHeaders.requestId),
+    fromBrowserPage: req.get('origin') !== undefined,
+    ...(userAgent ? { userAgent: userAgent.slice(0, 200) } : {}),
+  };
 }
 
 /**
