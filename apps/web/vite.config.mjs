@@ -14,7 +14,11 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
     rollupOptions: {
-      input: { signin: resolve(import.meta.dirname, 'signin.html'), account: resolve(import.meta.dirname, 'account.html') },
+      input: {
+        signin: resolve(import.meta.dirname, 'signin.html'),
+        account: resolve(import.meta.dirname, 'account.html'),
+        admin: resolve(import.meta.dirname, 'admin.html'),
+      },
     },
   },
 });

@@ -17,6 +17,7 @@ import { buildPages } from '@acct/test-harness/build';
 import { addVirtualAuthenticator, findChromium, launchChromium } from '@acct/test-harness/browser';
 import { buildAccount, enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
+import { deleteRedisPrefix, scanKeys } from '@acct/test-harness/isolation';
 import { startIdentityProvider, type TestIdentityProvider } from '@acct/test-harness/oidc-provider';
 import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
 import { until } from '@acct/test-harness/until';
@@ -53,6 +54,7 @@ beforeAll(async () => {
   stack = await startStack('pages', {
     notifier: true,
     auth: {
+      ADMIN_REGISTRATION_OPEN: 'true',
       EMAIL_VERIFICATION: 'soft',
       WEBAUTHN_RP_ID: 'localhost',
       WEBAUTHN_ORIGINS: origin,
@@ -250,9 +252,8 @@ describe('hosted sign-in and the account console', () => {
     await signInByKeyboard(page, user.account.email, user.account.password);
     await page.waitForFunction(() => document.body.textContent?.includes('Set up an authenticator app'), { timeout: 10_000 });
     // The sign-in's proof has run out (as it does after STEP_UP_SECONDS): the change asks again.
-    const proofs = await stack.redis.keys(`${stack.names.redisPrefix}step-up:*`);
-    expect(proofs.length).toBeGreaterThan(0);
-    await stack.redis.del(...proofs);
+    expect((await scanKeys(stack.redis, `${stack.names.redisPrefix}step-up:*`)).length).toBeGreaterThan(0);
+    await deleteRedisPrefix(stack.redis, `${stack.names.redisPrefix}step-up:`);
     await press(page, 'Set up an authenticator app');
     await page.waitForSelector('dialog[open]');
     expect(await accessibilityProblems(page)).toEqual([]);
@@ -439,6 +440,80 @@ describe('hosted sign-in and the account console', () => {
     expect(await signIn('https://evil.example/steal')).toBe(`${origin}/account`);
     expect(await signIn('//evil.example/steal')).toBe(`${origin}/account`);
     expect(await signIn(`${app.origin}/signed-in`)).toBe(`${app.origin}/signed-in`);
+  });
+});
+
+describe('the admin console', () => {
+  it('finds a user, disables and enables them, ends their sessions, sets a password, deletes them behind a fresh password; reads the log and adds an admin', async () => {
+    const admin = await registerAndLogin(stack, 'admin');
+    const user = await registerAndLogin(stack);
+    await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } });
+    const page = await freshPage();
+    await page.goto(`${origin}/admin`);
+    // No session: to the admins' sign-in, and back.
+    await page.waitForFunction(() => location.pathname === '/admin/login', { timeout: 10_000 });
+    await waitForHeading(page, 'Sign in as an administrator');
+    await signInByKeyboard(page, admin.account.email, admin.account.password);
+    await page.waitForFunction(() => location.pathname === '/admin' && document.querySelector('table.users'), { timeout: 10_000 });
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    await fill(page, 'Search by email or name', user.account.email);
+    await press(page, 'Search');
+    await page.waitForFunction((id) => document.querySelectorAll('table.users tbody tr').length === 1 && document.querySelector(`tr[data-user="${id}"]`), { timeout: 10_000 }, user.id);
+    await page.click(`tr[data-user="${user.id}"] a`);
+    await waitForHeading(page, user.account.name);
+    await page.waitForSelector('.sessions li');
+    expect(await page.$$eval('.sessions li', (items) => items.length)).toBe(2);
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    await press(page, 'Disable the account');
+    await page.waitForFunction(() => document.body.textContent?.includes('The account is disabled'), { timeout: 10_000 });
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } })).body.code).toBe('account_disabled');
+    await press(page, 'Enable the account');
+    await page.waitForFunction(() => document.body.textContent?.includes('The account is enabled.'), { timeout: 10_000 });
+    const again = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } });
+    expect(again.status).toBe(200);
+    await page.reload();
+    await page.waitForSelector('.sessions li');
+    await press(page, 'End every session');
+    await page.waitForFunction(() => document.body.textContent?.includes('No live session.'), { timeout: 10_000 });
+    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${again.body.data.accessToken}` } })).status).toBe(401);
+
+    const password = 'set by the admin 2026';
+    await fill(page, 'New password for the user', password);
+    await press(page, 'Set a new password');
+    await page.waitForFunction(() => document.body.textContent?.includes('The password is set'), { timeout: 10_000 });
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password } })).status).toBe(200);
+
+    // The admin's proof has run out: deleting asks for the password again.
+    await deleteRedisPrefix(stack.redis, `${stack.names.redisPrefix}step-up:`);
+    await press(page, 'Delete the user');
+    await press(page, 'Delete for good');
+    await page.waitForSelector('dialog[open]');
+    await page.keyboard.type(admin.account.password);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.hash === '#/users' && document.body.textContent?.includes('The user is deleted.'), { timeout: 10_000 });
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password } })).status).toBe(401);
+
+    // The deployment's log names what this admin did, newest first.
+    await page.click('nav a[href="#/activity"]');
+    await waitForHeading(page, 'Activity log');
+    await page.waitForSelector('.activity li[data-type]');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    const bySelf = await page.$$eval('.activity li[data-type]', (items, id) => items.filter((i) => i.textContent?.includes(`by administrator ${id}`)).map((i) => i.getAttribute('data-type')), admin.id);
+    expect(bySelf.slice(0, 1)).toEqual(['account_deleted']);
+
+    await page.click('nav a[href="#/admins"]');
+    await waitForHeading(page, 'Administrators');
+    const invited = buildAccount();
+    await fill(page, 'Email', invited.email);
+    await fill(page, 'Name', invited.name);
+    await fill(page, 'First password', invited.password);
+    await press(page, 'Add');
+    await page.waitForFunction((email) => document.body.textContent?.includes(`${email} is an administrator now.`), { timeout: 10_000 }, invited.email);
+    expect(await page.$$eval('[data-admin]', (items) => items.length)).toBeGreaterThanOrEqual(2);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect((await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: invited.email, password: invited.password } })).status).toBe(200);
   });
 });
 

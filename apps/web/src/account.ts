@@ -3,8 +3,9 @@
 // comes back here.
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
-import { AccountClient, type ActivityEntry, type Factors, type Result, type Session } from './client';
+import { AccountClient, type Factors, type Session } from './client';
 import { actionButton, field, formatDate, h, link, showView, statusLine, validatedForm } from './dom';
+import { activityItem, section, withStepUp } from './console';
 import { errorText, texts } from './texts';
 
 const client = new AccountClient({ kind: 'user' });
@@ -105,11 +106,6 @@ async function start(): Promise<void> {
   if (query.has('linked') || query.has('error')) history.replaceState(null, '', location.pathname);
 }
 
-function section(title: string, ...content: Node[]): HTMLElement {
-  const id = `s-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
-  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content);
-}
-
 async function renderSessions(list: HTMLElement): Promise<void> {
   const answer = await client.sessions();
   if (!answer.ok) {
@@ -149,7 +145,7 @@ function emailForm(): HTMLFormElement {
   const form: HTMLFormElement = validatedForm(
     async () => {
       const newEmail = email.input.value.trim();
-      const answer = await withStepUp(() => client.changeEmail(newEmail, password.input.value));
+      const answer = await withStepUp(client, () => client.changeEmail(newEmail, password.input.value));
       if (!answer.ok) {
         formStatus.error(errorText(answer.error));
         return answer.error.code === 'invalid_credentials' ? password.input : email.input;
@@ -170,7 +166,7 @@ function deleteForm(): HTMLFormElement {
   const password = field(texts.account.deletePassword, { name: 'deletePassword', type: 'password', autocomplete: 'current-password' });
   return validatedForm(
     async () => {
-      const answer = await withStepUp(() => client.deleteAccount(password.input.value));
+      const answer = await withStepUp(client, () => client.deleteAccount(password.input.value));
       if (!answer.ok) {
         formStatus.error(errorText(answer.error));
         return password.input;
@@ -233,24 +229,6 @@ function activitySection(): HTMLElement {
   return section(texts.account.activity, list, more);
 }
 
-function activityItem(entry: ActivityEntry): HTMLElement {
-  const what = texts.account.activityTypes[entry.type] ?? entry.type.replace(/_/g, ' ');
-  const where = [entry.ip && texts.account.activityFrom(entry.ip), entry.userAgent && deviceOf(entry.userAgent)].filter(Boolean).join(' · ');
-  return h(
-    'li',
-    { 'data-type': entry.type },
-    h('span', { class: 'session-name' }, what, entry.actor?.kind === 'admin' ? ` ${texts.account.activityByAdmin}` : ''),
-    h('span', { class: 'session-meta' }, [formatDate(entry.at), where, ...(entry.details ?? [])].filter(Boolean).join(' · ')),
-  );
-}
-
-/** A short name for a User-Agent: the browser and the system, where they can be told. */
-function deviceOf(userAgent: string): string {
-  const browser = /Edg\//.test(userAgent) ? 'Edge' : /Firefox\//.test(userAgent) ? 'Firefox' : /Chrom(e|ium)\//.test(userAgent) ? 'Chrome' : /Safari\//.test(userAgent) ? 'Safari' : undefined;
-  const system = /Windows/.test(userAgent) ? 'Windows' : /Android/.test(userAgent) ? 'Android' : /iPhone|iPad/.test(userAgent) ? 'iOS' : /Mac OS X/.test(userAgent) ? 'macOS' : /Linux/.test(userAgent) ? 'Linux' : undefined;
-  return browser || system ? [browser, system].filter(Boolean).join(' on ') : userAgent.slice(0, 40);
-}
-
 // ---- Sign-in providers ----
 
 function identitiesSection(): HTMLElement {
@@ -292,7 +270,7 @@ function identitiesSection(): HTMLElement {
           actionButton(
             texts.account.identityLink(provider.name),
             async () => {
-              const started = await withStepUp(() => client.linkIdentity(provider.id, `${location.origin}/account`));
+              const started = await withStepUp(client, () => client.linkIdentity(provider.id, `${location.origin}/account`));
               if (!started.ok) return status.error(errorText(started.error));
               location.assign(started.data);
             },
@@ -307,51 +285,6 @@ function identitiesSection(): HTMLElement {
 }
 
 // ---- Second factors ----
-
-/**
- * Runs a change that needs a recent proof: when the API answers `step_up_required`, a dialog asks
- * for the password, reauthenticates, and the change is made again (once).
- */
-async function withStepUp<T>(change: () => Promise<Result<T>>): Promise<Result<T>> {
-  const first = await change();
-  if (first.ok || first.error.code !== 'step_up_required') return first;
-  const proven = await askForPassword();
-  return proven ? change() : first;
-}
-
-function askForPassword(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const dialogStatus = statusLine();
-    const password = field(texts.account.stepUpPassword, { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
-    const dialog = h('dialog', { 'aria-labelledby': 'step-up-title' });
-    const finish = (proven: boolean) => {
-      dialog.close();
-      dialog.remove();
-      resolve(proven);
-    };
-    dialog.addEventListener('cancel', () => finish(false));
-    dialog.append(
-      h('h2', { id: 'step-up-title' }, texts.account.stepUpTitle),
-      h('p', {}, texts.account.stepUpIntro),
-      validatedForm(
-        async () => {
-          const answer = await client.reauthenticate({ password: password.input.value });
-          if (answer.ok) return finish(true);
-          dialogStatus.error(errorText(answer.error));
-          return password.input;
-        },
-        password.wrapper,
-        h('button', { type: 'submit' }, texts.account.stepUpSubmit),
-        ' ',
-        actionButton(texts.account.cancel, () => finish(false), { secondary: true }),
-        dialogStatus.element,
-      ),
-    );
-    document.body.append(dialog);
-    dialog.showModal();
-    password.input.focus();
-  });
-}
 
 function factorsSection(): HTMLElement {
   const body = h('div', {});
@@ -372,7 +305,7 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
       actionButton(
         texts.account.appRemove,
         async () => {
-          const answer = await withStepUp(() => client.removeTotp());
+          const answer = await withStepUp(client, () => client.removeTotp());
           if (!answer.ok) return status.error(errorText(answer.error));
           status.info(texts.account.appRemoved);
           await render();
@@ -384,7 +317,7 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
     app.append(
       h('p', {}, texts.account.appOff),
       actionButton(texts.account.appSetUp, async (event: Event) => {
-        const answer = await withStepUp(() => client.startTotp());
+        const answer = await withStepUp(client, () => client.startTotp());
         if (!answer.ok) return status.error(errorText(answer.error));
         (event.target as HTMLElement).replaceWith(enrolment(answer.data, render));
       }),
@@ -399,7 +332,7 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
       actionButton(
         texts.account.recoveryNew,
         async () => {
-          const answer = await withStepUp(() => client.newRecoveryCodes());
+          const answer = await withStepUp(client, () => client.newRecoveryCodes());
           if (!answer.ok) return status.error(errorText(answer.error));
           await render();
           recoveryAnchor().replaceChildren(recoveryCodesView(answer.data.recoveryCodes));
@@ -427,7 +360,7 @@ function passkeysView(factors: Factors, render: () => Promise<void>): HTMLElemen
             actionButton(
               texts.account.remove,
               async () => {
-                const answer = await withStepUp(() => client.removePasskey(passkey.id));
+                const answer = await withStepUp(client, () => client.removePasskey(passkey.id));
                 if (!answer.ok) return status.error(errorText(answer.error));
                 status.info(texts.account.passkeyRemoved);
                 await render();
@@ -446,7 +379,7 @@ function passkeysView(factors: Factors, render: () => Promise<void>): HTMLElemen
     list,
     validatedForm(
       async () => {
-        const answer = await withStepUp(() => client.addPasskey(name.input.value.trim(), create));
+        const answer = await withStepUp(client, () => client.addPasskey(name.input.value.trim(), create));
         if (!answer.ok) {
           formStatus.error(errorText(answer.error));
           return name.input;

@@ -344,7 +344,7 @@ export class AccountClient {
   }
 
   /** A call with the access token; an expired one is refreshed once and the call made again. */
-  private async authorized(method: string, path: string, body?: unknown): Promise<Result<Record<string, unknown>>> {
+  protected async authorized(method: string, path: string, body?: unknown): Promise<Result<Record<string, unknown>>> {
     if (!this.accessToken && !(await this.refresh())) return { ok: false, error: { status: 401, code: 'unauthorized', message: 'Not signed in' } };
     const first = await this.call(method, path, body, true);
     if (first.ok || first.error.status !== 401 || first.error.code === 'step_up_required') return first;

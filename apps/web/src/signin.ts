@@ -39,7 +39,7 @@ const offerPasskeyInAutofill = (options: unknown) =>
 
 /** Kept in this tab across a provider's round trip: where to go once it signed in. */
 const PROVIDER_RETURN = 'acct:after-provider';
-const afterSignIn = sessionStorage.getItem(PROVIDER_RETURN) ?? returnTarget(params.get('return_to'), allowedOrigins, kind === 'admin' ? '' : '/account');
+const afterSignIn = sessionStorage.getItem(PROVIDER_RETURN) ?? returnTarget(params.get('return_to'), allowedOrigins, kind === 'admin' ? '/admin' : '/account');
 /** A page of this site, carrying the return address on. */
 function withReturn(to: string, query: Record<string, string> = {}): string {
   const search = new URLSearchParams(query);

@@ -52,6 +52,16 @@ describe('Semaphore, bounded', () => {
     expect(slots.queued).toBe(0);
   });
 
+  it('answers 504 through the hasher when the caller’s deadline passed while its hash waited, as the gateway does then', async () => {
+    const hasher = new BcryptPasswordHasher(12, 1, { maxQueue: 10, maxWaitMs: 60_000 });
+    const first = hasher.hash('first one');
+    const controller = new AbortController();
+    const waiting = hasher.hash('second one', controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ httpStatus: 504, code: 'upstream_timeout' });
+    await first;
+  }, 20_000);
+
   it('answers 503 with Retry-After through the hasher when its queue is full', async () => {
     const hasher = new BcryptPasswordHasher(12, 1, { maxQueue: 1, maxWaitMs: 60_000 });
     const work = [hasher.hash('first one'), hasher.hash('second one')];

@@ -20,6 +20,7 @@ export const PAGE_PATHS: Readonly<Record<string, string>> = {
   '/admin/forgot-password': 'signin.html',
   '/admin/reset-password': 'signin.html',
   '/account': 'account.html',
+  '/admin': 'admin.html',
 };
 
 const TYPES: Record<string, string> = {

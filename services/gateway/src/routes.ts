@@ -105,6 +105,12 @@ export const ROUTES: RouteSpec[] = [
   { method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/admin/users/:userId/activity', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/admin/activity', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/admin/users/:userId/sessions', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'delete', path: '/api/admin/users/:userId/sessions', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'delete', path: '/api/admin/users/:userId/sessions/:sessionId', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/admin/users/:userId/identities', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'delete', path: '/api/admin/users/:userId/identities/:provider', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'get', path: '/api/admin/admins', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none' },
   // The access tokens' public keys, for other back ends to verify them (answered from memory).
   { method: 'get', path: '/.well-known/jwks.json', upstream: 'local', body: 'none' },

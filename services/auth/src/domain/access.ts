@@ -44,3 +44,9 @@ export async function callerAccount(deps: Needs<'accounts'>, caller: Pick<Access
   if (!account) throw AuthErrors.sessionRevoked();
   return account;
 }
+
+/** Refused with `step_up_required` unless the acting admin proved their password or a factor just now (an act that cannot be undone). */
+export async function assertAdminProof(deps: Needs<'accounts' | 'ceremonies'>, ctx: RequestContext): Promise<void> {
+  const admin = ctx.actor?.kind === 'admin' ? await deps.accounts.admin.findById(ctx.actor.sub) : null;
+  if (!admin || !ctx.actor || !(await hasRecentProof(deps, ctx.actor, admin))) throw AuthErrors.stepUpRequired();
+}

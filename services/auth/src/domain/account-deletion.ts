@@ -8,7 +8,7 @@ import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { assertUserId } from './admin-users';
-import { callerAccount } from './access';
+import { assertAdminProof, callerAccount } from './access';
 import { confirmPasswordOrRecentProof } from './passwords';
 import { noteActivity } from './activity';
 import type { Needs, RequestContext } from './ports';
@@ -34,10 +34,12 @@ export async function deleteOwnAccount(
   });
 }
 
-export async function deleteUser(deps: DeletionNeeds, userId: string, ctx: RequestContext): Promise<void> {
+export async function deleteUser(deps: DeletionNeeds & Needs<'ceremonies'>, userId: string, ctx: RequestContext): Promise<void> {
   assertUserId(userId);
   const user = await deps.accounts.user.findById(userId);
   if (!user) throw AuthErrors.userNotFound();
+  // It cannot be undone: the admin proves themselves first.
+  await assertAdminProof(deps, ctx);
   await removeAccount(deps, 'user', user, ctx);
 }
 

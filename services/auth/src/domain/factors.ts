@@ -22,7 +22,7 @@ import { AuthErrors } from '../errors';
 import type { Account } from './account';
 import { enforceLimit } from './limits';
 import type { FactorSet, Needs, OpenChallenge, ProofVerdict, RequestContext } from './ports';
-import { callerAccount, hasRecentProof } from './access';
+import { assertAdminProof, callerAccount, hasRecentProof } from './access';
 import { startedUnderCurrentCredentials } from './credential-epoch';
 import { removeWayIn } from './ways-in';
 import { confirmOwnPassword } from './passwords';
@@ -363,9 +363,11 @@ export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, use
 }
 
 /** Removes every factor of a user (who lost them all): their sessions end and they are told by mail. */
-export async function resetUserFactors(deps: Needs<'accounts' | 'factors' | 'sessions' | 'otp' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
+export async function resetUserFactors(deps: Needs<'accounts' | 'ceremonies' | 'factors' | 'sessions' | 'otp' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
   const user = await deps.accounts.user.findById(userId);
   if (!user) throw AuthErrors.userNotFound();
+  // It cannot be undone: the admin proves themselves first.
+  await assertAdminProof(deps, ctx);
   const removed = await deps.factors.removeAll('user', userId);
   // The epoch moves on: every session ends, and a login that raced the reset with the old factors too.
   const updated = await deps.accounts.user.update(userId, { endSessions: true });

@@ -3,6 +3,7 @@
 import { createHmac } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
+import { errors } from '@acct/shared';
 import type { PasswordHasher } from '../domain/ports';
 import { AuthErrors } from '../errors';
 
@@ -106,12 +107,17 @@ export class BcryptPasswordHasher implements PasswordHasher {
     return this.run(() => bcrypt.compare(this.prehash(password), hash), signal);
   }
 
-  /** A refused task is the client's 503 with Retry-After: the service is busy, not broken. */
+  /**
+   * A task refused for waiting too long is the client's 503 with Retry-After: the service is busy,
+   * not broken. One dropped because its answer is no longer awaited (the gateway's deadline passed,
+   * or the client left) answers as the gateway does then, 504: the same request gets the same answer
+   * whether its deadline passed while it queued or while it hashed (request-deadline.ts).
+   */
   private async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
       return await this.slots.run(task, signal);
     } catch (err) {
-      if (err instanceof TaskRefused) throw AuthErrors.busy();
+      if (err instanceof TaskRefused) throw signal?.aborted ? errors.upstreamTimeout() : AuthErrors.busy();
       throw err;
     }
   }

@@ -1,5 +1,6 @@
-// Admin user routes: list and read users, update a user, replace and read their avatar, read a user's
-// activity and the deployment's. Admin sessions only.
+// Admin user routes: list and read users, update a user, replace and read their avatar, a user's
+// sessions, identities and activity, the deployment's activity and the admins. Admin sessions only;
+// an act that cannot be undone asks for the admin's recent proof (admin-console.ts).
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { ok, type AccessTokenVerifier } from '@acct/shared';
@@ -8,6 +9,7 @@ import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replace
 import { deleteUser } from '../../domain/account-deletion';
 import { isAccountId } from '../../domain/account';
 import { readActivity } from '../../domain/activity';
+import { endUserSession, endUserSessions, listAdmins, unlinkUserIdentity, userIdentities, userSessions } from '../../domain/admin-console';
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
 import { requestContextWithActor } from './request-context';
@@ -70,6 +72,39 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
     const page = await readActivity(deps, { kind: 'user', accountId: String(req.params.userId) }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Activity', page));
+  });
+
+  router.get('/api/admin/users/:userId/sessions', adminOnly, async (req, res) => {
+    const sessions = await userSessions(deps, String(req.params.userId));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Sessions', { sessions }));
+  });
+
+  router.delete('/api/admin/users/:userId/sessions', adminChanging, async (req, res) => {
+    await endUserSessions(deps, String(req.params.userId), requestContextWithActor(req, verifier));
+    res.json(ok('Sessions ended'));
+  });
+
+  router.delete('/api/admin/users/:userId/sessions/:sessionId', adminChanging, async (req, res) => {
+    await endUserSession(deps, String(req.params.userId), String(req.params.sessionId), requestContextWithActor(req, verifier));
+    res.json(ok('Session signed out'));
+  });
+
+  router.get('/api/admin/users/:userId/identities', adminOnly, async (req, res) => {
+    const identities = await userIdentities(deps, String(req.params.userId));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Identities', { identities }));
+  });
+
+  router.delete('/api/admin/users/:userId/identities/:provider', adminChanging, async (req, res) => {
+    await unlinkUserIdentity(deps, String(req.params.userId), String(req.params.provider), requestContextWithActor(req, verifier));
+    res.json(ok('Identity unlinked'));
+  });
+
+  router.get('/api/admin/admins', adminOnly, async (req, res) => {
+    const page = await listAdmins(deps, { cursor: req.query.cursor, limit: req.query.limit });
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Admins', page));
   });
 
   // The deployment's log: every account's, filtered by kind, account, type or the admin who acted.

@@ -1,0 +1,399 @@
+// The admin console (/admin): find users and page through them, a user's page (profile, second
+// steps, sessions, providers, activity; disable, reset second steps, end sessions, set a password,
+// delete), the deployment's activity log, and the administrators (add one). The view is chosen by
+// the fragment (#/users, #/users/<id>, #/activity, #/admins), so the browser's back button works.
+import './style.css';
+import type { Account, ActivityEntry, Result } from './client';
+import { AdminClient, type ActivityFilter, type Page } from './admin-client';
+import { activityItem, section, withStepUp } from './console';
+import { actionButton, field, formatDate, h, showView, statusLine, validatedForm } from './dom';
+import { errorText, texts } from './texts';
+
+const client = new AdminClient();
+const status = statusLine();
+const t = texts.admin;
+/** A message for the next view (said after a move, such as back to the list after a deletion). */
+let flash: string | undefined;
+
+function toSignIn(): void {
+  location.assign(`/admin/login?return_to=${encodeURIComponent('/admin')}`);
+}
+
+/** Shows a failed answer; a session that ended sends the admin to sign in. */
+function failed(answer: Result<unknown>): boolean {
+  if (answer.ok) return false;
+  if (answer.error.status === 401) toSignIn();
+  else status.error(errorText(answer.error));
+  return true;
+}
+
+function nav(): HTMLElement {
+  return h(
+    'nav',
+    { 'aria-label': t.nav },
+    h('a', { href: '#/users' }, t.users),
+    ' ',
+    h('a', { href: '#/activity' }, t.activity),
+    ' ',
+    h('a', { href: '#/admins' }, t.admins),
+    ' ',
+    actionButton(
+      t.signOut,
+      async () => {
+        await client.logout();
+        toSignIn();
+      },
+      { link: true, id: 'sign-out' },
+    ),
+  );
+}
+
+function route(): void {
+  status.clear();
+  if (flash) status.info(flash);
+  flash = undefined;
+  const [, view, id] = location.hash.split('/');
+  if (view === 'users' && id) void userView(id);
+  else if (view === 'activity') activityView();
+  else if (view === 'admins') adminsView();
+  else usersView();
+}
+
+// ---- Users ----
+
+function usersView(): void {
+  const list = h('div', {});
+  const search = field(t.search, { name: 'query', type: 'search', autocomplete: 'off' });
+  const cursors: Array<string | undefined> = [undefined];
+  // Only the latest request's answer is shown: a slower earlier one never replaces it.
+  let latest = 0;
+  const load = async (page: number) => {
+    const asked = ++latest;
+    const answer = await client.users({ query: search.input.value.trim() || undefined, cursor: cursors[page], limit: 20 });
+    if (asked !== latest || failed(answer) || !answer.ok) return;
+    cursors[page + 1] = answer.data.nextCursor ?? undefined;
+    list.replaceChildren(usersTable(answer.data), pager(page, answer.data.nextCursor !== null, load));
+  };
+  const form = validatedForm(
+    async () => {
+      cursors.length = 1;
+      await load(0);
+    },
+    search.wrapper,
+    h('button', { type: 'submit' }, t.searchSubmit),
+  );
+  form.setAttribute('role', 'search');
+  showView(t.users, nav(), status.element, form, list);
+  void load(0);
+}
+
+function usersTable(page: Page<Account>): HTMLElement {
+  if (page.items.length === 0) return h('p', {}, t.none);
+  return h(
+    'table',
+    { class: 'users' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t.name), h('th', { scope: 'col' }, t.email), h('th', { scope: 'col' }, t.status))),
+    h(
+      'tbody',
+      {},
+      ...page.items.map((user) =>
+        h(
+          'tr',
+          { 'data-user': user.id },
+          h('td', {}, h('a', { href: `#/users/${user.id}` }, user.name)),
+          h('td', {}, user.email),
+          h('td', {}, [user.disabled ? t.disabled : t.active, user.emailVerified === false ? t.unverified : ''].filter(Boolean).join(', ')),
+        ),
+      ),
+    ),
+  );
+}
+
+function pager(page: number, hasNext: boolean, load: (page: number) => Promise<void>): HTMLElement {
+  return h(
+    'p',
+    { class: 'pager' },
+    page > 0 && actionButton(t.previous, () => void load(page - 1), { secondary: true }),
+    ' ',
+    hasNext && actionButton(t.next, () => void load(page + 1), { secondary: true }),
+  );
+}
+
+// ---- One user ----
+
+async function userView(id: string): Promise<void> {
+  showView(t.users, nav(), h('p', { role: 'status' }, t.loading));
+  const answer = await client.user(id);
+  if (failed(answer) || !answer.ok) return;
+  const user = answer.data;
+  showView(
+    user.name,
+    nav(),
+    h('p', {}, h('a', { href: '#/users' }, t.back)),
+    status.element,
+    section(
+      t.profile,
+      h(
+        'dl',
+        {},
+        h('dt', {}, t.email),
+        h('dd', {}, user.email, user.emailVerified === false ? ` (${t.unverified})` : ''),
+        h('dt', {}, t.status),
+        h('dd', {}, user.disabled ? t.disabled : t.active),
+        h('dt', {}, t.created),
+        h('dd', {}, formatDate(user.createdAt)),
+      ),
+      actionButton(
+        user.disabled ? t.enable : t.disable,
+        async () => {
+          const changed = await client.updateUser(id, { disabled: !user.disabled });
+          if (failed(changed)) return;
+          await userView(id);
+          status.info(user.disabled ? t.enabledNow : t.disabledNow);
+        },
+        { secondary: true },
+      ),
+      passwordForm(id),
+    ),
+    await factorsPart(id),
+    await sessionsPart(id),
+    await identitiesPart(id),
+    activityPart({ userId: id }, t.userActivity),
+    deletePart(id),
+  );
+}
+
+function passwordForm(id: string): HTMLElement {
+  const password = field(t.newPassword, { name: 'userPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 });
+  const form = validatedForm(
+    async () => {
+      const answer = await client.updateUser(id, { password: password.input.value });
+      if (failed(answer)) return password.input;
+      form.reset();
+      status.info(t.passwordSet);
+    },
+    password.wrapper,
+    h('button', { type: 'submit' }, t.setPassword),
+  );
+  return h('div', { class: 'factor' }, h('h3', {}, t.setPassword), form);
+}
+
+async function factorsPart(id: string): Promise<HTMLElement> {
+  const answer = await client.userFactors(id);
+  const summary = answer.ok ? t.factorsSummary(answer.data.totp, answer.data.passkeys, answer.data.recoveryCodesLeft) : errorText(answer.error);
+  const hasAny = answer.ok && (answer.data.totp || answer.data.passkeys > 0);
+  return section(
+    t.factors,
+    h('p', {}, summary),
+    hasAny &&
+      actionButton(
+        t.resetFactors,
+        async () => {
+          const reset = await withStepUp(client, () => client.resetFactors(id));
+          if (failed(reset)) return;
+          await userView(id);
+          status.info(t.factorsReset);
+        },
+        { secondary: true },
+      ),
+  );
+}
+
+async function sessionsPart(id: string): Promise<HTMLElement> {
+  const answer = await client.userSessions(id);
+  const sessions = answer.ok ? answer.data : [];
+  const end = async (change: () => Promise<Result<unknown>>) => {
+    const ended = await withStepUp(client, change);
+    if (failed(ended)) return;
+    await userView(id);
+    status.info(t.sessionsEnded);
+  };
+  return section(
+    t.sessions,
+    sessions.length
+      ? h(
+          'ul',
+          { class: 'sessions' },
+          ...sessions.map((s) =>
+            h(
+              'li',
+              { 'data-session': s.id },
+              h('span', { class: 'session-name' }, formatDate(s.createdAt)),
+              h('span', { class: 'session-meta' }, `${texts.account.lastUsed}: ${formatDate(s.lastUsedAt)}`),
+              actionButton(t.endSession, () => end(() => client.endUserSession(id, s.id)), { secondary: true, ariaLabel: t.endSessionOf(formatDate(s.createdAt)) }),
+            ),
+          ),
+        )
+      : h('p', {}, t.noSessions),
+    sessions.length > 0 && actionButton(t.endAll, () => end(() => client.endUserSessions(id)), { secondary: true }),
+  );
+}
+
+async function identitiesPart(id: string): Promise<HTMLElement> {
+  const answer = await client.userIdentities(id);
+  const identities = answer.ok ? answer.data : [];
+  return section(
+    t.identities,
+    identities.length
+      ? h(
+          'ul',
+          { class: 'passkeys' },
+          ...identities.map((i) =>
+            h(
+              'li',
+              {},
+              h('span', { class: 'session-name' }, i.name),
+              h('span', { class: 'session-meta' }, [i.email, formatDate(i.linkedAt)].filter(Boolean).join(' · ')),
+              actionButton(
+                texts.account.unlink,
+                async () => {
+                  const unlinked = await withStepUp(client, () => client.unlinkUserIdentity(id, i.provider));
+                  if (failed(unlinked)) return;
+                  await userView(id);
+                  status.info(t.unlinked);
+                },
+                { secondary: true, ariaLabel: t.unlinkOf(i.name) },
+              ),
+            ),
+          ),
+        )
+      : h('p', {}, t.noIdentities),
+  );
+}
+
+function deletePart(id: string): HTMLElement {
+  const confirm = h(
+    'div',
+    { hidden: true },
+    h('p', { role: 'alert' }, t.deleteConfirm),
+    actionButton(
+      t.deleteForGood,
+      async () => {
+        const deleted = await withStepUp(client, () => client.deleteUser(id));
+        if (failed(deleted)) return;
+        flash = t.deleted;
+        location.hash = '#/users';
+      },
+      { danger: true },
+    ),
+  );
+  return section(
+    t.deleteUser,
+    actionButton(
+      t.deleteUser,
+      (event) => {
+        (event.target as HTMLElement).hidden = true;
+        confirm.hidden = false;
+        confirm.querySelector('button')?.focus();
+      },
+      { secondary: true },
+    ),
+    confirm,
+  );
+}
+
+// ---- Activity ----
+
+/** A paged list of entries: a user's, or the deployment's as filtered. */
+function activityPart(filter: ActivityFilter & { userId?: string }, title: string): HTMLElement {
+  const list = h('ol', { class: 'activity' });
+  let cursor: string | undefined;
+  const more = actionButton(texts.account.activityMore, () => void load(cursor), { secondary: true });
+  more.hidden = true;
+  const load = async (from?: string) => {
+    const answer = await client.activityLog(filter, from);
+    if (failed(answer) || !answer.ok) return;
+    if (!from) list.replaceChildren(...(answer.data.items.length ? [] : [h('li', {}, texts.account.activityNone)]));
+    list.append(...answer.data.items.map(adminActivityItem));
+    cursor = answer.data.nextCursor ?? undefined;
+    more.hidden = !cursor;
+  };
+  void load();
+  return section(title, list, more);
+}
+
+/** An entry as admins read it: whose account, and which admin acted. */
+function adminActivityItem(entry: ActivityEntry & { kind?: string; accountId?: string }): HTMLElement {
+  const item = activityItem(entry);
+  const about = [entry.accountId && t.account(entry.kind ?? '', entry.accountId), entry.actor?.id && t.byAdmin(entry.actor.id)].filter(Boolean).join(' · ');
+  if (about) item.append(h('span', { class: 'session-meta' }, about));
+  return item;
+}
+
+function activityView(): void {
+  const type = field(t.filterType, { name: 'type', autocomplete: 'off', pattern: '[a-z][a-z_]{1,40}' });
+  const kind = h(
+    'select',
+    { id: 'kind', name: 'kind' },
+    h('option', { value: '' }, t.kindAll),
+    h('option', { value: 'user' }, t.kindUsers),
+    h('option', { value: 'admin' }, t.kindAdmins),
+  );
+  const results = h('div', {});
+  const show = () => results.replaceChildren(activityPart({ type: type.input.value.trim() || undefined, kind: (kind.value || undefined) as ActivityFilter['kind'] }, t.activity));
+  const form = validatedForm(
+    async () => show(),
+    type.wrapper,
+    h('div', { class: 'field' }, h('label', { for: 'kind' }, t.filterKind), kind),
+    h('button', { type: 'submit' }, t.filter),
+  );
+  showView(t.activity, nav(), status.element, form, results);
+  show();
+}
+
+// ---- Administrators ----
+
+function adminsView(): void {
+  const list = h('ul', { class: 'passkeys' });
+  const load = async () => {
+    const all: Account[] = [];
+    let cursor: string | undefined;
+    do {
+      const answer = await client.admins(cursor);
+      if (failed(answer) || !answer.ok) return;
+      all.push(...answer.data.items);
+      cursor = answer.data.nextCursor ?? undefined;
+    } while (cursor);
+    list.replaceChildren(
+      ...all.map((a) =>
+        h(
+          'li',
+          { 'data-admin': a.id },
+          h('span', { class: 'session-name' }, a.name),
+          h('span', { class: 'session-meta' }, [a.email, a.disabled ? t.disabled : ''].filter(Boolean).join(' · ')),
+        ),
+      ),
+    );
+  };
+  const name = field(t.inviteName, { name: 'name', required: true, minlength: 2, maxlength: 20, autocomplete: 'off' });
+  const email = field(t.inviteEmail, { name: 'email', type: 'email', required: true, autocomplete: 'off' });
+  const password = field(
+    t.invitePassword,
+    { name: 'password', type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'new-password' },
+    texts.register.passwordHint,
+  );
+  const form = validatedForm(
+    async () => {
+      const added = await client.inviteAdmin({ name: name.input.value.trim(), email: email.input.value.trim(), password: password.input.value });
+      if (failed(added) || !added.ok) return email.input;
+      form.reset();
+      await load();
+      status.info(t.invited(added.data.email));
+    },
+    name.wrapper,
+    email.wrapper,
+    password.wrapper,
+    h('button', { type: 'submit' }, t.inviteSubmit),
+  );
+  showView(t.admins, nav(), status.element, section(t.admins, list), section(t.invite, form));
+  void load();
+}
+
+async function start(): Promise<void> {
+  showView(t.title, h('p', { role: 'status' }, t.loading));
+  if (!(await client.refresh())) return toSignIn();
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+void start();

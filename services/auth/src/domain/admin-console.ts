@@ -1,0 +1,72 @@
+// What an admin reads of and does to a user beyond the contract's routes (issue 48): their sessions
+// (ending one or all), their linked identities (unlinking one), and the admin accounts. An act that
+// cannot be taken back asks for the admin's recent proof (a login or `reauthenticate` in the last
+// STEP_UP_SECONDS), so a token lifted from an admin's browser cannot do it.
+import { AuthErrors } from '../errors';
+import { isSessionId, toAccountRecord, type AccountRecord } from './account';
+import { assertAdminProof } from './access';
+import { assertUserId } from './admin-users';
+import type { Needs, RequestContext } from './ports';
+import type { SessionRecord } from './profile';
+import { securityNotice } from './security-notices';
+import { announceEnded, endEverySession } from './sessions';
+import { removeWayIn } from './ways-in';
+
+async function existingUser(deps: Needs<'accounts'>, userId: string) {
+  assertUserId(userId);
+  const user = await deps.accounts.user.findById(userId);
+  if (!user) throw AuthErrors.userNotFound();
+  return user;
+}
+
+export async function userSessions(deps: Needs<'accounts' | 'sessions'>, userId: string): Promise<SessionRecord[]> {
+  await existingUser(deps, userId);
+  const sessions = await deps.sessions.list('user', userId);
+  return sessions.map((s) => ({ id: s.id, current: false, createdAt: s.createdAt.toISOString(), lastUsedAt: s.lastUsedAt.toISOString(), expiresAt: s.expiresAt.toISOString() }));
+}
+
+export async function endUserSession(deps: Needs<'accounts' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger'>, userId: string, sessionId: string, ctx: RequestContext): Promise<void> {
+  await existingUser(deps, userId);
+  await assertAdminProof(deps, ctx);
+  if (!isSessionId(sessionId) || !(await deps.sessions.revokeSession('user', userId, sessionId))) throw AuthErrors.sessionNotFound();
+  await announceEnded(deps, 'user', userId, [sessionId], ctx);
+}
+
+export async function endUserSessions(deps: Needs<'accounts' | 'ceremonies' | 'sessions' | 'otp' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<void> {
+  const user = await existingUser(deps, userId);
+  await assertAdminProof(deps, ctx);
+  await endEverySession(deps, 'user', user, ctx);
+}
+
+export async function userIdentities(deps: Needs<'accounts' | 'identities' | 'identityProviders'>, userId: string) {
+  await existingUser(deps, userId);
+  const names = new Map(deps.identityProviders.list().map((p) => [p.id, p.name]));
+  const linked = await deps.identities.listFor('user', userId);
+  return linked.map((i) => ({ provider: i.provider, name: names.get(i.provider) ?? i.provider, email: i.email ?? null, linkedAt: i.linkedAt.toISOString() }));
+}
+
+/** Unlinks a provider from a user, never their last way to sign in; the user is told by mail. */
+export async function unlinkUserIdentity(
+  deps: Needs<'accounts' | 'ceremonies' | 'identities' | 'factors' | 'locks' | 'outbox' | 'activity' | 'logger'>,
+  userId: string,
+  providerId: string,
+  ctx: RequestContext,
+): Promise<void> {
+  const user = await existingUser(deps, userId);
+  await assertAdminProof(deps, ctx);
+  const removed = await removeWayIn(deps, 'user', user, { type: 'identity', provider: providerId }, () => deps.identities.remove('user', userId, providerId));
+  if (!removed) throw AuthErrors.identityNotFound();
+  await securityNotice(deps, 'user', user, 'identity_unlinked', ctx);
+}
+
+/** The admin accounts, a page at a time in a stable order. */
+export async function listAdmins(deps: Needs<'accounts'>, params: { cursor?: unknown; limit?: unknown }): Promise<{ admins: AccountRecord[]; nextCursor: string | null }> {
+  const limitText = params.limit ?? '50';
+  if (typeof limitText !== 'string' || !/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) throw AuthErrors.badListLimit();
+  const cursor = params.cursor ?? '';
+  if (typeof cursor !== 'string' || (cursor !== '' && !/^[0-9a-f]{24}$/i.test(cursor))) throw AuthErrors.badListCursor();
+  const limit = Number(limitText);
+  const found = await deps.accounts.admin.list({ after: cursor || undefined, limit: limit + 1 });
+  const page = found.slice(0, limit);
+  return { admins: page.map((a) => toAccountRecord('admin', a)), nextCursor: found.length > limit ? page[page.length - 1].id : null };
+}
