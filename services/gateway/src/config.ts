@@ -27,6 +27,12 @@ export const gatewaySchema = z.object({
   /** Largest avatar upload body (the file itself is capped at 2 MiB by auth). */
   UPLOAD_LIMIT_BYTES: env.int(3 * 1024 * 1024, 1024),
   ...configFragments.revocations(),
+  /**
+   * Credentials of other back ends that follow the revocation feed at GET /api/revocations
+   * (libs/verifier), comma-separated, each at least 32 characters (openssl rand -hex 32). Empty: the
+   * route answers 404.
+   */
+  REVOCATION_FEED_TOKENS: env.list([], { test: (t) => /^[\x21-\x7e]{32,}$/.test(t) && !t.includes(','), expected: 'random tokens of at least 32 printable characters (openssl rand -hex 32)' }),
   ...accessTokenVerifyEnv,
 });
 

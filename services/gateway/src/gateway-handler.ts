@@ -26,6 +26,7 @@ import { GatewayErrors } from './errors';
 import { identityFlowCookieFromAnswer, presentedIdentityFlow, presentedRefreshToken, refreshCookieFromAnswer } from './refresh-cookie-bridge';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import type { Pages } from './pages';
+import type { RevocationEvents } from './revocation-events';
 import { RouteMatcher } from './route-matcher';
 import { ROUTES, type RouteSpec, type Upstream } from './routes';
 import { helmetHeaders } from './security-headers';
@@ -45,6 +46,8 @@ export interface GatewayDeps {
   http?: HttpMetrics;
   /** The hosted pages and their assets, when built and on. */
   pages?: Pages;
+  /** The revocation feed as server-sent events, for back ends holding a feed token. */
+  revocationEvents?: RevocationEvents;
 }
 
 // `origin` tells auth that a browser page asked (a missing refresh cookie then gets a hint).
@@ -52,6 +55,8 @@ const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization',
 // `location`: the redirects of a sign-in with an identity provider (to it, and back to the app).
 const RETURNED_RESPONSE_HEADERS = ['location', 'content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
 const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
+/** The revocation feed for other back ends (answered from the gateway's own feed). */
+const REVOCATIONS_PATH = '/api/revocations';
 /** The request log's status for a request whose client went away before its answer was sent. */
 const CLIENT_CLOSED_REQUEST = 499;
 
@@ -137,6 +142,20 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     }
     if (route.upstream === 'local') {
       req.resume();
+      if (route.path === REVOCATIONS_PATH) {
+        const events = deps.revocationEvents;
+        if (!events?.enabled) {
+          res.writeHead(404, [...notFoundHeaders, 'X-Request-Id', requestId]);
+          res.end(method === 'HEAD' ? undefined : NOT_FOUND);
+          return;
+        }
+        if (!events.allows(req.headers.authorization)) {
+          sendError(res, errors.unauthorized(), ctx, deps.logger);
+          return;
+        }
+        events.stream(req, res, [...ctx.security, 'X-Request-Id', requestId]);
+        return;
+      }
       res.writeHead(200, [...ctx.security, ...keySetHeaders, 'X-Request-Id', requestId]);
       res.end(method === 'HEAD' ? undefined : keySet);
       return;

@@ -114,5 +114,7 @@ export const ROUTES: RouteSpec[] = [
   { method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none' },
   // The access tokens' public keys, for other back ends to verify them (answered from memory).
   { method: 'get', path: '/.well-known/jwks.json', upstream: 'local', body: 'none' },
+  // Ended sessions as server-sent events, for back ends with a feed token (answered from the gateway's feed).
+  { method: 'get', path: '/api/revocations', upstream: 'local', body: 'none' },
   { method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json', bearer: true },
 ];

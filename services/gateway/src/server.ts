@@ -7,6 +7,7 @@ import { browserCookieWarnings, type GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
 import { upstreamMetrics } from './metrics';
 import { defaultPagesDir, Pages } from './pages';
+import { RevocationEvents } from './revocation-events';
 import { helmetHeaders } from './security-headers';
 import { UpstreamClient } from './upstream';
 
@@ -18,7 +19,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
     const registry = createRegistry('gateway');
     // Loaded before the gateway answers; past its bound without news, a request with an access
     // token on a route that uses one is checked against the stream, and answered 503 while Redis is away.
-    const revocations = await open('revocations', openRevocationFeed(config, logger), (feed) => feed.close());
+    // Its entries are kept too when other back ends follow them through the gateway.
+    const revocations = await open('revocations', openRevocationFeed(config, logger, { keepEntries: config.REVOCATION_FEED_TOKENS.length > 0 }), (feed) => feed.close());
     revocations.registerMetrics(registry);
     const observe = upstreamMetrics(registry);
     const upstreams = await open(
@@ -33,7 +35,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, pages, http: httpMetrics(registry) }),
+      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, pages, revocationEvents: new RevocationEvents(revocations, config.REVOCATION_FEED_TOKENS), http: httpMetrics(registry) }),
       checks: {},
       metrics: registry,
     };

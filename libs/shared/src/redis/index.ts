@@ -87,12 +87,12 @@ export interface RevocationFeedConfig {
  * The replica's revocation feed, on two connections of its own (no key prefix: every service names
  * the same stream): loaded before it answers, then followed. `close()` stops it.
  */
-export async function openRevocationFeed(config: RevocationFeedConfig, logger: Logger): Promise<RevocationFeed> {
+export async function openRevocationFeed(config: RevocationFeedConfig, logger: Logger, options: { keepEntries?: boolean } = {}): Promise<RevocationFeed> {
   const follower = await connectRedis(config.REDIS_URL, logger);
   try {
     const reader = await connectRedis(config.REDIS_URL, logger);
     try {
-      return await new RevocationFeed(follower, reader, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS }).start();
+      return await new RevocationFeed(follower, reader, logger, { stream: config.REVOCATION_STREAM, maxStalenessMs: config.REVOCATION_MAX_STALENESS_MS, keepEntries: options.keepEntries }).start();
     } catch (err) {
       await closeRedis(reader);
       throw err;

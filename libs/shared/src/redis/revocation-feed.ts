@@ -23,6 +23,18 @@ export interface RevocationFeedOptions {
   stream: string;
   /** How old the replica's view may get before a check reads the stream itself. */
   maxStalenessMs: number;
+  /**
+   * Whether to keep the entries themselves (their stream ids, sessions and end) while they can
+   * matter, for others to replay and follow (the gateway's event stream for other back ends).
+   */
+  keepEntries?: boolean;
+}
+
+/** One ending as the stream holds it: its id (to resume after), the sessions, and until when their tokens could be presented. */
+export interface RevocationEntry {
+  id: string;
+  sids: string[];
+  until: number;
 }
 
 export interface RevocationPublishOptions {
@@ -53,6 +65,9 @@ export class RevocationFeed implements RevocationCheck {
   /** How long one blocking read waits for news: a third of the bound, so two reads may fail before it passes. */
   private readonly blockMs: number;
   private fallbackReads?: Counter;
+  /** With `keepEntries`: the entries still in force, in stream order, and who follows new ones. */
+  private readonly entries: RevocationEntry[] = [];
+  private readonly listeners = new Set<(entry: RevocationEntry) => void>();
 
   /**
    * `follower` is a connection of its own (a blocking read holds it); `reader` serves the loads and
@@ -110,6 +125,23 @@ export class RevocationFeed implements RevocationCheck {
     await this.reader.xadd(this.options.stream, 'MINID', '~', String(now - options.retentionMs), '*', 'sids', sessionIds.join(' '), 'until', String(until));
     // Not moving lastId: entries before this one may still be on their way to the follower.
     for (const id of sessionIds) this.remember(id, until);
+  }
+
+  /** When the last read that reached the store was sent (ms): every ending before it is known here. */
+  get freshAsOfMs(): number {
+    return this.freshAsOf;
+  }
+
+  /** The kept entries after `id` (all of them for an id older than the oldest kept, or none given), in stream order. */
+  entriesAfter(id?: string): RevocationEntry[] {
+    if (!id) return [...this.entries];
+    return this.entries.filter((entry) => compareIds(entry.id, id) > 0);
+  }
+
+  /** Calls `listener` with each entry the follower applies from now on; answers the unsubscribe. */
+  subscribe(listener: (entry: RevocationEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** How many endings the replica holds, how far behind it may be, and how often it read the store itself. */
@@ -171,6 +203,10 @@ export class RevocationFeed implements RevocationCheck {
       if (until > nowTicks) break;
       this.ended.delete(id);
     }
+    // Kept entries end in stream order too (one retention for every entry).
+    let past = 0;
+    while (past < this.entries.length && this.entries[past].until <= this.now()) past++;
+    if (past) this.entries.splice(0, past);
   }
 
   /** Reads everything after the last applied entry, page by page; one read shared by concurrent callers. */
@@ -219,6 +255,11 @@ export class RevocationFeed implements RevocationCheck {
         else if (fields[i] === 'until') until = Number(fields[i + 1]);
       }
       for (const sid of sids.split(' ')) if (sid) this.remember(sid, until);
+      if (this.options.keepEntries && until > this.now()) {
+        const entry = { id, sids: sids.split(' ').filter(Boolean), until };
+        this.entries.push(entry);
+        for (const listener of this.listeners) listener(entry);
+      }
     }
     this.sweep();
   }

@@ -1,0 +1,130 @@
+// The README's other back end, as written, in a process of its own (libs/verifier, built): it
+// accepts a live session's access token and refuses it within a second after the session ends, six
+// ways (logout, signing one session out, signing out the others, a password change, an admin
+// ending them, a refresh token presented again), with no call to the stack per request; a token it
+// cannot trust (forged, of an unknown key) is refused, and without a feed credential it learns nothing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildWorkspaces, repositoryRoot } from '@acct/test-harness/build';
+import { registerAndLogin } from '@acct/test-harness/factories';
+import { call, cookieValue } from '@acct/test-harness/http-client';
+import { until } from '@acct/test-harness/until';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const deps = require('../../scripts/lib/dependencies.js');
+
+const FEED_TOKEN = 'a'.repeat(16) + Math.random().toString(36).slice(2).padEnd(24, 'x');
+let stack: TestStack;
+let app: ChildProcess;
+let appUrl: string;
+let appLog = '';
+
+/** The README's code block, as a developer would paste it into a file of their own. */
+function readmeExample(): string {
+  const readme = fs.readFileSync(path.join(repositoryRoot, 'README.md'), 'utf8');
+  const block = /```js\n(\/\/ Another back end:[\s\S]*?)```/.exec(readme);
+  if (!block) throw new Error('README.md has no "Another back end" code block');
+  return block[1];
+}
+
+beforeAll(async () => {
+  buildWorkspaces();
+  // A refresh token's grace of one second: its reuse after that ends the session.
+  stack = await startStack('verifier', { auth: { ADMIN_REGISTRATION_OPEN: 'true', REFRESH_GRACE_SECONDS: '1' }, gateway: { REVOCATION_FEED_TOKENS: FEED_TOKEN } });
+  const port = await deps.freePort();
+  appUrl = `http://127.0.0.1:${port}`;
+  // Inside the repository, so that require finds express and @acct/verifier as any workspace would.
+  const file = path.join(repositoryRoot, 'test', 'e2e', `.verifier-app-${process.pid}.cjs`);
+  fs.writeFileSync(file, readmeExample());
+  app = spawn(process.execPath, [file], { env: { ...process.env, ACCOUNT_API_URL: stack.url, REVOCATION_FEED_TOKEN: FEED_TOKEN, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  app.stdout!.on('data', (c) => (appLog += c));
+  app.stderr!.on('data', (c) => (appLog += c));
+  app.once('exit', () => fs.rmSync(file, { force: true }));
+  await until(async () => (await fetch(`${appUrl}/orders`).catch(() => undefined))?.status === 401, 15_000, () => `the example app to listen (${appLog})`);
+}, 60_000);
+
+afterAll(async () => {
+  app?.kill('SIGTERM');
+  await stack?.stop();
+});
+
+const orders = (token: string) => fetch(`${appUrl}/orders`, { headers: { authorization: `Bearer ${token}` } });
+async function refusedWithinASecond(token: string, way: string): Promise<void> {
+  let last = '';
+  const answer = await until(async () => {
+    const res = await orders(token);
+    last = `${res.status} ${await res.clone().text()}`;
+    return res.status === 401 ? ((await res.json()) as { code: string }) : undefined;
+  }, 1_000, () => `after ${way}, the ended session refused by the other back end (it answered ${last}; its output: ${appLog || 'none'})`);
+  expect(answer.code).toBe('session_revoked');
+}
+
+it('accepts a live session, and refuses it within a second once it ended, each of six ways', async () => {
+  const admin = await registerAndLogin(stack, 'admin');
+  const ways: Array<[string, (user: Awaited<ReturnType<typeof registerAndLogin>>) => Promise<void>]> = [
+    ['logout', async (u) => void (await call(stack.url, 'POST', '/api/auth/user/logout', { headers: { cookie: `userRefreshToken=${u.refresh}` } }))],
+    [
+      'signing that session out from another',
+      async (u) => {
+        const other = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: u.account.email, password: u.account.password } });
+        const sessions = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${other.body.data.accessToken}` } });
+        const target = sessions.body.data.sessions.find((s: { current: boolean }) => !s.current).id;
+        expect((await call(stack.url, 'DELETE', `/api/auth/user/sessions/${target}`, { headers: { authorization: `Bearer ${other.body.data.accessToken}` } })).status).toBe(200);
+      },
+    ],
+    [
+      'signing out the others',
+      async (u) => {
+        const other = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: u.account.email, password: u.account.password } });
+        expect((await call(stack.url, 'POST', '/api/auth/user/sessions/sign-out-others', { headers: { authorization: `Bearer ${other.body.data.accessToken}` } })).status).toBe(200);
+      },
+    ],
+    [
+      'a password change in another session',
+      async (u) => {
+        const other = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: u.account.email, password: u.account.password } });
+        const changed = await call(stack.url, 'POST', '/api/auth/user/password', { headers: { authorization: `Bearer ${other.body.data.accessToken}` }, body: { currentPassword: u.account.password, newPassword: 'a changed long passphrase' } });
+        expect(changed.status).toBe(200);
+      },
+    ],
+    ['an admin ending every session', async (u) => expect((await call(stack.url, 'DELETE', `/api/admin/users/${u.id}/sessions`, { headers: { authorization: `Bearer ${admin.accessToken}` } })).status).toBe(200)],
+    [
+      'a refresh token presented again',
+      async (u) => {
+        const rotated = await call(stack.url, 'POST', '/api/auth/user/refresh', { headers: { cookie: `userRefreshToken=${u.refresh}` } });
+        const next = cookieValue(rotated.setCookies, 'userRefreshToken');
+        expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { headers: { cookie: `userRefreshToken=${next}` } })).status).toBe(200);
+        // The first token, two rotations and past its grace later: reuse, and the whole session ends.
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { headers: { cookie: `userRefreshToken=${u.refresh}` } })).status).toBe(401);
+      },
+    ],
+  ];
+  // No call to the stack per request: twenty checks add nothing to the gateway's request log.
+  const someone = await registerAndLogin(stack);
+  const logged = stack.logs.request.length;
+  for (let i = 0; i < 20; i++) expect((await orders(someone.accessToken)).status).toBe(200);
+  expect(stack.logs.request.length).toBe(logged);
+  for (const [way, end] of ways) {
+    const user = await registerAndLogin(stack);
+    const live = await orders(user.accessToken);
+    expect([way, live.status, await live.json()]).toEqual([way, 200, { user: user.id }]);
+    await end(user);
+    await refusedWithinASecond(user.accessToken, way);
+  }
+}, 90_000);
+
+it('refuses tokens it cannot trust, and the feed to a client without its credential', async () => {
+  const user = await registerAndLogin(stack);
+  const [header, payload] = user.accessToken.split('.');
+  const forged = `${header}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: 'someone-else' })).toString('base64url')}.${user.accessToken.split('.')[2]}`;
+  for (const token of [forged, 'not.a.token', `${Buffer.from(JSON.stringify({ alg: 'none', kid: 'x' })).toString('base64url')}.${payload}.`]) {
+    const res = await orders(token);
+    expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([401, 'unauthorized']);
+  }
+  expect((await fetch(`${appUrl}/orders`)).status).toBe(401);
+  // The feed itself: only with a credential.
+  expect((await fetch(`${stack.url}/api/revocations`)).status).toBe(401);
+  expect((await fetch(`${stack.url}/api/revocations`, { headers: { authorization: 'Bearer not-the-token-at-all-but-long-enough' } })).status).toBe(401);
+});
