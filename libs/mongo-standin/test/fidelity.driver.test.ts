@@ -35,6 +35,19 @@ describe('find', () => {
     expect(found.map((d) => d.n)).toEqual([241, 238, 235]);
   });
 
+  it('orders by _id either way, with a filter, skip, limit and projection (ids made out of order)', async () => {
+    // Ids whose order is not the insertion order, each from a timestamp of its own.
+    const ids = [5, 1, 4, 2, 3].map((t) => ObjectId.createFromTime(1_700_000_000 + t));
+    await db.collection('ordered').insertMany(ids.map((_id, i) => ({ _id, i, keep: i !== 2 })));
+    const up = await db.collection('ordered').find({ keep: true }, { projection: { i: 1 } }).sort({ _id: 1 }).toArray();
+    expect(up.map((d) => d._id.getTimestamp().getTime() / 1000 - 1_700_000_000)).toEqual([1, 2, 3, 5]);
+    expect(Object.keys(up[0]).sort()).toEqual(['_id', 'i']);
+    const down = await db.collection('ordered').find({}).sort({ _id: -1 }).skip(1).limit(2).toArray();
+    expect(down.map((d) => d._id.getTimestamp().getTime() / 1000 - 1_700_000_000)).toEqual([4, 3]);
+    const after = await db.collection('ordered').find({ _id: { $gt: ids[3] } }).sort({ _id: 1 }).limit(2).toArray();
+    expect(after.map((d) => d.i)).toEqual([4, 2]);
+  });
+
   it('pages through every document with getMore when the batch is smaller than the result', async () => {
     const all = await db.collection('numbers').find({}, { batchSize: 40 }).toArray();
     expect(all).toHaveLength(250);
