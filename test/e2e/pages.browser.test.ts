@@ -459,7 +459,9 @@ describe('the admin console', () => {
 
     await fill(page, 'Search by email or name', user.account.email);
     await press(page, 'Search');
-    await page.waitForFunction((id) => document.querySelectorAll('table.users tbody tr').length === 1 && document.querySelector(`tr[data-user="${id}"]`), { timeout: 10_000 }, user.id);
+    // The list answers this search (not the first, unfiltered one, which may show this one user too).
+    await page.waitForFunction((email) => document.querySelector('.user-list')?.getAttribute('data-query') === email, { timeout: 10_000 }, user.account.email);
+    expect(await page.$$eval('table.users tbody tr', (rows) => rows.map((r) => r.getAttribute('data-user')))).toEqual([user.id]);
     await page.click(`tr[data-user="${user.id}"] a`);
     await waitForHeading(page, user.account.name);
     await page.waitForSelector('.sessions li');

@@ -62,17 +62,20 @@ function route(): void {
 // ---- Users ----
 
 function usersView(): void {
-  const list = h('div', {});
+  const list = h('div', { class: 'user-list' });
   const search = field(t.search, { name: 'query', type: 'search', autocomplete: 'off' });
   const cursors: Array<string | undefined> = [undefined];
   // Only the latest request's answer is shown: a slower earlier one never replaces it.
   let latest = 0;
   const load = async (page: number) => {
     const asked = ++latest;
-    const answer = await client.users({ query: search.input.value.trim() || undefined, cursor: cursors[page], limit: 20 });
+    const query = search.input.value.trim();
+    const answer = await client.users({ query: query || undefined, cursor: cursors[page], limit: 20 });
     if (asked !== latest || failed(answer) || !answer.ok) return;
     cursors[page + 1] = answer.data.nextCursor ?? undefined;
     list.replaceChildren(usersTable(answer.data), pager(page, answer.data.nextCursor !== null, load));
+    // What the list shows now: the search it answers (for whoever waits on it, a test among them).
+    list.dataset.query = query;
   };
   const form = validatedForm(
     async () => {
