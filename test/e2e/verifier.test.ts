@@ -128,3 +128,17 @@ it('refuses tokens it cannot trust, and the feed to a client without its credent
   expect((await fetch(`${stack.url}/api/revocations`)).status).toBe(401);
   expect((await fetch(`${stack.url}/api/revocations`, { headers: { authorization: 'Bearer not-the-token-at-all-but-long-enough' } })).status).toBe(401);
 });
+
+it('ends the open feed streams when a gateway stops, so that it stops cleanly instead of waiting on them', async () => {
+  const replica = await stack.addReplicas({ gateway: { REVOCATION_FEED_TOKENS: FEED_TOKEN } });
+  const res = await fetch(`${replica.url}/api/revocations`, { headers: { authorization: `Bearer ${FEED_TOKEN}` } });
+  expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+  const reading = (async () => {
+    let text = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString();
+    return text;
+  })();
+  // An open stream would hold the listener's close (and jest's timeout would end this test).
+  expect(await replica.gateway.stop()).toBe(true);
+  expect(await reading).toContain('event: heartbeat');
+});

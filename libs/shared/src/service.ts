@@ -24,6 +24,11 @@ export interface ServiceOptions {
   shutdownTimeoutMs?: number;
   /** Served at GET /metrics on the health port. */
   metrics?: Registry;
+  /**
+   * Ends the answers that would hold the listener open past its close (event streams), when the
+   * service stops or, draining, once the listener closes: their clients reconnect to another replica.
+   */
+  endLongAnswers?: () => void;
 }
 
 export interface DrainOptions {
@@ -77,12 +82,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   return {
     port,
     healthPort: health.port,
-    stop: () => closeAll(closers, logger, options.shutdownTimeoutMs),
+    stop: () => {
+      options.endLongAnswers?.();
+      return closeAll(closers, logger, options.shutdownTimeoutMs);
+    },
     drain: async ({ delayMs, timeoutMs }) => {
       health.drain();
       draining = true;
       logger.info({ delay_ms: delayMs, timeout_ms: timeoutMs }, `Draining: not ready; the listener closes in ${delayMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
+      options.endLongAnswers?.();
       const clean = await closeAll(closers, logger, timeoutMs);
       if (!clean) server?.closeAllConnections();
       return clean;

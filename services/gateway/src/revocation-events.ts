@@ -19,6 +19,7 @@ const HEARTBEAT_MS = 1_000;
 
 export class RevocationEvents {
   private readonly digests: Buffer[];
+  private readonly open = new Set<http.ServerResponse>();
 
   constructor(
     private readonly source: RevocationSource,
@@ -60,10 +61,17 @@ export class RevocationEvents {
     const heartbeat = () => res.write(`event: heartbeat\ndata: ${JSON.stringify({ freshAsOf: this.source.freshAsOfMs })}\n\n`);
     heartbeat();
     const timer = setInterval(heartbeat, HEARTBEAT_MS);
+    this.open.add(res);
     res.once('close', () => {
       clearInterval(timer);
       unsubscribe();
+      this.open.delete(res);
     });
+  }
+
+  /** Ends every open stream (the gateway is stopping): followers reconnect, to another replica, from their last event. */
+  endAll(): void {
+    for (const res of this.open) res.end();
   }
 }
 

@@ -31,11 +31,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
       },
       (all) => Promise.all(Object.values(all).map((u) => u.close())),
     );
+    const revocationEvents = new RevocationEvents(revocations, config.REVOCATION_FEED_TOKENS);
     return {
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, pages, revocationEvents: new RevocationEvents(revocations, config.REVOCATION_FEED_TOKENS), http: httpMetrics(registry) }),
+      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, pages, revocationEvents, http: httpMetrics(registry) }),
+      endLongAnswers: () => revocationEvents.endAll(),
       checks: {},
       metrics: registry,
     };
