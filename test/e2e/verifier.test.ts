@@ -3,6 +3,7 @@
 // ways (logout, signing one session out, signing out the others, a password change, an admin
 // ending them, a refresh token presented again), with no call to the stack per request; a token it
 // cannot trust (forged, of an unknown key) is refused, and without a feed credential it learns nothing.
+// A verifier that follows the stack's Redis itself (a service that shares it) refuses as quickly.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,10 @@ import { registerAndLogin } from '@acct/test-harness/factories';
 import { call, cookieValue } from '@acct/test-harness/http-client';
 import { until } from '@acct/test-harness/until';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
+import { createLogger } from '@acct/shared';
+import { openRevocationFeed } from '@acct/shared/redis';
+import { testUrls } from '@acct/test-harness/isolation';
+import { AccessTokenVerifier } from '@acct/verifier';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 
@@ -141,4 +146,19 @@ it('ends the open feed streams when a gateway stops, so that it stops cleanly in
   // An open stream would hold the listener's close (and jest's timeout would end this test).
   expect(await replica.gateway.stop()).toBe(true);
   expect(await reading).toContain('event: heartbeat');
+});
+
+it('follows the stack’s Redis itself where a service shares it: an ended session refused within a second', async () => {
+  const feed = await openRevocationFeed({ REDIS_URL: testUrls().redis, REVOCATION_STREAM: `${stack.names.redisPrefix}revocations`, REVOCATION_MAX_STALENESS_MS: 5_000 }, createLogger({ level: 'silent' }));
+  const verifier = await new AccessTokenVerifier({ url: stack.url, revocations: feed }).start();
+  try {
+    const user = await registerAndLogin(stack);
+    expect((await verifier.verify(user.accessToken)).ok).toBe(true);
+    await call(stack.url, 'POST', '/api/auth/user/logout', { headers: { cookie: `userRefreshToken=${user.refresh}` } });
+    await until(async () => (await verifier.verify(user.accessToken)).ok === false, 1_000, 'the ended session refused through Redis');
+    expect(await verifier.verify(user.accessToken)).toEqual({ ok: false, reason: 'revoked' });
+  } finally {
+    await verifier.stop();
+    await feed.close();
+  }
 });

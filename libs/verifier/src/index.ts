@@ -2,7 +2,7 @@
 // per request: the keys come from the stack's published key set (fetched once, fetched again when a
 // token names a key it does not know, at most every `keyRefetchMs`), and ended sessions from the
 // stack's revocation feed, followed as server-sent events through the gateway (resumed from the last
-// event after a drop). A token is refused when its signature, algorithm (ES256 only), issuer,
+// event after a drop), or, for a service that shares the stack's Redis, its own follower of the stream. A token is refused when its signature, algorithm (ES256 only), issuer,
 // audience or expiry is wrong, or when its session ended. While the feed has not been heard from for
 // `maxStalenessMs` the verifier cannot tell, and says so (`stale`): a service answers 503 then, as
 // the stack's own services do, rather than let an ended session through.
@@ -24,6 +24,13 @@ export interface VerifierOptions {
   url: string;
   /** The feed's credential (one of the gateway's REVOCATION_FEED_TOKENS); without one, revocations are not followed. */
   feedToken?: string;
+  /**
+   * For a service that already shares the stack's Redis: its own follower of the revocation stream
+   * (`openRevocationFeed` of `@acct/shared/redis`, or anything that answers the same question) in
+   * place of the gateway's event stream. A check that cannot be answered (Redis away past the
+   * follower's bound) counts as `stale`.
+   */
+  revocations?: { isRevoked(sessionId: string): boolean | Promise<boolean> };
   /** The stack's JWT_ISSUER and JWT_AUDIENCE (their defaults here are the stack's). */
   issuer?: string;
   audience?: string;
@@ -60,7 +67,7 @@ export class AccessTokenVerifier {
   private stopped = false;
   private stream?: AbortController;
   private following?: Promise<void>;
-  private readonly options: Required<Omit<VerifierOptions, 'feedToken' | 'fetch'>> & Pick<VerifierOptions, 'feedToken'>;
+  private readonly options: Required<Omit<VerifierOptions, 'feedToken' | 'fetch' | 'revocations'>> & Pick<VerifierOptions, 'feedToken' | 'revocations'>;
   private readonly fetchImpl: typeof fetch;
   private readonly followsFeed: boolean;
 
@@ -68,6 +75,7 @@ export class AccessTokenVerifier {
     this.options = {
       url: options.url.replace(/\/+$/, ''),
       feedToken: options.feedToken,
+      revocations: options.revocations,
       issuer: options.issuer ?? 'account-service',
       audience: options.audience ?? 'account-api',
       maxStalenessMs: options.maxStalenessMs ?? 5_000,
@@ -75,7 +83,7 @@ export class AccessTokenVerifier {
       clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     };
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
-    this.followsFeed = options.feedToken !== undefined;
+    this.followsFeed = options.feedToken !== undefined && options.revocations === undefined;
   }
 
   /** Loads the key set and, with a feed token, the feed's current endings; resolves once both are in. */
@@ -133,6 +141,15 @@ export class AccessTokenVerifier {
       return { ok: false, reason: 'invalid' };
     }
     if (exp + this.options.clockToleranceSeconds < Date.now() / 1000) return { ok: false, reason: 'expired' };
+    if (this.options.revocations) {
+      let revoked: boolean;
+      try {
+        revoked = await this.options.revocations.isRevoked(sid);
+      } catch {
+        return { ok: false, reason: 'stale' };
+      }
+      return revoked ? { ok: false, reason: 'revoked' } : { ok: true, claims: { sub, kind, role, sid, exp } };
+    }
     const endedUntil = this.ended.get(sid);
     if (endedUntil !== undefined && endedUntil > Date.now()) return { ok: false, reason: 'revoked' };
     if (!this.fresh) return { ok: false, reason: 'stale' };
