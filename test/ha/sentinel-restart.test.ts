@@ -150,10 +150,13 @@ describe('the Redis Sentinel group of compose and Kubernetes, restarted whole af
       return now !== undefined && now !== nodes[0].port && (await role(now)) === 'master';
     }, 30_000, 'a replica promoted');
     const promoted = (await masterPort()) as number;
-    const master = node(promoted);
+    // A client whose commands may take longer than WAIT's own bound (the nodes' 2 s one would cut a
+    // WAIT that a loaded machine keeps waiting, as one CI run saw).
+    const master = new Redis({ host: HOST, port: promoted, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 15_000 }).on('error', () => undefined);
+    clients.push(master);
     await master.set('written-after-failover', 'kept');
     // On the other replica too before everything stops, as REDIS_WAIT_REPLICAS asks of auth.
-    expect(Number(await master.call('WAIT', '1', '5000'))).toBeGreaterThanOrEqual(1);
+    expect(Number(await master.call('WAIT', '1', '10000'))).toBeGreaterThanOrEqual(1);
 
     await Promise.all([...sentinels, ...nodes].map((m) => m.stop()));
     for (const m of [...sentinels, ...nodes]) m.start();
