@@ -439,6 +439,10 @@ describe('hosted sign-in and the account console', () => {
     };
     expect(await signIn('https://evil.example/steal')).toBe(`${origin}/account`);
     expect(await signIn('//evil.example/steal')).toBe(`${origin}/account`);
+    // A tab the browser drops when it navigates would make it protocol-relative: still refused.
+    expect(await signIn('/\t/evil.example/steal')).toBe(`${origin}/account`);
+    expect(await signIn('javascript:alert(1)')).toBe(`${origin}/account`);
+    expect(await signIn('/account?from=test')).toBe(`${origin}/account?from=test`);
     expect(await signIn(`${app.origin}/signed-in`)).toBe(`${app.origin}/signed-in`);
   });
 });

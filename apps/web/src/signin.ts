@@ -20,9 +20,11 @@ const params = new URLSearchParams(location.search);
  */
 export function returnTarget(raw: string | null, allowedOrigins: string[], fallback: string): string {
   if (!raw) return fallback;
-  if (/^\/(?![/\\])/.test(raw)) return raw;
   try {
-    const url = new URL(raw);
+    // Resolved as the browser would navigate to it (which drops tabs and newlines, so that a
+    // `/<tab>/evil.example` is `//evil.example`): only its origin decides.
+    const url = new URL(raw, location.origin);
+    if (url.origin === location.origin) return `${url.pathname}${url.search}${url.hash}`;
     return allowedOrigins.includes(url.origin) ? url.href : fallback;
   } catch {
     return fallback;
