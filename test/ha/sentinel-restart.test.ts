@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
+import { scaled } from '@acct/test-harness/time-scale';
 import { until } from '@acct/test-harness/until';
 
 const scripts = path.resolve(__dirname, '../../deploy/kubernetes/stores-ha');
@@ -167,5 +168,6 @@ describe('the Redis Sentinel group of compose and Kubernetes, restarted whole af
     expect(await after.get('written-before')).toBe('yes');
     // The old master follows and has the write too.
     await until(async () => (await node(nodes[0].port).get('written-after-failover')) === 'kept', 15_000, 'the old master caught up as a replica');
-  }, 150_000);
+    // On the run's time scale, as every wait inside it is: a fixed bound cut the scaled waits short on a loaded CI run.
+  }, scaled(150_000));
 });
