@@ -124,6 +124,23 @@ describe('the Redis Sentinel group of compose and Kubernetes, restarted whole af
     return undefined;
   }
 
+  /** Whether every sentinel has found the other two (a quorum can then promote a replica). */
+  async function sentinelsMet(): Promise<boolean> {
+    for (const s of sentinels) {
+      const client = new Redis({ host: HOST, port: s.port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 1_000 }).on('error', () => undefined);
+      try {
+        await client.connect();
+        const others = (await client.call('SENTINEL', 'sentinels', 'acct')) as unknown[];
+        if (others.length < sentinels.length - 1) return false;
+      } catch {
+        return false;
+      } finally {
+        client.disconnect();
+      }
+    }
+    return true;
+  }
+
   const node = (port: number) => {
     const client = new Redis({ host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 2_000 }).on('error', () => undefined);
     clients.push(client);
@@ -142,7 +159,11 @@ describe('the Redis Sentinel group of compose and Kubernetes, restarted whole af
 
   it('keeps a write made after the failover: the promoted node stays master, the old one comes back a replica', async () => {
     for (const m of [...sentinels, ...nodes]) m.start();
-    await until(async () => (await masterPort()) === nodes[0].port && (await role(nodes[1].port)) === 'replica' && (await role(nodes[2].port)) === 'replica', 30_000, 'the group up, node 0 master');
+    await until(
+      async () => (await masterPort()) === nodes[0].port && (await role(nodes[1].port)) === 'replica' && (await role(nodes[2].port)) === 'replica' && (await sentinelsMet()),
+      30_000,
+      'the group up, node 0 master, every sentinel knowing the other two',
+    );
     await node(nodes[0].port).set('written-before', 'yes');
 
     nodes[0].kill();
