@@ -6,6 +6,7 @@
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { isAccountId } from './account';
+import { pageParams } from './validation';
 import type { ActivityEntry, Needs, NewActivity, RequestContext } from './ports';
 
 export async function noteActivity(
@@ -38,15 +39,11 @@ export async function readActivity(
   params: { cursor?: unknown; limit?: unknown; type?: unknown; actorId?: unknown },
   audience: 'owner' | 'admin',
 ): Promise<ActivityPage> {
-  const limitText = params.limit ?? '20';
-  if (typeof limitText !== 'string' || !/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) throw AuthErrors.badListLimit();
-  const cursor = params.cursor ?? '';
-  if (typeof cursor !== 'string' || (cursor !== '' && !isAccountId(cursor))) throw AuthErrors.badListCursor();
+  const { limit, cursor } = pageParams(params, 20);
   const type = params.type ?? '';
   if (typeof type !== 'string' || (type !== '' && !TYPE.test(type))) throw AuthErrors.badActivityType();
   const actorId = params.actorId ?? '';
   if (typeof actorId !== 'string' || (actorId !== '' && !isAccountId(actorId))) throw AuthErrors.badActivityActor();
-  const limit = Number(limitText);
   const found = await deps.activity.list({ ...scope, type: type || undefined, actorId: actorId || undefined, before: cursor || undefined, limit: limit + 1 });
   const page = found.slice(0, limit);
   return {

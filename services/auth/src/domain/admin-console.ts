@@ -6,11 +6,11 @@ import { AuthErrors } from '../errors';
 import { isSessionId, toAccountRecord, type AccountRecord } from './account';
 import { assertAdminProof } from './access';
 import { assertUserId } from './admin-users';
+import { pageParams } from './validation';
 import type { Needs, RequestContext } from './ports';
-import type { SessionRecord } from './profile';
-import { securityNotice } from './security-notices';
+import { toSessionRecord, type SessionRecord } from './profile';
+import { identityRecords, unlinkFrom } from './identity-sign-in';
 import { announceEnded, endEverySession } from './sessions';
-import { removeWayIn } from './ways-in';
 
 async function existingUser(deps: Needs<'accounts'>, userId: string) {
   assertUserId(userId);
@@ -21,8 +21,7 @@ async function existingUser(deps: Needs<'accounts'>, userId: string) {
 
 export async function userSessions(deps: Needs<'accounts' | 'sessions'>, userId: string): Promise<SessionRecord[]> {
   await existingUser(deps, userId);
-  const sessions = await deps.sessions.list('user', userId);
-  return sessions.map((s) => ({ id: s.id, current: false, createdAt: s.createdAt.toISOString(), lastUsedAt: s.lastUsedAt.toISOString(), expiresAt: s.expiresAt.toISOString() }));
+  return (await deps.sessions.list('user', userId)).map((s) => toSessionRecord(s));
 }
 
 export async function endUserSession(deps: Needs<'accounts' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger'>, userId: string, sessionId: string, ctx: RequestContext): Promise<void> {
@@ -40,9 +39,7 @@ export async function endUserSessions(deps: Needs<'accounts' | 'ceremonies' | 's
 
 export async function userIdentities(deps: Needs<'accounts' | 'identities' | 'identityProviders'>, userId: string) {
   await existingUser(deps, userId);
-  const names = new Map(deps.identityProviders.list().map((p) => [p.id, p.name]));
-  const linked = await deps.identities.listFor('user', userId);
-  return linked.map((i) => ({ provider: i.provider, name: names.get(i.provider) ?? i.provider, email: i.email ?? null, linkedAt: i.linkedAt.toISOString() }));
+  return identityRecords(deps, 'user', userId);
 }
 
 /** Unlinks a provider from a user, never their last way to sign in; the user is told by mail. */
@@ -54,18 +51,12 @@ export async function unlinkUserIdentity(
 ): Promise<void> {
   const user = await existingUser(deps, userId);
   await assertAdminProof(deps, ctx);
-  const removed = await removeWayIn(deps, 'user', user, { type: 'identity', provider: providerId }, () => deps.identities.remove('user', userId, providerId));
-  if (!removed) throw AuthErrors.identityNotFound();
-  await securityNotice(deps, 'user', user, 'identity_unlinked', ctx);
+  await unlinkFrom(deps, 'user', user, providerId, ctx);
 }
 
 /** The admin accounts, a page at a time in a stable order. */
 export async function listAdmins(deps: Needs<'accounts'>, params: { cursor?: unknown; limit?: unknown }): Promise<{ admins: AccountRecord[]; nextCursor: string | null }> {
-  const limitText = params.limit ?? '50';
-  if (typeof limitText !== 'string' || !/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) throw AuthErrors.badListLimit();
-  const cursor = params.cursor ?? '';
-  if (typeof cursor !== 'string' || (cursor !== '' && !/^[0-9a-f]{24}$/i.test(cursor))) throw AuthErrors.badListCursor();
-  const limit = Number(limitText);
+  const { limit, cursor } = pageParams(params, 50);
   const found = await deps.accounts.admin.list({ after: cursor || undefined, limit: limit + 1 });
   const page = found.slice(0, limit);
   return { admins: page.map((a) => toAccountRecord('admin', a)), nextCursor: found.length > limit ? page[page.length - 1].id : null };

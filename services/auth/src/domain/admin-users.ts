@@ -6,7 +6,7 @@ import { isAccountId, toAccountRecord, type AccountChanges, type AccountRecord }
 import { assertNotCommon, assertPasswordPolicy } from './passwords';
 import { assertAddressFree, sendVerificationLink, verifiesEmail } from './email-ownership';
 import type { Needs, RequestContext } from './ports';
-import { asBody, requireEmail, requireName } from './validation';
+import { asBody, pageParams, requireEmail, requireName } from './validation';
 import { endEverySession } from './sessions';
 
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
@@ -85,15 +85,11 @@ export interface UserPage {
 
 /** A page of users in a stable order, optionally those whose email or name contains `query`. */
 export async function listUsers(deps: Needs<'accounts'>, params: { query?: unknown; cursor?: unknown; limit?: unknown; emailVerified?: unknown }): Promise<UserPage> {
-  const limitText = params.limit ?? '20';
-  if (typeof limitText !== 'string' || !/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) throw AuthErrors.badListLimit();
-  const cursor = params.cursor ?? '';
-  if (typeof cursor !== 'string' || (cursor !== '' && !isAccountId(cursor))) throw AuthErrors.badListCursor();
+  const { limit, cursor } = pageParams(params, 20);
   const query = params.query ?? '';
   if (typeof query !== 'string' || query.length > 100) throw AuthErrors.badListQuery();
   const verified = params.emailVerified;
   if (verified !== undefined && verified !== 'true' && verified !== 'false') throw AuthErrors.badListVerified();
-  const limit = Number(limitText);
   // One more than asked tells whether another page follows.
   const found = await deps.accounts.user.list({
     query: query.trim() || undefined,

@@ -151,18 +151,25 @@ export async function listIdentities(deps: Needs<'identities' | 'identityProvide
   const providers = listProviders(deps)
     .filter((p) => caller.kind === 'user' || p.admins)
     .map(({ id, name, available }) => ({ id, name, available }));
+  return { identities: await identityRecords(deps, caller.kind, caller.sub), providers };
+}
+
+/** An account's linked identities as the API answers them, each with its provider's name. */
+export async function identityRecords(deps: Needs<'identities' | 'identityProviders'>, kind: AccountKind, accountId: string) {
   const names = new Map(deps.identityProviders.list().map((p) => [p.id, p.name]));
-  const linked = await deps.identities.listFor(caller.kind, caller.sub);
-  return {
-    identities: linked.map((i) => ({ provider: i.provider, name: names.get(i.provider) ?? i.provider, email: i.email ?? null, linkedAt: i.linkedAt.toISOString() })),
-    providers,
-  };
+  const linked = await deps.identities.listFor(kind, accountId);
+  return linked.map((i) => ({ provider: i.provider, name: names.get(i.provider) ?? i.provider, email: i.email ?? null, linkedAt: i.linkedAt.toISOString() }));
 }
 
 /** Unlinks a provider, unless it is the account's last way to sign in (no password, passkey or other identity). */
-export async function unlinkIdentity(deps: Needs<'identities' | 'accounts' | 'factors' | 'locks' | 'outbox' | 'activity' | 'logger'>, caller: AccessClaims, providerId: string, ctx: RequestContext): Promise<void> {
-  const { kind } = caller;
-  const account = await callerAccount(deps, caller);
+export async function unlinkIdentity(deps: UnlinkNeeds, caller: AccessClaims, providerId: string, ctx: RequestContext): Promise<void> {
+  await unlinkFrom(deps, caller.kind, await callerAccount(deps, caller), providerId, ctx);
+}
+
+type UnlinkNeeds = Needs<'identities' | 'accounts' | 'factors' | 'locks' | 'outbox' | 'activity' | 'logger'>;
+
+/** Unlinks a provider from an account (its owner's act, or an admin's), never its last way in; the owner is mailed a notice. */
+export async function unlinkFrom(deps: UnlinkNeeds, kind: AccountKind, account: Account, providerId: string, ctx: RequestContext): Promise<void> {
   const removed = await removeWayIn(deps, kind, account, { type: 'identity', provider: providerId }, () => deps.identities.remove(kind, account.id, providerId));
   if (!removed) throw AuthErrors.identityNotFound();
   await securityNotice(deps, kind, account, 'identity_unlinked', ctx);

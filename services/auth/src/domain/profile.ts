@@ -26,14 +26,12 @@ export interface SessionRecord {
 }
 
 export async function ownSessions(deps: Needs<'sessions'>, user: AccessClaims): Promise<SessionRecord[]> {
-  const sessions = await deps.sessions.list('user', user.sub);
-  return sessions.map((s) => ({
-    id: s.id,
-    current: s.id === user.sid,
-    createdAt: s.createdAt.toISOString(),
-    lastUsedAt: s.lastUsedAt.toISOString(),
-    expiresAt: s.expiresAt.toISOString(),
-  }));
+  return (await deps.sessions.list('user', user.sub)).map((s) => toSessionRecord(s, user.sid));
+}
+
+/** A session as the API answers it; `current` when it is the asking session's (`currentSid`). */
+export function toSessionRecord(s: { id: string; createdAt: Date; lastUsedAt: Date; expiresAt: Date }, currentSid?: string): SessionRecord {
+  return { id: s.id, current: s.id === currentSid, createdAt: s.createdAt.toISOString(), lastUsedAt: s.lastUsedAt.toISOString(), expiresAt: s.expiresAt.toISOString() };
 }
 
 /** Signs one of the user's own sessions out (the current one too: the client then logs in again). */

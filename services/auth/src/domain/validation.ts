@@ -4,6 +4,7 @@
 import { parseEmail } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { assertPasswordPolicy } from './passwords';
+import { isAccountId } from './account';
 
 const OTP_PATTERN = /^\d{6}$/;
 
@@ -135,4 +136,13 @@ export function validateReset(raw: unknown): { token: string; newPassword: strin
   assertPasswordPolicy(newPassword);
   if (typeof token !== 'string') throw AuthErrors.resetInvalid();
   return { token, newPassword };
+}
+
+/** A list's `limit` (1 to 100, `fallback` when absent) and `cursor` (an id, or '' for the first page), from query values. */
+export function pageParams(params: { limit?: unknown; cursor?: unknown }, fallback: number): { limit: number; cursor: string } {
+  const limitText = params.limit ?? String(fallback);
+  if (typeof limitText !== 'string' || !/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) throw AuthErrors.badListLimit();
+  const cursor = params.cursor ?? '';
+  if (typeof cursor !== 'string' || (cursor !== '' && !isAccountId(cursor))) throw AuthErrors.badListCursor();
+  return { limit: Number(limitText), cursor };
 }
