@@ -312,7 +312,7 @@ describe('docker-compose.ha.yml (the clustered stores)', () => {
     // Every node and sentinel from the scripts Kubernetes uses (test/ha/sentinel-restart.test.ts runs them through a failover and a restart).
     for (const n of ['redis', 'redis-replica-1', 'redis-replica-2']) {
       expect([n, command(n), ha[n].environment?.REDIS_SELF, ha[n].environment?.REDIS_FIRST_MASTER]).toEqual([n, ['sh', '/scripts/redis-start.sh'], n, 'redis']);
-      expect(ha[n].volumes).toContain('./deploy/kubernetes/stores-ha/redis-start.sh:/scripts/redis-start.sh:ro');
+      expect(ha[n].volumes).toEqual(expect.arrayContaining(['./deploy/kubernetes/stores-ha/redis-start.sh:/scripts/redis-start.sh:ro', './deploy/kubernetes/stores-ha/redis-master.sh:/scripts/redis-master.sh:ro']));
       // A node asks the sentinels who is master: they start first, whatever state the nodes are in.
       expect(Object.keys(ha[n].depends_on ?? {}).filter((d) => d.startsWith('redis-sentinel'))).toHaveLength(3);
     }
@@ -320,7 +320,7 @@ describe('docker-compose.ha.yml (the clustered stores)', () => {
       const name = `redis-sentinel-${n}`;
       expect([name, command(name), ha[name].environment?.SENTINEL_SELF]).toEqual([name, ['sh', '/scripts/sentinel-start.sh'], name]);
       // What a sentinel decided lives on its volume.
-      expect(ha[name].volumes).toEqual([`redis-sentinel-${n}-data:/data`, './deploy/kubernetes/stores-ha/sentinel-start.sh:/scripts/sentinel-start.sh:ro']);
+      expect(ha[name].volumes).toEqual([`redis-sentinel-${n}-data:/data`, './deploy/kubernetes/stores-ha/sentinel-start.sh:/scripts/sentinel-start.sh:ro', './deploy/kubernetes/stores-ha/redis-master.sh:/scripts/redis-master.sh:ro']);
       expect(Object.keys(ha[name].depends_on ?? {}).some((d) => d.startsWith('redis'))).toBe(false);
     }
     for (const n of ['rabbitmq', 'rabbitmq-2', 'rabbitmq-3']) {

@@ -228,6 +228,13 @@ describe('deploy/kubernetes/stores-ha (the clustered stores)', () => {
     const env = (container: string) => Object.fromEntries(redis.spec.template.spec.containers.find((c: { name: string }) => c.name === container).env.map((e: { name: string; value?: string }) => [e.name, e.value]));
     expect(env('redis')).toMatchObject({ REDIS_SELF: '$(POD_NAME).redis.account-stores.svc.cluster.local', REDIS_FIRST_MASTER: 'redis-0.redis.account-stores.svc.cluster.local' });
     expect(env('sentinel')).toMatchObject({ SENTINEL_SELF: '$(POD_NAME).redis.account-stores.svc.cluster.local' });
+    // Each sentinel by its pod's own address, never one through the Service (a random one, maybe stale),
+    // and every pod at once (a node waits for a majority of them).
+    const pods = [0, 1, 2].map((i) => `redis-${i}.redis.account-stores.svc.cluster.local:26379`).join(' ');
+    expect([env('redis').REDIS_SENTINELS, env('sentinel').REDIS_SENTINELS]).toEqual([pods, pods]);
+    expect(redis.spec.podManagementPolicy).toBe('Parallel');
+    const scripts = stores.find((d) => d.kind === 'ConfigMap' && d.metadata.name.startsWith('redis-scripts'))!;
+    expect(Object.keys(scripts.data ?? {}).sort()).toEqual(['redis-master.sh', 'redis-start.sh', 'sentinel-start.sh']);
   });
 
   it('runs MongoDB with access control: members share a keyfile only mongod can read, and the stack signs in as its own user', () => {

@@ -27,6 +27,8 @@ function freePort(): Promise<number> {
 
 interface Member {
   port: number;
+  /** Its data folder, with its log `start.log`. */
+  folder: string;
   child?: ChildProcess;
   start(): void;
   /** SIGKILL: gone without a goodbye. */
@@ -53,6 +55,7 @@ describe('the Redis Sentinel group of compose and Kubernetes, restarted whole af
       fs.mkdirSync(folder);
       const m: Member = {
         port,
+        folder,
         start() {
           const log = fs.openSync(path.join(folder, 'start.log'), 'a');
           m.child = spawn('sh', [path.join(scripts, script)], { env: { PATH: `${bin}:${process.env.PATH}`, ...env }, stdio: ['ignore', log, log] });
@@ -94,8 +97,10 @@ describe('the Redis Sentinel group of compose and Kubernetes, restarted whole af
         SENTINEL_DIR: path.join(dir, `sentinel-${i}`),
         REDIS_FIRST_MASTER: `${HOST}:${nodePorts[0]}`,
         REDIS_SENTINELS: askSentinels(port),
-        SENTINEL_DOWN_AFTER_MS: '1000',
-        SENTINEL_FAILOVER_TIMEOUT_MS: '5000',
+        // On the run's time scale: on a loaded machine a node busy for a second is not gone, and a
+        // sentinel that thinks so fails the group over again.
+        SENTINEL_DOWN_AFTER_MS: String(scaled(1_000)),
+        SENTINEL_FAILOVER_TIMEOUT_MS: String(scaled(5_000)),
       }),
     );
   });
@@ -107,88 +112,112 @@ describe('the Redis Sentinel group of compose and Kubernetes, restarted whole af
     else process.stdout.write(`kept ${dir}\n`);
   });
 
-  /** The master's port as the sentinels name it (the first that answers). */
-  async function masterPort(): Promise<number | undefined> {
-    for (const s of sentinels) {
-      const client = new Redis({ host: HOST, port: s.port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 1_000 }).on('error', () => undefined);
-      try {
-        await client.connect();
-        const answer = (await client.call('SENTINEL', 'get-master-addr-by-name', 'acct')) as [string, string] | null;
-        if (answer) return Number(answer[1]);
-      } catch {
-        // the next sentinel
-      } finally {
-        client.disconnect();
-      }
-    }
-    return undefined;
-  }
-
-  /** Whether every sentinel has found the other two (a quorum can then promote a replica). */
-  async function sentinelsMet(): Promise<boolean> {
-    for (const s of sentinels) {
-      const client = new Redis({ host: HOST, port: s.port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 1_000 }).on('error', () => undefined);
-      try {
-        await client.connect();
-        const others = (await client.call('SENTINEL', 'sentinels', 'acct')) as unknown[];
-        if (others.length < sentinels.length - 1) return false;
-      } catch {
-        return false;
-      } finally {
-        client.disconnect();
-      }
-    }
-    return true;
-  }
-
-  const node = (port: number) => {
+  /** One command on a short-lived connection: its answer, or an Error when the server does not answer. */
+  async function ask(port: number, ...command: string[]): Promise<unknown> {
     const client = new Redis({ host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 2_000 }).on('error', () => undefined);
-    clients.push(client);
-    return client;
+    try {
+      await client.connect();
+      return await client.call(command[0], ...command.slice(1));
+    } catch (error) {
+      return error as Error;
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  /** The master's port as each sentinel names it (undefined where one does not answer). */
+  const mastersNamed = () => Promise.all(sentinels.map(async (s) => {
+    const answer = await ask(s.port, 'SENTINEL', 'get-master-addr-by-name', 'acct');
+    return Array.isArray(answer) ? Number(answer[1]) : undefined;
+  }));
+  /** The master's port as the sentinels name it (the first that answers). */
+  const masterPort = async () => (await mastersNamed()).find((port) => port !== undefined);
+
+  /**
+   * Whether every sentinel knows the other two and both replicas: only then can a quorum promote a
+   * replica and point the other one at it (a sentinel learns replicas from the master's INFO every
+   * 10 s; a master killed before that left the sentinels with no replica to promote).
+   */
+  const groupReady = async () => {
+    const known = await Promise.all(sentinels.flatMap((s) => [ask(s.port, 'SENTINEL', 'sentinels', 'acct'), ask(s.port, 'SENTINEL', 'replicas', 'acct')]));
+    return known.every((others) => Array.isArray(others) && others.length >= 2);
+  };
+
+  const replication = async (port: number) => {
+    const info = await ask(port, 'INFO', 'replication');
+    return typeof info === 'string' ? info : '';
   };
   /** `master`, `replica` once in sync with its master, or undefined (down, or a replica still syncing). */
   const role = async (port: number) => {
-    try {
-      const info = await node(port).info('replication');
-      if (/role:master/.test(info)) return 'master';
-      return /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info) ? 'replica' : undefined;
-    } catch {
-      return undefined;
-    }
+    const info = await replication(port);
+    if (/role:master/.test(info)) return 'master';
+    return /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info) ? 'replica' : undefined;
   };
+  /** A client of one node; `commandTimeout` beyond a WAIT's own bound where it runs one (a loaded machine keeps a WAIT waiting). */
+  const node = (port: number, commandTimeout = 2_000) => {
+    const client = new Redis({ host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout }).on('error', () => undefined);
+    clients.push(client);
+    return client;
+  };
+
+  /** What every sentinel and node says now, and the end of each one's log: put into a failure's message. */
+  async function state(): Promise<string> {
+    const lines: string[] = [];
+    for (const [i, s] of sentinels.entries()) lines.push(`sentinel ${i} :${s.port} ${JSON.stringify(await ask(s.port, 'SENTINEL', 'master', 'acct'))}`);
+    for (const [i, n] of nodes.entries()) lines.push(`node ${i} :${n.port} ${(await replication(n.port)).replace(/\r\n/g, ' ').slice(0, 300)}`);
+    for (const m of [...nodes, ...sentinels]) lines.push(`--- ${path.basename(m.folder)}`, ...fs.readFileSync(path.join(m.folder, 'start.log'), 'utf8').trim().split('\n').slice(-20));
+    return lines.join('\n');
+  }
+
+  /** until(), with what every member says and logs in the message when it fails. */
+  const waitFor = <T>(check: () => Promise<T | undefined | false>, timeoutMs: number, describe: string) =>
+    until(check, timeoutMs, describe).catch(async (error: Error) => {
+      throw new Error(`${error.message}; now:\n${await state()}`);
+    });
 
   it('keeps a write made after the failover: the promoted node stays master, the old one comes back a replica', async () => {
     for (const m of [...sentinels, ...nodes]) m.start();
-    await until(
-      async () => (await masterPort()) === nodes[0].port && (await role(nodes[1].port)) === 'replica' && (await role(nodes[2].port)) === 'replica' && (await sentinelsMet()),
+    await waitFor(
+      async () => (await masterPort()) === nodes[0].port && (await role(nodes[1].port)) === 'replica' && (await role(nodes[2].port)) === 'replica' && (await groupReady()),
       30_000,
-      'the group up, node 0 master, every sentinel knowing the other two',
+      'the group up, node 0 master, every sentinel knowing the other two and both replicas',
     );
-    await node(nodes[0].port).set('written-before', 'yes');
+    const first = node(nodes[0].port, scaled(15_000));
+    await first.set('written-before', 'yes');
+    // Replication is asynchronous: without this the kill can come before the replicas have it.
+    expect(Number(await first.call('WAIT', '2', String(scaled(10_000))))).toBe(2);
+    // Sentinel 0's file as it is before the failover: put back below, it is a sentinel that missed the
+    // failover (cut off during it, or its leader stopped before it wrote the outcome down).
+    const sentinel0Conf = path.join(sentinels[0].folder, 'sentinel.conf');
+    const staleConf = fs.readFileSync(sentinel0Conf);
 
     nodes[0].kill();
-    await until(async () => {
+    await waitFor(async () => {
       const now = await masterPort();
       return now !== undefined && now !== nodes[0].port && (await role(now)) === 'master';
     }, 30_000, 'a replica promoted');
     const promoted = (await masterPort()) as number;
-    // A client whose commands may take longer than WAIT's own bound (the nodes' 2 s one would cut a
-    // WAIT that a loaded machine keeps waiting, as one CI run saw).
-    const master = new Redis({ host: HOST, port: promoted, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 15_000 }).on('error', () => undefined);
-    clients.push(master);
+    const other = nodes.find((n) => n.port !== promoted && n !== nodes[0])!;
+    await waitFor(async () => (await role(other.port)) === 'replica' && /master_port:(\d+)/.exec(await replication(other.port))?.[1] === String(promoted), 30_000, 'the other replica following the promoted node');
+    const master = node(promoted, scaled(15_000));
     await master.set('written-after-failover', 'kept');
     // On the other replica too before everything stops, as REDIS_WAIT_REPLICAS asks of auth.
-    expect(Number(await master.call('WAIT', '1', '10000'))).toBeGreaterThanOrEqual(1);
+    expect(Number(await master.call('WAIT', '1', String(scaled(10_000))))).toBeGreaterThanOrEqual(1);
+    await waitFor(async () => (await mastersNamed()).every((port) => port === promoted), 30_000, 'every sentinel naming the promoted node');
 
     await Promise.all([...sentinels, ...nodes].map((m) => m.stop()));
+    fs.writeFileSync(sentinel0Conf, staleConf);
     for (const m of [...sentinels, ...nodes]) m.start();
 
-    await until(async () => (await masterPort()) === promoted && (await role(promoted)) === 'master' && (await role(nodes[0].port)) === 'replica', 40_000, 'the group up again, the promoted node master');
+    // Sentinel 0 names the old master (asked first, its answer alone would bring that node back as
+    // master, and the promoted one as its replica: the write gone); the others name the promoted node
+    // in a newer configuration, which wins.
+    await waitFor(async () => (await masterPort()) === promoted && (await role(promoted)) === 'master' && (await role(nodes[0].port)) === 'replica', 40_000, 'the group up again, the promoted node master');
     const after = node(promoted);
     expect(await after.get('written-after-failover')).toBe('kept');
     expect(await after.get('written-before')).toBe('yes');
     // The old master follows and has the write too.
-    await until(async () => (await node(nodes[0].port).get('written-after-failover')) === 'kept', 15_000, 'the old master caught up as a replica');
+    await waitFor(async () => (await node(nodes[0].port).get('written-after-failover')) === 'kept', 15_000, 'the old master caught up as a replica');
     // On the run's time scale, as every wait inside it is: a fixed bound cut the scaled waits short on a loaded CI run.
   }, scaled(150_000));
 });

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Starts a Redis node of the Sentinel group as a replica of whichever node the sentinels name master
-# now; only while no sentinel answers at all (the very first start, with nothing written yet) does the
-# first node start as master. So a node that was master before a failover comes back as a replica,
+# now (the newest configuration among a majority of them: redis-master.sh); only while no sentinel
+# answers at all (the very first start, with nothing written yet) does the first node start as master. So a node that was master before a failover comes back as a replica,
 # even when every node and sentinel restarts at once (the sentinels keep what they decided on disk:
 # sentinel-start.sh). One script for Kubernetes (stores-ha), compose (docker-compose.ha.yml) and the
 # tests (test/ha/sentinel-restart.test.ts), told apart by these variables:
@@ -11,7 +11,7 @@
 #   REDIS_SENTINELS     the sentinels to ask, host:port separated by spaces
 #   REDIS_PASSWORD      the group's password (optional)
 #   REDIS_DIR           its data folder (/data)
-#   REDIS_ASK_SECONDS   how long to keep asking the sentinels (20)
+#   REDIS_ASK_SECONDS   how long to wait for a majority of the sentinels to answer (20)
 set -eu
 SELF="${REDIS_SELF:-$(hostname)}"
 PORT="${REDIS_PORT:-6379}"
@@ -19,23 +19,20 @@ DIR="${REDIS_DIR:-/data}"
 AUTH=""
 [ -z "${REDIS_PASSWORD:-}" ] || AUTH="-a $REDIS_PASSWORD --no-auth-warning"
 
-# "host port" of the master, from the first sentinel that names one; empty when none answers.
-ask() {
-  for sentinel in $REDIS_SENTINELS; do
-    # shellcheck disable=SC2086
-    answer="$(timeout 3 redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" $AUTH sentinel get-master-addr-by-name acct 2>/dev/null | tr '\n' ' ' || true)"
-    set -- $answer
-    if [ $# -ge 2 ]; then echo "$1 $2"; return 0; fi
-  done
-  return 0
-}
+# shellcheck source=redis-master.sh
+. "$(dirname "$0")/redis-master.sh"
 
-MASTER=""
-waited=0
-while [ -z "$MASTER" ] && [ "$waited" -lt "${REDIS_ASK_SECONDS:-20}" ]; do
-  MASTER="$(ask)"
-  [ -n "$MASTER" ] || { sleep 1; waited=$((waited + 1)); }
+# A majority of the sentinels must answer (one stale sentinel cannot outvote the others); until
+# REDIS_ASK_SECONDS have passed, then any that answers will do (the others may be down for good).
+count=0
+for sentinel in $REDIS_SENTINELS; do count=$((count + 1)); done
+deadline=$(($(date +%s) + ${REDIS_ASK_SECONDS:-20}))
+MASTER="$(master_by_sentinels $((count / 2 + 1)))"
+while [ -z "$MASTER" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+  sleep 1
+  MASTER="$(master_by_sentinels $((count / 2 + 1)))"
 done
+[ -n "$MASTER" ] || MASTER="$(master_by_sentinels 1)"
 if [ -z "$MASTER" ]; then
   echo "redis-start: no sentinel answered in ${REDIS_ASK_SECONDS:-20} s: first start, ${REDIS_FIRST_MASTER} is master" >&2
   case "$REDIS_FIRST_MASTER" in

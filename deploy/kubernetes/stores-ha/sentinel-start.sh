@@ -2,8 +2,9 @@
 # Starts a sentinel of the group `acct` (quorum 2). A sentinel rewrites its config file as it learns
 # (the current master, its epoch, the other sentinels and the replicas); that file is kept on disk and
 # started from as it is, so what the sentinels decided in a failover survives a restart of every node
-# at once. Only a sentinel with no file yet writes one, watching the master the other sentinels name,
-# or the first node on the very first start. One script for Kubernetes, compose and the tests:
+# at once. Only a sentinel with no file yet writes one, watching the master the other sentinels name
+# (the newest configuration among those that answer: redis-master.sh), or the first node on the very
+# first start. One script for Kubernetes, compose and the tests:
 #   SENTINEL_SELF        the host this sentinel announces (default: its host name)
 #   SENTINEL_PORT        its port (26379)
 #   SENTINEL_DIR         where its config file lives (/data): keep it on a volume
@@ -22,13 +23,9 @@ if [ -s "$CONF" ]; then
 fi
 AUTH=""
 [ -z "${REDIS_PASSWORD:-}" ] || AUTH="-a $REDIS_PASSWORD --no-auth-warning"
-MASTER=""
-for sentinel in ${REDIS_SENTINELS:-}; do
-  # shellcheck disable=SC2086
-  answer="$(timeout 3 redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" $AUTH sentinel get-master-addr-by-name acct 2>/dev/null | tr '\n' ' ' || true)"
-  set -- $answer
-  if [ $# -ge 2 ]; then MASTER="$1 $2"; break; fi
-done
+# shellcheck source=redis-master.sh
+. "$(dirname "$0")/redis-master.sh"
+MASTER="$(master_by_sentinels 1)"
 if [ -z "$MASTER" ]; then
   case "$REDIS_FIRST_MASTER" in
     *:*) MASTER="${REDIS_FIRST_MASTER%:*} ${REDIS_FIRST_MASTER##*:}" ;;
