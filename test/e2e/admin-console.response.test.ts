@@ -1,7 +1,7 @@
 // What the admin console reads and does beyond the contract (issue 48, item 2): a user's sessions
 // (ending one, or all), identities, the admin accounts; and an act that cannot be undone asks for the
 // admin's recent proof, whatever their token.
-import { registerAndLogin } from '@acct/test-harness/factories';
+import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { deleteRedisPrefix } from '@acct/test-harness/isolation';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
@@ -85,4 +85,24 @@ it('lists the admins, a page at a time; users may not', async () => {
   expect(all).toEqual(expect.arrayContaining([first.id, second.id]));
   expect(new Set(all).size).toBe(all.length);
   expect((await call(stack.url, 'GET', '/api/admin/admins', { headers: bearer(user.accessToken) })).status).toBe(403);
+});
+
+it('finds users by whether they are disabled, with the search and paging, and refuses another value', async () => {
+  const admin = await registerAndLogin(stack, 'admin');
+  const marker = `flag${Date.now().toString(36)}`;
+  const users: Array<{ id: string }> = [];
+  for (let i = 0; i < 3; i++) {
+    const registered = await call(stack.url, 'POST', '/api/auth/user/register', { body: buildAccount({ name: `${marker}${i}` }) });
+    users.push(registered.body.data.user);
+  }
+  expect((await call(stack.url, 'PUT', `/api/admin/users/${users[1].id}`, { headers: bearer(admin.accessToken), body: { disabled: true } })).status).toBe(200);
+  const ids = async (flag: string) => {
+    const page = await call(stack.url, 'GET', `/api/admin/users?query=${marker}&disabled=${flag}&limit=1`, { headers: bearer(admin.accessToken) });
+    const next = await call(stack.url, 'GET', `/api/admin/users?query=${marker}&disabled=${flag}&limit=10&cursor=${page.body.data.nextCursor ?? ''}`, { headers: bearer(admin.accessToken) });
+    return [...page.body.data.users, ...(page.body.data.nextCursor ? next.body.data.users : [])].map((u: { id: string }) => u.id);
+  };
+  expect(await ids('true')).toEqual([users[1].id]);
+  expect(await ids('false')).toEqual([users[0].id, users[2].id]);
+  const refused = await call(stack.url, 'GET', '/api/admin/users?disabled=yes', { headers: bearer(admin.accessToken) });
+  expect([refused.status, refused.body.message]).toEqual([400, 'disabled must be true or false']);
 });

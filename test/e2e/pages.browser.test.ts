@@ -126,6 +126,17 @@ async function press(page: Page, text: string): Promise<void> {
   throw new Error(`no button "${text}"`);
 }
 
+/** Signs in on the sign-in page as an account with no passkey yet, and adds one named `name` from the console (the page has a virtual authenticator). */
+async function addPasskeyFromConsole(page: Page, account: { email: string; password: string }, name: string): Promise<void> {
+  await page.goto(`${origin}/login`);
+  await waitForHeading(page, 'Sign in');
+  await signInByKeyboard(page, account.email, account.password);
+  await page.waitForFunction(() => document.body.textContent?.includes('No passkey yet.'), { timeout: 10_000 });
+  await fill(page, 'Name of the new passkey', name);
+  await press(page, 'Add a passkey');
+  await page.waitForFunction((n) => document.querySelector('.passkeys li .session-name')?.textContent === n, { timeout: 10_000 }, name);
+}
+
 /** Signs in on the page with the keyboard alone: Tab to each field, type, Enter. */
 async function signInByKeyboard(page: Page, email: string, password: string): Promise<void> {
   await page.keyboard.press('Tab');
@@ -302,13 +313,7 @@ describe('hosted sign-in and the account console', () => {
     const presence = (enabled: boolean) => cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled });
     const passkeySignIns = () => stack.logs.request.filter((r) => r.path === '/api/auth/user/passkey/login' && r.status === 200).length;
     const before = passkeySignIns();
-    await page.goto(`${origin}/login`);
-    await waitForHeading(page, 'Sign in');
-    await signInByKeyboard(page, user.account.email, user.account.password);
-    await page.waitForFunction(() => document.body.textContent?.includes('No passkey yet.'), { timeout: 10_000 });
-    await fill(page, 'Name of the new passkey', 'Test laptop');
-    await press(page, 'Add a passkey');
-    await page.waitForFunction(() => document.querySelector('.passkeys li .session-name')?.textContent === 'Test laptop', { timeout: 10_000 });
+    await addPasskeyFromConsole(page, user.account, 'Test laptop');
     // The account's first factor: its recovery codes, shown once.
     await page.waitForSelector('.recovery-codes li');
     expect(await accessibilityProblems(page)).toEqual([]);
@@ -464,7 +469,7 @@ describe('the admin console', () => {
     await fill(page, 'Search by email or name', user.account.email);
     await press(page, 'Search');
     // The list answers this search (not the first, unfiltered one, which may show this one user too).
-    await page.waitForFunction((email) => document.querySelector('.user-list')?.getAttribute('data-query') === email, { timeout: 10_000 }, user.account.email);
+    await page.waitForFunction((email) => document.querySelector('.user-list')?.getAttribute('data-query') === `${email}||`, { timeout: 10_000 }, user.account.email);
     expect(await page.$$eval('table.users tbody tr', (rows) => rows.map((r) => r.getAttribute('data-user')))).toEqual([user.id]);
     await page.click(`tr[data-user="${user.id}"] a`);
     await waitForHeading(page, user.account.name);
@@ -520,6 +525,73 @@ describe('the admin console', () => {
     expect(await page.$$eval('[data-admin]', (items) => items.length)).toBeGreaterThanOrEqual(2);
     expect(await accessibilityProblems(page)).toEqual([]);
     expect((await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: invited.email, password: invited.password } })).status).toBe(200);
+  });
+  it('finds users by verified and disabled, shows a user’s passkeys by name, publishes and withdraws a desktop release behind a fresh password', async () => {
+    const admin = await registerAndLogin(stack, 'admin');
+    // A user who added a passkey from their own console (and never proved their address).
+    const user = await registerAndLogin(stack);
+    const own = await freshPage();
+    await addVirtualAuthenticator(own);
+    await addPasskeyFromConsole(own, user.account, 'Work phone');
+    await own.browserContext().close();
+
+    const page = await freshPage();
+    await page.goto(`${origin}/admin/login?return_to=%2Fadmin`);
+    await waitForHeading(page, 'Sign in as an administrator');
+    await signInByKeyboard(page, admin.account.email, admin.account.password);
+    await page.waitForFunction(() => location.pathname === '/admin' && document.querySelector('table.users'), { timeout: 10_000 });
+    /** Searches for the user's address with the two flags; answers the ids listed. */
+    const search = async (verified: string, disabled: string) => {
+      await page.select('#verified', verified);
+      await page.select('#disabled', disabled);
+      await press(page, 'Search');
+      await page.waitForFunction((q) => document.querySelector('.user-list')?.getAttribute('data-query') === q, { timeout: 10_000 }, `${user.account.email}|${verified}|${disabled}`);
+      return page.$$eval('table.users tbody tr', (rows) => rows.map((r) => r.getAttribute('data-user')));
+    };
+    await fill(page, 'Search by email or name', user.account.email);
+    expect(await search('false', 'false')).toEqual([user.id]);
+    expect(await search('true', '')).toEqual([]);
+    expect(await search('', 'true')).toEqual([]);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(await search('false', '')).toEqual([user.id]);
+    await page.click(`tr[data-user="${user.id}"] a`);
+    await waitForHeading(page, user.account.name);
+    await page.waitForFunction(() => document.querySelector('.passkeys li .session-name')?.textContent === 'Work phone', { timeout: 10_000 });
+    expect(await page.$eval('.passkeys li .session-meta', (m) => m.textContent)).toMatch(/^added .* · never used$/);
+
+    // Releases: publishing asks for the password again once the admin's proof has run out.
+    await page.click('nav a[href="#/releases"]');
+    await waitForHeading(page, 'Desktop releases');
+    await page.waitForFunction(() => document.body.textContent?.includes('No release published yet.'), { timeout: 10_000 });
+    await deleteRedisPrefix(stack.redis, `${stack.names.redisPrefix}step-up:`);
+    await page.select('#platform', 'win32');
+    await fill(page, 'Version (such as 1.4.0)', '7.1.0');
+    await fill(page, 'Download address', 'https://downloads.example.com/win32/7.1.0.exe');
+    await fill(page, 'SHA-256 of the download', 'c0ffee'.repeat(10) + 'c0ff');
+    await fill(page, 'Release notes', 'Faster sync.');
+    await page.click('#mandatory');
+    await press(page, 'Publish');
+    await page.waitForSelector('dialog[open]');
+    await page.keyboard.type(admin.account.password);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.body.textContent?.includes('win32 7.1.0 is published'), { timeout: 10_000 });
+    expect(await page.$eval('tr[data-release="win32-7.1.0"]', (r) => r.textContent)).toContain('published, mandatory');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    const latest = await call(stack.url, 'GET', '/api/desktop/latest-version?platform=win32');
+    expect(latest.body.data).toMatchObject({ version: '7.1.0', mandatory: true, notes: 'Faster sync.', url: 'https://downloads.example.com/win32/7.1.0.exe' });
+
+    // The same version again: refused, saying why.
+    await fill(page, 'Version (such as 1.4.0)', '7.1.0');
+    await fill(page, 'Download address', 'https://downloads.example.com/win32/7.1.0.exe');
+    await fill(page, 'SHA-256 of the download', 'c0ffee'.repeat(10) + 'c0ff');
+    await page.select('#platform', 'win32');
+    await press(page, 'Publish');
+    await page.waitForFunction(() => document.body.textContent?.includes('That version was published before for this platform.'), { timeout: 10_000 });
+
+    await press(page, 'Withdraw');
+    await page.waitForFunction(() => document.body.textContent?.includes('win32 7.1.0 is withdrawn'), { timeout: 10_000 });
+    expect(await page.$eval('tr[data-release="win32-7.1.0"]', (r) => r.textContent)).toContain('withdrawn');
+    expect((await call(stack.url, 'GET', '/api/desktop/latest-version?platform=win32')).status).toBe(404);
   });
 });
 

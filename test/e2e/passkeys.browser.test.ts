@@ -92,6 +92,11 @@ describeInBrowser('passkeys in Chromium', () => {
     await stack.events.waitFor('account.security.changed', (p) => p.accountId === user.id && p.change === 'passkey_added');
     const listed = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: { authorization: `Bearer ${user.accessToken}` } });
     expect(listed.body.data.factors.passkeys).toEqual([expect.objectContaining({ id: added.body.data.passkey.id, name: 'Laptop', lastUsedAt: null })]);
+    // An admin sees it by the name the user gave it, and nothing of the credential.
+    const admin = await registerAndLogin(stack, 'admin');
+    const seen = await call(stack.url, 'GET', `/api/admin/users/${user.id}/factors`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+    expect(seen.body.data.factors).toEqual({ totp: false, passkeys: 1, passkeyList: [{ name: 'Laptop', createdAt: expect.any(String), lastUsedAt: null }], recoveryCodesLeft: 10 });
+    expect(seen.text).not.toContain(added.body.data.passkey.id);
   });
 
   it('answers the second step of a password login with the passkey', async () => {

@@ -11,7 +11,28 @@ export interface Page<T> {
 export interface UserFactors {
   totp: boolean;
   passkeys: number;
+  /** The names the user gave their passkeys, with when each was added and last used. */
+  passkeyList: Array<{ name: string; createdAt: string; lastUsedAt: string | null }>;
   recoveryCodesLeft: number;
+}
+
+export type Platform = 'win32' | 'darwin' | 'linux';
+
+export interface DesktopRelease {
+  platform: Platform;
+  version: string;
+  url: string;
+  sha256: string;
+  notes: string;
+  mandatory: boolean;
+  publishedAt: string;
+  withdrawnAt: string | null;
+}
+
+export interface UserFilter {
+  query?: string;
+  emailVerified?: boolean;
+  disabled?: boolean;
 }
 
 export interface ActivityFilter {
@@ -32,10 +53,11 @@ export class AdminClient extends AccountClient {
     super({ ...options, kind: 'admin' });
   }
 
-  async users(params: { query?: string; cursor?: string; limit?: number; emailVerified?: boolean }): Promise<Result<Page<Account>>> {
+  async users(params: UserFilter & { cursor?: string; limit?: number }): Promise<Result<Page<Account>>> {
+    const flag = (value?: boolean) => (value === undefined ? undefined : String(value));
     const answer = await this.authorized(
       'GET',
-      `/api/admin/users${query({ query: params.query, cursor: params.cursor, limit: params.limit ? String(params.limit) : undefined, emailVerified: params.emailVerified === undefined ? undefined : String(params.emailVerified) })}`,
+      `/api/admin/users${query({ query: params.query, cursor: params.cursor, limit: params.limit ? String(params.limit) : undefined, emailVerified: flag(params.emailVerified), disabled: flag(params.disabled) })}`,
     );
     return answer.ok ? { ...answer, data: { items: answer.data.users as Account[], nextCursor: answer.data.nextCursor as string | null } } : answer;
   }
@@ -98,6 +120,22 @@ export class AdminClient extends AccountClient {
   async admins(cursor?: string): Promise<Result<Page<Account>>> {
     const answer = await this.authorized('GET', `/api/admin/admins${query({ cursor })}`);
     return answer.ok ? { ...answer, data: { items: answer.data.admins as Account[], nextCursor: answer.data.nextCursor as string | null } } : answer;
+  }
+
+  async releases(): Promise<Result<DesktopRelease[]>> {
+    const answer = await this.authorized('GET', '/api/admin/desktop/releases');
+    return answer.ok ? { ...answer, data: answer.data.releases as DesktopRelease[] } : answer;
+  }
+
+  /** Needs a recent proof: `step_up_required` until the admin confirms it is them. */
+  async publishRelease(release: Omit<DesktopRelease, 'publishedAt' | 'withdrawnAt'>): Promise<Result<DesktopRelease>> {
+    const answer = await this.authorized('POST', '/api/admin/desktop/releases', release);
+    return answer.ok ? { ...answer, data: answer.data.release as DesktopRelease } : answer;
+  }
+
+  /** Needs a recent proof, as publishing does. */
+  withdrawRelease(platform: Platform, version: string): Promise<Result<unknown>> {
+    return this.authorized('DELETE', `/api/admin/desktop/releases/${encodeURIComponent(platform)}/${encodeURIComponent(version)}`);
   }
 
   /** Creates another admin account (an admin's session grants it). */

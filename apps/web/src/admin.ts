@@ -1,10 +1,12 @@
-// The admin console (/admin): find users and page through them, a user's page (profile, second
-// steps, sessions, providers, activity; disable, reset second steps, end sessions, set a password,
-// delete), the deployment's activity log, and the administrators (add one). The view is chosen by
-// the fragment (#/users, #/users/<id>, #/activity, #/admins), so the browser's back button works.
+// The admin console (/admin): find users (by email or name, verified, disabled) and page through
+// them, a user's page (profile, second steps with their passkeys' names, sessions, providers,
+// activity; disable, reset second steps, end sessions, set a password, delete), the deployment's
+// activity log, the desktop releases (publish, withdraw) and the administrators (add one). The view
+// is chosen by the fragment (#/users, #/users/<id>, #/activity, #/releases, #/admins), so the
+// browser's back button works.
 import './style.css';
 import type { Account, ActivityEntry, Result } from './client';
-import { AdminClient, type ActivityFilter, type Page } from './admin-client';
+import { AdminClient, type ActivityFilter, type DesktopRelease, type Page, type Platform } from './admin-client';
 import { activityItem, section, withStepUp } from './console';
 import { actionButton, field, formatDate, h, showView, statusLine, validatedForm } from './dom';
 import { errorText, texts } from './texts';
@@ -35,6 +37,8 @@ function nav(): HTMLElement {
     ' ',
     h('a', { href: '#/activity' }, t.activity),
     ' ',
+    h('a', { href: '#/releases' }, t.releases),
+    ' ',
     h('a', { href: '#/admins' }, t.admins),
     ' ',
     actionButton(
@@ -55,27 +59,37 @@ function route(): void {
   const [, view, id] = location.hash.split('/');
   if (view === 'users' && id) void userView(id);
   else if (view === 'activity') activityView();
+  else if (view === 'releases') void releasesView();
   else if (view === 'admins') adminsView();
   else usersView();
 }
 
 // ---- Users ----
 
+/** A select of the users' list: any, or one of two values of a flag. */
+function flagSelect(name: string, label: string, yes: string, no: string): { wrapper: HTMLElement; value: () => boolean | undefined } {
+  const select = h('select', { id: name, name }, h('option', { value: '' }, t.any), h('option', { value: 'true' }, yes), h('option', { value: 'false' }, no));
+  return { wrapper: h('div', { class: 'field' }, h('label', { for: name }, label), select), value: () => (select.value === '' ? undefined : select.value === 'true') };
+}
+
 function usersView(): void {
   const list = h('div', { class: 'user-list' });
   const search = field(t.search, { name: 'query', type: 'search', autocomplete: 'off' });
+  const verified = flagSelect('verified', t.filterVerified, t.onlyVerified, t.onlyUnverified);
+  const disabled = flagSelect('disabled', t.filterDisabled, t.onlyDisabled, t.onlyActive);
   const cursors: Array<string | undefined> = [undefined];
   // Only the latest request's answer is shown: a slower earlier one never replaces it.
   let latest = 0;
   const load = async (page: number) => {
     const asked = ++latest;
     const query = search.input.value.trim();
-    const answer = await client.users({ query: query || undefined, cursor: cursors[page], limit: 20 });
+    const filter = { query: query || undefined, emailVerified: verified.value(), disabled: disabled.value() };
+    const answer = await client.users({ ...filter, cursor: cursors[page], limit: 20 });
     if (asked !== latest || failed(answer) || !answer.ok) return;
     cursors[page + 1] = answer.data.nextCursor ?? undefined;
     list.replaceChildren(usersTable(answer.data), pager(page, answer.data.nextCursor !== null, load));
     // What the list shows now: the search it answers (for whoever waits on it, a test among them).
-    list.dataset.query = query;
+    list.dataset.query = [query, filter.emailVerified ?? '', filter.disabled ?? ''].join('|');
   };
   const form = validatedForm(
     async () => {
@@ -83,6 +97,8 @@ function usersView(): void {
       await load(0);
     },
     search.wrapper,
+    verified.wrapper,
+    disabled.wrapper,
     h('button', { type: 'submit' }, t.searchSubmit),
   );
   form.setAttribute('role', 'search');
@@ -185,9 +201,16 @@ async function factorsPart(id: string): Promise<HTMLElement> {
   const answer = await client.userFactors(id);
   const summary = answer.ok ? t.factorsSummary(answer.data.totp, answer.data.passkeys, answer.data.recoveryCodesLeft) : errorText(answer.error);
   const hasAny = answer.ok && (answer.data.totp || answer.data.passkeys > 0);
+  const passkeys = answer.ok ? answer.data.passkeyList : [];
   return section(
     t.factors,
     h('p', {}, summary),
+    passkeys.length > 0 &&
+      h(
+        'ul',
+        { class: 'passkeys' },
+        ...passkeys.map((p) => h('li', {}, h('span', { class: 'session-name' }, p.name), h('span', { class: 'session-meta' }, t.passkeyAdded(formatDate(p.createdAt), p.lastUsedAt && formatDate(p.lastUsedAt))))),
+      ),
     hasAny &&
       actionButton(
         t.resetFactors,
@@ -342,6 +365,88 @@ function activityView(): void {
   );
   showView(t.activity, nav(), status.element, form, results);
   show();
+}
+
+// ---- Desktop releases ----
+
+async function releasesView(): Promise<void> {
+  const list = h('div', {});
+  const load = async () => {
+    const answer = await client.releases();
+    if (failed(answer) || !answer.ok) return;
+    list.replaceChildren(answer.data.length ? releasesTable(answer.data, load) : h('p', {}, t.noReleases));
+  };
+  showView(t.releases, nav(), status.element, section(t.releases, list), section(t.publish, publishForm(load)));
+  await load();
+}
+
+function releasesTable(releases: DesktopRelease[], reload: () => Promise<void>): HTMLElement {
+  return h(
+    'table',
+    { class: 'users' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t.platform), h('th', { scope: 'col' }, t.version), h('th', { scope: 'col' }, t.status), h('th', { scope: 'col' }, t.published), h('th', { scope: 'col' }, t.action))),
+    h(
+      'tbody',
+      {},
+      ...releases.map((r) =>
+        h(
+          'tr',
+          { 'data-release': `${r.platform}-${r.version}` },
+          h('td', {}, r.platform),
+          h('td', {}, h('a', { href: r.url, rel: 'noreferrer' }, r.version)),
+          h('td', {}, t.releaseStatus(r.withdrawnAt !== null, r.mandatory)),
+          h('td', {}, formatDate(r.publishedAt)),
+          h(
+            'td',
+            {},
+            r.withdrawnAt === null &&
+              actionButton(
+                t.withdraw,
+                async () => {
+                  const withdrawn = await withStepUp(client, () => client.withdrawRelease(r.platform, r.version));
+                  if (failed(withdrawn)) return;
+                  await reload();
+                  status.info(t.withdrawnNow(r.platform, r.version));
+                },
+                { secondary: true, ariaLabel: t.withdrawOf(r.platform, r.version) },
+              ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function publishForm(reload: () => Promise<void>): HTMLFormElement {
+  const platform = h('select', { id: 'platform', name: 'platform', required: true }, ...(['win32', 'darwin', 'linux'] as Platform[]).map((p) => h('option', { value: p }, p)));
+  const version = field(t.releaseVersion, { name: 'version', required: true, pattern: '\\d+\\.\\d+\\.\\d+\\S*', autocomplete: 'off' });
+  const url = field(t.releaseUrl, { name: 'url', type: 'url', required: true, autocomplete: 'off' });
+  const sha256 = field(t.releaseSha256, { name: 'sha256', required: true, pattern: '[0-9a-fA-F]{64}', autocomplete: 'off' }, t.releaseSha256Hint);
+  const notes = field(t.releaseNotes, { name: 'notes', maxlength: 2000, autocomplete: 'off' });
+  const mandatory = h('input', { id: 'mandatory', name: 'mandatory', type: 'checkbox' });
+  const form = validatedForm(
+    async () => {
+      const release = { platform: platform.value as Platform, version: version.input.value.trim(), url: url.input.value.trim(), sha256: sha256.input.value.trim(), notes: notes.input.value, mandatory: mandatory.checked };
+      const published = await withStepUp(client, () => client.publishRelease(release));
+      if (!published.ok) {
+        // A release desktop refused says which field and why.
+        if (published.error.code === 'validation_failed') status.error(`${errorText(published.error)} ${published.error.message}`);
+        else failed(published);
+        return version.input;
+      }
+      form.reset();
+      await reload();
+      status.info(t.publishedNow(published.data.platform, published.data.version));
+    },
+    h('div', { class: 'field' }, h('label', { for: 'platform' }, t.platform), platform),
+    version.wrapper,
+    url.wrapper,
+    sha256.wrapper,
+    notes.wrapper,
+    h('div', { class: 'field checkbox' }, mandatory, h('label', { for: 'mandatory' }, t.releaseMandatory)),
+    h('button', { type: 'submit' }, t.publishSubmit),
+  );
+  return form;
 }
 
 // ---- Administrators ----

@@ -21,3 +21,4 @@ export * from './request-context';
 export * from './poll-loop';
 export * from './metrics';
 export * from './session-liveness';
+export * from './desktop-release';

@@ -107,6 +107,7 @@ export const AuthErrors = {
   badListCursor: () => bad('Invalid cursor'),
   badListQuery: () => bad('query must be at most 100 characters'),
   badListVerified: () => bad('emailVerified must be true or false'),
+  badListDisabled: () => bad('disabled must be true or false'),
   badActivityType: () => bad('type must be an activity type such as signed_in'),
   badActivityActor: () => bad('actorId must be an account id'),
   badActivityKind: () => bad('kind must be user or admin'),

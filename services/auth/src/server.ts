@@ -15,7 +15,7 @@ import { MongoAccountLinks } from './data-access/mongo-account-links';
 import { MongoActivityLog } from './data-access/mongo-activity';
 import { RedisCeremonies } from './data-access/redis-ceremonies';
 import { RedisLocks } from './data-access/redis-locks';
-import { DesktopExportClient } from './data-access/desktop-export-client';
+import { DesktopClient } from './data-access/desktop-client';
 import { MongoIdentities } from './data-access/mongo-identities';
 import { RedisIdentityFlows } from './data-access/redis-identity-flows';
 import { OidcIdentityProviders } from './security/identity-providers';
@@ -99,7 +99,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       avatars: new GridFsAvatars(mongo),
       firstAdmin: new MongoFirstAdminClaim(mongo),
       locks: new RedisLocks(redis),
-      desktop: new DesktopExportClient(config.DESKTOP_URL),
+      desktop: new DesktopClient(config.DESKTOP_URL),
       identityProviders,
       identities,
       identityFlows: new RedisIdentityFlows(redis, config.policy.identity.flowTtlMs),

@@ -5,10 +5,11 @@
 import { parseArgs } from 'node:util';
 import semver from 'semver';
 import { createLogger } from '@acct/shared';
-import { connectMongo, isDuplicateKey } from '@acct/shared/mongo';
+import { connectMongo } from '@acct/shared/mongo';
 import { loadDesktopConfig } from './config';
 import { ReleaseRepository } from './data-access/release-repository';
 import { PLATFORMS, isPlatform } from './domain/platforms';
+import { readNewRelease } from './domain/releases';
 
 const USAGE = `usage:
   release publish --platform <${PLATFORMS.join('|')}> --version <semver> --url <https url> --sha256 <64 hex> [--notes <text>] [--mandatory]
@@ -51,15 +52,10 @@ export function parseReleaseCommand(argv: string[]): ReleaseCommand {
   if (!values.version || !semver.valid(values.version)) throw new UsageError(`--version must be a semantic version such as 1.4.0 (got '${values.version ?? ''}')`);
   command.version = semver.valid(values.version) as string;
   if (action === 'withdraw') return command;
-  let url: URL;
-  try {
-    url = new URL(values.url ?? '');
-  } catch {
-    throw new UsageError('--url must be an absolute URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError('--url must be http(s)');
-  if (!/^[0-9a-f]{64}$/i.test(values.sha256 ?? '')) throw new UsageError('--sha256 must be 64 hexadecimal characters');
-  return { ...command, url: url.toString(), sha256: (values.sha256 as string).toLowerCase() };
+  // The rules the console's publish answers by (domain/releases.ts).
+  const read = readNewRelease({ ...values, version: command.version });
+  if ('problem' in read) throw new UsageError(`--${read.field} ${read.problem}`);
+  return { ...command, ...read.release };
 }
 
 async function main(): Promise<number> {
@@ -88,14 +84,10 @@ async function main(): Promise<number> {
       process.stdout.write(done ? `withdrew ${command.platform} ${command.version}\n` : `no published ${command.platform} ${command.version} to withdraw\n`);
       return done ? 0 : 1;
     }
-    try {
-      await releases.publish({ platform: command.platform!, version: command.version!, url: command.url!, sha256: command.sha256!, notes: command.notes, mandatory: command.mandatory });
-    } catch (err) {
-      if (isDuplicateKey(err)) {
-        process.stderr.write(`release: ${command.platform} ${command.version} is already published\n`);
-        return 1;
-      }
-      throw err;
+    const published = await releases.publish({ platform: command.platform!, version: command.version!, url: command.url!, sha256: command.sha256!, notes: command.notes, mandatory: command.mandatory });
+    if (published === 'exists') {
+      process.stderr.write(`release: ${command.platform} ${command.version} is already published\n`);
+      return 1;
     }
     const latest = await releases.latest(command.platform!);
     process.stdout.write(`published ${command.platform} ${command.version}${command.mandatory ? ' (mandatory)' : ''}; latest for ${command.platform} is now ${latest?.version}\n`);

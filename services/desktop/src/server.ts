@@ -41,6 +41,7 @@ export async function startDesktop(config: DesktopConfig, logger: Logger): Promi
         bodyLimit: config.BODY_LIMIT,
         http: httpMetrics(registry),
         latestReleases: new LatestReleaseCache(releases, config.RELEASE_CACHE_MS),
+        releases,
         syncs,
         outbox,
         verifier,

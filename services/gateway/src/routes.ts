@@ -111,6 +111,10 @@ export const ROUTES: RouteSpec[] = [
   { method: 'get', path: '/api/admin/users/:userId/identities', upstream: 'auth', body: 'none', bearer: true },
   { method: 'delete', path: '/api/admin/users/:userId/identities/:provider', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/admin/admins', upstream: 'auth', body: 'none', bearer: true },
+  // The desktop releases, through auth (the admin's recent proof, the activity log) to desktop.
+  { method: 'get', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'none', bearer: true },
+  { method: 'post', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'json', bearer: true },
+  { method: 'delete', path: '/api/admin/desktop/releases/:platform/:version', upstream: 'auth', body: 'none', bearer: true },
   { method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none' },
   // The access tokens' public keys, for other back ends to verify them (answered from memory).
   { method: 'get', path: '/.well-known/jwks.json', upstream: 'local', body: 'none' },

@@ -100,10 +100,11 @@ export class MongoAccounts implements Accounts {
     }
   }
 
-  async list(options: { query?: string; after?: string; limit: number; emailVerified?: boolean }): Promise<Account[]> {
+  async list(options: { query?: string; after?: string; limit: number; emailVerified?: boolean; disabled?: boolean }): Promise<Account[]> {
     const filter: Record<string, unknown> = {};
     // Never asked counts as proven.
     if (options.emailVerified !== undefined) filter.emailVerified = options.emailVerified ? { $ne: false } : false;
+    if (options.disabled !== undefined) filter.disabled = options.disabled ? true : { $ne: true };
     if (options.after) filter._id = { $gt: new Types.ObjectId(options.after) };
     if (options.query) {
       const pattern = options.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -84,18 +84,21 @@ export interface UserPage {
 }
 
 /** A page of users in a stable order, optionally those whose email or name contains `query`. */
-export async function listUsers(deps: Needs<'accounts'>, params: { query?: unknown; cursor?: unknown; limit?: unknown; emailVerified?: unknown }): Promise<UserPage> {
+export async function listUsers(deps: Needs<'accounts'>, params: { query?: unknown; cursor?: unknown; limit?: unknown; emailVerified?: unknown; disabled?: unknown }): Promise<UserPage> {
   const { limit, cursor } = pageParams(params, 20);
   const query = params.query ?? '';
   if (typeof query !== 'string' || query.length > 100) throw AuthErrors.badListQuery();
   const verified = params.emailVerified;
   if (verified !== undefined && verified !== 'true' && verified !== 'false') throw AuthErrors.badListVerified();
+  const disabled = params.disabled;
+  if (disabled !== undefined && disabled !== 'true' && disabled !== 'false') throw AuthErrors.badListDisabled();
   // One more than asked tells whether another page follows.
   const found = await deps.accounts.user.list({
     query: query.trim() || undefined,
     after: cursor || undefined,
     limit: limit + 1,
     emailVerified: verified === undefined ? undefined : verified === 'true',
+    disabled: disabled === undefined ? undefined : disabled === 'true',
   });
   const page = found.slice(0, limit);
   return { users: page.map((u) => toAccountRecord('user', u)), nextCursor: found.length > limit ? page[page.length - 1].id : null };

@@ -355,11 +355,24 @@ export async function registerPasskey(
 // ---- an admin and a user's factors --------------------------------------------------------------
 
 /** Whether a user has factors, never what they are made of. */
-export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, userId: string): Promise<{ totp: boolean; passkeys: number; recoveryCodesLeft: number }> {
+export interface UserFactorSummary {
+  totp: boolean;
+  passkeys: number;
+  /** The names the user gave their passkeys and when they were added and last used: never a credential. */
+  passkeyList: Array<{ name: string; createdAt: string; lastUsedAt: string | null }>;
+  recoveryCodesLeft: number;
+}
+
+export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, userId: string): Promise<UserFactorSummary> {
   const user = await deps.accounts.user.findById(userId);
   if (!user) throw AuthErrors.userNotFound();
   const set = await deps.factors.of('user', userId);
-  return { totp: set.totp?.confirmed === true, passkeys: set.passkeys.length, recoveryCodesLeft: hasOwnFactor(set) ? set.recoveryCodesLeft : 0 };
+  return {
+    totp: set.totp?.confirmed === true,
+    passkeys: set.passkeys.length,
+    passkeyList: set.passkeys.map((p) => ({ name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })),
+    recoveryCodesLeft: hasOwnFactor(set) ? set.recoveryCodesLeft : 0,
+  };
 }
 
 /** Removes every factor of a user (who lost them all): their sessions end and they are told by mail. */

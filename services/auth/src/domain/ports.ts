@@ -2,7 +2,7 @@
 // security/ implement them, the composition root (server.ts) wires them once. Each use
 // case's signature names the few it uses (`Needs<'accounts' | 'hasher'>`), nothing else.
 import type { Readable } from 'node:stream';
-import type { AccessClaims, AccountKind, EventOutbox, Logger } from '@acct/shared';
+import type { AccessClaims, AccountKind, DesktopReleaseRecord, EventOutbox, Logger } from '@acct/shared';
 import type { RevocationCheck } from '@acct/shared';
 import type { Account, AccountChanges, NewAccount } from './account';
 
@@ -75,8 +75,8 @@ export interface Accounts {
   countEnabled(): Promise<number>;
   /** Replaces the hash only if it is still `previous`, so a concurrent password change wins. */
   upgradePasswordHash(id: string, previous: string, next: string): Promise<void>;
-  /** Accounts in id order after `after`, whose email or name contains `query` (any letter case). */
-  list(options: { query?: string; after?: string; limit: number; emailVerified?: boolean }): Promise<Account[]>;
+  /** Accounts in id order after `after`, whose email or name contains `query` (any letter case), and whose flags are those given. */
+  list(options: { query?: string; after?: string; limit: number; emailVerified?: boolean; disabled?: boolean }): Promise<Account[]>;
 }
 
 export interface SessionOwner {
@@ -370,9 +370,19 @@ export interface DesktopExport {
   sync: { items: number; cursor: string };
 }
 
-/** The desktop service's part of a user's export, asked with the user's own access token. */
+/** A desktop release as admins manage it (desktop's own record). */
+export type DesktopRelease = DesktopReleaseRecord;
+
+/**
+ * The desktop service, asked with the caller's own access token (desktop checks it as it checks any):
+ * a user's part of their export, and the releases admins manage. Desktop's refusals (a 4xx) come back
+ * as they are; no answer in time is a 503.
+ */
 export interface DesktopData {
   exportOf(authorization: string, requestId?: string): Promise<DesktopExport>;
+  releases(authorization: string, platform: string | undefined, requestId?: string): Promise<DesktopRelease[]>;
+  publishRelease(authorization: string, release: unknown, requestId?: string): Promise<DesktopRelease>;
+  withdrawRelease(authorization: string, platform: string, version: string, requestId?: string): Promise<void>;
 }
 
 /** What a provider's verified ID token says of the person. */

@@ -2,8 +2,8 @@
 import mongoose, { type Connection, type Model } from 'mongoose';
 import semver from 'semver';
 import type { Platform } from '../domain/platforms';
-import type { LatestReleases, Release } from '../domain/ports';
-import { modelOn } from '@acct/shared/mongo';
+import type { LatestReleases, NewRelease, Release, ReleaseStore } from '../domain/ports';
+import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
 
 type ReleaseDoc = Release;
 
@@ -44,9 +44,13 @@ export class LatestReleaseCache implements LatestReleases {
     release.catch(() => this.entries.delete(platform));
     return release;
   }
+
+  forget(platform: Platform): void {
+    this.entries.delete(platform);
+  }
 }
 
-export class ReleaseRepository {
+export class ReleaseRepository implements ReleaseStore {
   private readonly model: Model<ReleaseDoc>;
 
   constructor(connection: Connection) {
@@ -63,10 +67,16 @@ export class ReleaseRepository {
     return releases.sort((a, b) => semver.rcompare(a.version, b.version))[0];
   }
 
-  /** Publishes a release; a duplicate platform and version throws code 11000. */
-  async publish(release: Omit<ReleaseDoc, 'publishedAt' | 'withdrawnAt'>): Promise<ReleaseDoc> {
-    const created = await this.model.create({ ...release, publishedAt: new Date(), withdrawnAt: null });
-    return created.toObject() as ReleaseDoc;
+  /** Publishes a release; `exists` when that platform and version were published before. */
+  async publish(release: NewRelease): Promise<ReleaseDoc | 'exists'> {
+    try {
+      const created = await this.model.create({ ...release, publishedAt: new Date(), withdrawnAt: null });
+      const { _id, ...doc } = created.toObject() as ReleaseDoc & { _id?: unknown };
+      return doc;
+    } catch (err) {
+      if (isDuplicateKey(err)) return 'exists';
+      throw err;
+    }
   }
 
   async withdraw(platform: Platform, version: string): Promise<boolean> {
@@ -75,7 +85,7 @@ export class ReleaseRepository {
   }
 
   async list(platform?: Platform): Promise<ReleaseDoc[]> {
-    const releases = await this.model.find(platform ? { platform } : {}).lean<ReleaseDoc[]>().exec();
+    const releases = await this.model.find(platform ? { platform } : {}, { _id: 0 }).lean<ReleaseDoc[]>().exec();
     return releases.sort((a, b) => a.platform.localeCompare(b.platform) || semver.rcompare(a.version, b.version));
   }
 }

@@ -17,6 +17,20 @@ export interface Release {
 /** The newest release per platform (cached for a short time, release-repository.ts). */
 export interface LatestReleases {
   latest(platform: Platform): Promise<Release | undefined>;
+  /** Reads the platform's newest release again at the next ask (after a publish or a withdrawal here). */
+  forget?(platform: Platform): void;
+}
+
+export type NewRelease = Omit<Release, 'publishedAt' | 'withdrawnAt'>;
+
+/** Every release, published and withdrawn: what admins manage (the console, the release tool). */
+export interface ReleaseStore {
+  /** Newest first per platform. */
+  list(platform?: Platform): Promise<Release[]>;
+  /** `exists` when that platform and version were published before (withdrawn or not). */
+  publish(release: NewRelease): Promise<Release | 'exists'>;
+  /** Whether a published release of that version was withdrawn now. */
+  withdraw(platform: Platform, version: string): Promise<boolean>;
 }
 
 export interface SyncItem {

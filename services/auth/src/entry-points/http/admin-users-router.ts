@@ -1,5 +1,6 @@
 // Admin user routes: list and read users, update a user, replace and read their avatar, a user's
-// sessions, identities and activity, the deployment's activity and the admins. Admin sessions only;
+// sessions, identities and activity, the deployment's activity, the admins and the desktop releases
+// (kept by desktop, asked with the admin's own token). Admin sessions only;
 // an act that cannot be undone asks for the admin's recent proof (admin-console.ts).
 import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
@@ -10,6 +11,7 @@ import { deleteUser } from '../../domain/account-deletion';
 import { isAccountId } from '../../domain/account';
 import { readActivity } from '../../domain/activity';
 import { endUserSession, endUserSessions, listAdmins, unlinkUserIdentity, userIdentities, userSessions } from '../../domain/admin-console';
+import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../domain/desktop-releases';
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
 import { requestContextWithActor } from './request-context';
@@ -37,7 +39,7 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
   };
 
   router.get('/api/admin/users', adminOnly, async (req, res) => {
-    const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified });
+    const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified, disabled: req.query.disabled });
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Users', page));
   });
@@ -120,6 +122,23 @@ export function adminUsersRouter(deps: AuthDeps, verifier: AccessTokenVerifier):
 
   router.get('/api/admin/users/:userId/avatar', adminOnly, async (req, res) => {
     await sendAvatar(res, await readAvatar(deps, String(req.params.userId)));
+  });
+
+  router.get('/api/admin/desktop/releases', adminOnly, async (req, res) => {
+    const releases = await listDesktopReleases(deps, req.get('authorization') as string, req.query.platform, requestContextWithActor(req, verifier));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Releases', { releases }));
+  });
+
+  router.post('/api/admin/desktop/releases', adminChanging, async (req, res) => {
+    const release = await publishDesktopRelease(deps, req.get('authorization') as string, req.body, requestContextWithActor(req, verifier));
+    res.status(201).json(ok('Release published', { release }));
+  });
+
+  router.delete('/api/admin/desktop/releases/:platform/:version', adminChanging, async (req, res) => {
+    const release = { platform: String(req.params.platform), version: String(req.params.version) };
+    await withdrawDesktopRelease(deps, req.get('authorization') as string, release, requestContextWithActor(req, verifier));
+    res.json(ok('Release withdrawn'));
   });
 
   return router;

@@ -1,14 +1,16 @@
-// The desktop routes: the version check (no session, cacheable) and the per-user sync.
+// The desktop routes: the version check (no session, cacheable), the per-user sync, and the internal
+// routes auth calls with the caller's own token: a user's export, and the admins' releases.
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { InternalHeaders, ok, type AccessTokenVerifier, type EventOutbox } from '@acct/shared';
 import type { RevocationCheck } from '@acct/shared';
-import type { LatestReleases, Release, SyncLimits, SyncStore } from '../../domain/ports';
-import { latestRelease, toReleaseRecord } from '../../domain/releases';
+import type { LatestReleases, Release, ReleaseStore, SyncLimits, SyncStore } from '../../domain/ports';
+import { latestRelease, listReleases, publishRelease, requireAdminSession, toReleaseRecord, withdrawRelease } from '../../domain/releases';
 import { requireUserSession, sync } from '../../domain/sync';
 
 export interface DesktopRouterDeps {
   latestReleases: LatestReleases;
+  releases: ReleaseStore;
   syncs: SyncStore;
   outbox: EventOutbox;
   verifier: AccessTokenVerifier;
@@ -55,6 +57,24 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
     const user = await requireUserSession(deps.revocations, deps.verifier.verifyHeader(req.get('authorization')));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Desktop data', await deps.syncs.summaryOf(user.sub)));
+  });
+
+  // The admin console's releases, through auth (which asks the admin's recent proof before a change
+  // and keeps it in the activity log), with the admin's own token. Never public either.
+  const admin = (authorization: string | undefined) => requireAdminSession(deps.revocations, deps.verifier.verifyHeader(authorization));
+  router.get('/internal/admin/releases', async (req, res) => {
+    await admin(req.get('authorization'));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Releases', { releases: await listReleases(deps, req.query.platform) }));
+  });
+  router.post('/internal/admin/releases', async (req, res) => {
+    await admin(req.get('authorization'));
+    res.status(201).json(ok('Release published', { release: await publishRelease(deps, req.body) }));
+  });
+  router.delete('/internal/admin/releases/:platform/:version', async (req, res) => {
+    await admin(req.get('authorization'));
+    await withdrawRelease(deps, String(req.params.platform), String(req.params.version));
+    res.json(ok('Release withdrawn'));
   });
 
   return router;
