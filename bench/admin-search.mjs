@@ -107,6 +107,8 @@ const rows = [
   await measure('search: a name prefix of many (Seed 9…)', () => '/api/admin/users?limit=20&query=Seed%209'),
   await measure('search: nothing matches (whole scan)', () => '/api/admin/users?limit=20&query=nobody-at-all'),
   await measure('unverified only (none here: a whole scan)', () => '/api/admin/users?limit=20&emailVerified=false'),
+  await measure('disabled only, by fragment (a whole scan)', (i) => `/api/admin/users?limit=20&disabled=true&query=user-${String((i * 37) % users).padStart(5, '0')}`),
+  await measure('not disabled, a page by cursor', (i) => `/api/admin/users?limit=20&disabled=false&cursor=${cursors[i % cursors.length]}`),
 ];
 
 const result = {
