@@ -145,13 +145,28 @@ describe('RedisSessions', () => {
       expect(await store.create({ kind: 'user', accountId: 'e1', role: 'user', credentialEpoch: 1 })).toMatchObject({ sessionId: expect.any(String) });
     });
 
-    it('when a session of an older epoch escaped revokeAll, then it neither refreshes nor counts as active, and is ended', async () => {
+    it('when a change could not announce its end (the feed down), then its sessions neither refresh nor count as active, and end at their next refresh', async () => {
       now = Date.now();
+      const feedDown = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: async () => Promise.reject(new Error('feed down')) }, () => now);
       const { token, sessionId } = await open({ kind: 'user', accountId: 'e2', role: 'user' });
-      // As if the change's revokeAll had read the account's sessions before this one was added.
-      await raw.set(`${names.redisPrefix}rs-epoch:user:e2`, '1');
+      const rotated = await store.rotate('user', token);
+      if (rotated.outcome !== 'rotated') throw new Error(rotated.outcome);
+      await expect(feedDown.revokeAll('user', 'e2', 1)).rejects.toThrow('feed down');
+      // Not deleted: the change stopped before it, as its announcement failed.
+      expect(await raw.exists(`${names.redisPrefix}rs:{${sessionId}}`)).toBe(1);
       expect(await store.isActive('user', sessionId, 'e2')).toBe(false);
+      // Neither the current token nor the one just rotated out (its grace window still open).
       expect((await store.rotate('user', token)).outcome).toBe('superseded');
+      expect(announced).toContain(sessionId);
+      expect(await raw.exists(`${names.redisPrefix}rs:{${sessionId}}`)).toBe(0);
+      expect((await store.rotate('user', rotated.token)).outcome).toBe('missing');
+    });
+
+    it('marks no session that is already gone (no hash without a lifetime is made)', async () => {
+      now = Date.now();
+      const { sessionId } = await open({ kind: 'user', accountId: 'e4', role: 'user' });
+      await raw.del(`${names.redisPrefix}rs:{${sessionId}}`);
+      await store.revokeAll('user', 'e4', 1);
       expect(await raw.exists(`${names.redisPrefix}rs:{${sessionId}}`)).toBe(0);
     });
 

@@ -8,7 +8,11 @@
 // it gets the same successor, once in every three rotations (`late` counts the rotations since the
 // last such retry), so two holders taking turns with one session are still caught at the second
 // turn. Every way a session ends goes on the revocation feed first, so that its access tokens are
-// refused by every replica of every service within a second.
+// refused by every replica of every service within a second. A credential change (revokeAll) marks
+// each of the account's sessions superseded in its own hash before it announces and deletes them:
+// the rotation script refuses a marked session by itself, with no read of the account's epoch key
+// (another slot in Redis Cluster, and a second round trip on every refresh), so a session survives
+// no change even when the announcement fails and the deletion never comes.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
@@ -18,9 +22,10 @@ import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token'
 import { ReplicaWait, execOrThrow, type ReplicaAck } from './redis-transaction';
 
 const ROTATE = `
-local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'epoch', 'late')
+local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'epoch', 'late', 'superseded')
 if not s[1] then return {'missing'} end
 if s[1] ~= ARGV[7] then return {'wrong_kind'} end
+if s[11] then return {'superseded'} end
 local now = tonumber(ARGV[4])
 if now >= tonumber(s[8]) then
   redis.call('DEL', KEYS[1])
@@ -49,6 +54,12 @@ return {'reused', s[2], s[3]}
 const RAISE_EPOCH = `
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
+return 1
+`;
+
+// Marks a session ended by a credential change; never makes a hash of one that is gone.
+const SUPERSEDE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'superseded', '1') end
 return 1
 `;
 
@@ -81,6 +92,7 @@ type ScriptClient = Redis & {
   refreshRotate(key: string, ...args: string[]): Promise<string[]>;
   refreshRevoke(key: string, ...args: string[]): Promise<string | null>;
   raiseEpoch(key: string, epoch: string): Promise<number>;
+  refreshSupersede(key: string): Promise<number>;
 };
 
 export class RedisSessions implements Sessions {
@@ -96,6 +108,7 @@ export class RedisSessions implements Sessions {
     redis.defineCommand('refreshRotate', { numberOfKeys: 1, lua: ROTATE });
     redis.defineCommand('refreshRevoke', { numberOfKeys: 1, lua: REVOKE });
     redis.defineCommand('raiseEpoch', { numberOfKeys: 1, lua: RAISE_EPOCH });
+    redis.defineCommand('refreshSupersede', { numberOfKeys: 1, lua: SUPERSEDE });
     this.redis = redis as ScriptClient;
     this.replicas = new ReplicaWait(policy.replicaAck, now);
   }
@@ -160,16 +173,10 @@ export class RedisSessions implements Sessions {
       String(this.policy.idleTtlMs),
       kind,
     );
-    const [outcome, accountId, role, sealed, epoch, absExp] = reply;
+    const [outcome, accountId, role, sealed, , absExp] = reply;
     // A rotation a failover lost would make the client's new token unknown: its session would end.
     if (outcome === 'rotated') await this.replicas.after(this.redis, sessionKey(token.id));
     const owner = { kind, accountId, role };
-    // A credential change after the session opened ends it here too (the change's own revokeAll
-    // may not have reached it yet): its epoch is older than the account's.
-    if ((outcome === 'rotated' || outcome === 'grace' || outcome === 'late_retry') && (await this.epochMovedOn(kind, accountId, Number(epoch)))) {
-      await this.end([token.id], () => this.redis.del(sessionKey(token.id)));
-      return { outcome: 'superseded' };
-    }
     switch (outcome) {
       case 'rotated':
         return { outcome, token: successor.value, sessionId: token.id, owner, endsAt: Number(absExp) };
@@ -182,8 +189,12 @@ export class RedisSessions implements Sessions {
         // The script deleted the session; its access tokens end too.
         await this.revocations.publish([token.id], this.retention);
         return { outcome, sessionId: token.id, owner };
+      case 'superseded':
+        // A credential change marked it and may not have ended it (its announcement failed): done here.
+        await this.end([token.id], () => this.redis.del(sessionKey(token.id)));
+        return { outcome };
       default:
-        return { outcome: outcome as 'missing' | 'wrong_kind' | 'expired' | 'superseded' };
+        return { outcome: outcome as 'missing' | 'wrong_kind' | 'expired' };
     }
   }
 
@@ -194,11 +205,11 @@ export class RedisSessions implements Sessions {
    */
   async isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean> {
     // Two reads, not one pipeline: the keys live in different Redis Cluster slots.
-    const [[owner, account, absExp, epoch], current] = await Promise.all([
-      this.redis.hmget(sessionKey(sessionId), 'kind', 'accountId', 'absExp', 'epoch'),
+    const [[owner, account, absExp, epoch, superseded], current] = await Promise.all([
+      this.redis.hmget(sessionKey(sessionId), 'kind', 'accountId', 'absExp', 'epoch', 'superseded'),
       this.redis.get(epochKey(kind, accountId)),
     ]);
-    return owner === kind && account === accountId && Number(absExp) > this.now() && Number(epoch ?? 0) >= Number(current ?? 0);
+    return owner === kind && account === accountId && !superseded && Number(absExp) > this.now() && Number(epoch ?? 0) >= Number(current ?? 0);
   }
 
   private async epochMovedOn(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<boolean> {
@@ -265,6 +276,8 @@ export class RedisSessions implements Sessions {
     const accountKey = accountSessionsKey(kind, accountId);
     const ids = await this.redis.smembers(accountKey);
     // A login racing this change opens no session (its epoch is old), so these are all there are.
+    // Each is marked before the announcement: should that fail, none of them refreshes again.
+    await Promise.all(ids.map((id) => this.redis.refreshSupersede(sessionKey(id))));
     return this.end(ids, async () => {
       let removed = 0;
       for (const id of ids) removed += await this.redis.del(sessionKey(id));
