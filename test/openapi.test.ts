@@ -16,6 +16,21 @@ describe('openapi/openapi.yaml', () => {
     expect(documentedOperations().filter((o) => !routed.includes(o))).toEqual([]);
   });
 
+  it('names each route of the table by its operation id, and says who may call it as the operation’s security does', () => {
+    const documented = new Map(openApi().operations.map((o) => [`${o.method} ${o.template}`, o.operation]));
+    // Only a session's (or the feed's) bearer token, alone: an optional token (admin registration) or a cookie is `anyone`.
+    const bearerOnly = (security: unknown) => JSON.stringify(security ?? []) === JSON.stringify([{ bearerAuth: [] }]);
+    expect(ROUTES.map((r, i) => [routed[i], r.operationId, r.caller !== 'anyone'])).toEqual(
+      routed.map((route) => [route, documented.get(route)?.operationId, bearerOnly(documented.get(route)?.security)]),
+    );
+    expect(new Set(ROUTES.map((r) => r.operationId)).size).toBe(ROUTES.length);
+    // A session's kind is the one its path serves.
+    for (const r of ROUTES) {
+      if (r.caller === 'admin') expect([r.path, /^\/api\/(admin|auth\/admin)\//.test(r.path)]).toEqual([r.path, true]);
+      if (r.caller === 'user') expect([r.path, /^\/api\/(auth\/user|desktop)\//.test(r.path)]).toEqual([r.path, true]);
+    }
+  });
+
   it('lists exactly the error codes of the catalogues', () => {
     const codes = new Set([gatewayErrorCatalogue, authErrorCatalogue, desktopErrorCatalogue].flatMap((c) => Object.keys(c.codes)));
     expect([...openApi().doc.components.schemas.ErrorCode.enum].sort()).toEqual([...codes].sort());

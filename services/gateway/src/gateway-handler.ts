@@ -28,7 +28,7 @@ import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-l
 import type { Pages } from './pages';
 import type { RevocationEvents } from './revocation-events';
 import { RouteMatcher } from './route-matcher';
-import { ROUTES, type RouteSpec, type Upstream } from './routes';
+import { ROUTES, actsOnSession, type RouteSpec, type Upstream } from '@acct/shared/routes';
 import { helmetHeaders } from './security-headers';
 import type { UpstreamAnswer, UpstreamClient } from './upstream';
 
@@ -163,7 +163,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     const upstream = deps.upstreams[route.upstream];
     const send = () => forward(route, req, res, ctx, upstream);
     let answer: Promise<void>;
-    if (claims && route.bearer && revoked !== false) {
+    if (claims && actsOnSession(route) && revoked !== false) {
       // An ended session's token stops here (401), or a 503 while the feed cannot tell.
       answer = assertSessionLive({ isRevoked: () => revoked }, claims).then(() => {
         actor = { type: claims.kind, id: claims.sub, role: claims.role };

@@ -4,4 +4,4 @@ export { browserCookieWarnings, gatewaySchema, loadGatewayConfig } from './confi
 export { gatewayErrorCatalogue } from './errors';
 export { startGateway } from './server';
 export { UpstreamClient } from './upstream';
-export { ROUTES } from './routes';
+export { ROUTES } from '@acct/shared/routes';

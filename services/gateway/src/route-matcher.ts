@@ -1,12 +1,12 @@
 // The allow-list as one table built at start: exact paths in a map, parameterised ones as regular
 // expressions; case-insensitive, with an optional trailing slash, as express routes match.
-import type { RouteSpec } from './routes';
+import type { RouteSpec } from '@acct/shared/routes';
 
 export class RouteMatcher {
   private readonly exact = new Map<string, RouteSpec>();
   private readonly patterns: Array<{ route: RouteSpec; regex: RegExp }> = [];
 
-  constructor(routes: RouteSpec[]) {
+  constructor(routes: readonly RouteSpec[]) {
     for (const route of routes) {
       const method = route.method.toUpperCase();
       if (route.path.includes(':')) {

@@ -1,0 +1,142 @@
+// Every public route, declared once, as data: its OpenAPI operation id, method and path, where it is
+// answered, how its body travels, who may call it, and the cookies it touches. The gateway's
+// allow-list is this table (anything not in it answers 404 at the edge and never reaches a service);
+// test/openapi.test.ts holds it equal to openapi/openapi.yaml by operation id, caller and all, and
+// test/e2e/route-callers.security.test.ts sends every guarded route a caller it must refuse. A new
+// route is one row here, one operation there, and its handler.
+import type { AccountKind } from '../access-token';
+
+/** Where a route is answered: a service, or the gateway itself from memory (`local`). */
+export type Upstream = 'auth' | 'desktop' | 'local';
+
+/**
+ * Who may call a route: `anyone` (no access token, or one it reads only to grant more, as admin
+ * registration does), the access token of a `user` or an `admin` session (the gateway refuses one of
+ * an ended session, 401 `session_revoked`; the service refuses the other kind, 403), or a back end
+ * with a revocation `feed` token.
+ */
+export type Caller = 'anyone' | AccountKind | 'feed';
+
+export interface RouteSpec {
+  /** The operation's id in openapi/openapi.yaml. */
+  operationId: string;
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  upstream: Upstream;
+  /** json: read whole (up to BODY_LIMIT) and sent in one write; stream: piped with a byte cap (uploads); none: no body. */
+  body: 'json' | 'stream' | 'none';
+  caller: Caller;
+  /** The kind whose refresh cookie this route may set or clear. */
+  cookieKind?: AccountKind;
+  /** Whether the route reads the refresh cookie (passed to the service out of band). */
+  readsCookie?: boolean;
+  /** The service's answer names the kind whose cookie it sets (verify-otp serves both); `cookieKind` when it does not. */
+  cookieKindFromAnswer?: boolean;
+  /** A sign-in with an identity provider: `set` starts one (the flow cookie), `read` is its callback (the cookie read, then cleared). */
+  identityFlow?: 'set' | 'read';
+  /** The kind whose identity flow cookie (`Path=/api/auth/<kind>/oidc`) the route sets or reads. */
+  identityKind?: AccountKind;
+}
+
+/** Whether the route acts on a session's access token: one of an ended session is refused at the gateway. */
+export const actsOnSession = (route: Pick<RouteSpec, 'caller'>): boolean => route.caller === 'user' || route.caller === 'admin';
+
+export const ROUTES: readonly RouteSpec[] = [
+  // The contract's account routes, for each kind: their answers set or clear the kind's refresh cookie.
+  // Admin registration reads a token too, but only to grant: an ended session's counts as none (403, auth decides).
+  { operationId: 'registerAdmin', method: 'post', path: '/api/auth/admin/register', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
+  { operationId: 'loginAdmin', method: 'post', path: '/api/auth/admin/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
+  { operationId: 'refreshAdmin', method: 'post', path: '/api/auth/admin/refresh', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', readsCookie: true },
+  { operationId: 'logoutAdmin', method: 'post', path: '/api/auth/admin/logout', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', readsCookie: true },
+  { operationId: 'forgotAdminPassword', method: 'post', path: '/api/auth/admin/forgot-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
+  { operationId: 'resetAdminPassword', method: 'post', path: '/api/auth/admin/reset-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
+  { operationId: 'registerUser', method: 'post', path: '/api/auth/user/register', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
+  { operationId: 'loginUser', method: 'post', path: '/api/auth/user/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
+  { operationId: 'refreshUser', method: 'post', path: '/api/auth/user/refresh', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', readsCookie: true },
+  { operationId: 'logoutUser', method: 'post', path: '/api/auth/user/logout', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', readsCookie: true },
+  { operationId: 'forgotUserPassword', method: 'post', path: '/api/auth/user/forgot-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
+  { operationId: 'resetUserPassword', method: 'post', path: '/api/auth/user/reset-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
+  // The second step of a sign-in, and the proof of an address and its changes.
+  { operationId: 'verifyOtp', method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', cookieKindFromAnswer: true },
+  { operationId: 'secondStepPasskeyOptions', method: 'post', path: '/api/auth/verify-otp/passkey-options', upstream: 'auth', body: 'json', caller: 'anyone' },
+  { operationId: 'verifyEmail', method: 'post', path: '/api/auth/user/verify-email', upstream: 'auth', body: 'json', caller: 'anyone' },
+  { operationId: 'resendVerification', method: 'post', path: '/api/auth/user/verify-email/resend', upstream: 'auth', body: 'json', caller: 'anyone' },
+  { operationId: 'requestEmailChange', method: 'post', path: '/api/auth/user/email', upstream: 'auth', body: 'json', caller: 'user' },
+  { operationId: 'confirmEmailChange', method: 'post', path: '/api/auth/user/email/confirm', upstream: 'auth', body: 'json', caller: 'anyone' },
+  { operationId: 'undoEmailChange', method: 'post', path: '/api/auth/user/email/undo', upstream: 'auth', body: 'json', caller: 'anyone' },
+  // Second factors: sign-in with a passkey, and what a signed-in account does with its own factors.
+  { operationId: 'passkeyOptionsAdmin', method: 'post', path: '/api/auth/admin/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
+  { operationId: 'passkeyLoginAdmin', method: 'post', path: '/api/auth/admin/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
+  { operationId: 'reauthenticateAdmin', method: 'post', path: '/api/auth/admin/reauthenticate', upstream: 'auth', body: 'json', caller: 'admin' },
+  { operationId: 'changePasswordAdmin', method: 'post', path: '/api/auth/admin/password', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin' },
+  { operationId: 'deleteOwnAdminAccount', method: 'delete', path: '/api/auth/admin/me', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin' },
+  { operationId: 'listFactorsAdmin', method: 'get', path: '/api/auth/admin/factors', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'startTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'confirmTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp/confirm', upstream: 'auth', body: 'json', caller: 'admin' },
+  { operationId: 'removeTotpAdmin', method: 'delete', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'recoveryCodesAdmin', method: 'post', path: '/api/auth/admin/factors/recovery-codes', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'passkeyRegistrationOptionsAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'addPasskeyAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys', upstream: 'auth', body: 'json', caller: 'admin' },
+  { operationId: 'removePasskeyAdmin', method: 'delete', path: '/api/auth/admin/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'passkeyOptionsUser', method: 'post', path: '/api/auth/user/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
+  { operationId: 'passkeyLoginUser', method: 'post', path: '/api/auth/user/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
+  { operationId: 'reauthenticateUser', method: 'post', path: '/api/auth/user/reauthenticate', upstream: 'auth', body: 'json', caller: 'user' },
+  { operationId: 'changePasswordUser', method: 'post', path: '/api/auth/user/password', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user' },
+  { operationId: 'deleteOwnUserAccount', method: 'delete', path: '/api/auth/user/me', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user' },
+  { operationId: 'listFactorsUser', method: 'get', path: '/api/auth/user/factors', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'startTotpUser', method: 'post', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'confirmTotpUser', method: 'post', path: '/api/auth/user/factors/totp/confirm', upstream: 'auth', body: 'json', caller: 'user' },
+  { operationId: 'removeTotpUser', method: 'delete', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'recoveryCodesUser', method: 'post', path: '/api/auth/user/factors/recovery-codes', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'passkeyRegistrationOptionsUser', method: 'post', path: '/api/auth/user/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'addPasskeyUser', method: 'post', path: '/api/auth/user/factors/passkeys', upstream: 'auth', body: 'json', caller: 'user' },
+  { operationId: 'removePasskeyUser', method: 'delete', path: '/api/auth/user/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'user' },
+  // Identity providers: the list, then each kind's redirect and callback (top-level navigations) and identities.
+  { operationId: 'listIdentityProviders', method: 'get', path: '/api/auth/identity-providers', upstream: 'auth', body: 'none', caller: 'anyone' },
+  { operationId: 'startAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', identityFlow: 'set', identityKind: 'admin' },
+  { operationId: 'completeAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/callback', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', identityFlow: 'read', identityKind: 'admin' },
+  { operationId: 'listOwnAdminIdentities', method: 'get', path: '/api/auth/admin/identities', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'startAdminIdentityLink', method: 'post', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'json', caller: 'admin', identityFlow: 'set', identityKind: 'admin' },
+  { operationId: 'unlinkAdminIdentity', method: 'delete', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'startIdentitySignIn', method: 'get', path: '/api/auth/user/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', identityFlow: 'set', identityKind: 'user' },
+  { operationId: 'completeIdentitySignIn', method: 'get', path: '/api/auth/user/oidc/:provider/callback', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', identityFlow: 'read', identityKind: 'user' },
+  { operationId: 'listOwnIdentities', method: 'get', path: '/api/auth/user/identities', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'startIdentityLink', method: 'post', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'json', caller: 'user', identityFlow: 'set', identityKind: 'user' },
+  { operationId: 'unlinkIdentity', method: 'delete', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'none', caller: 'user' },
+  // A user's own profile, data, sessions and history.
+  { operationId: 'getOwnProfile', method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'getOwnAvatar', method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'exportOwnData', method: 'get', path: '/api/auth/user/me/export', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'listOwnSessions', method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'listOwnActivity', method: 'get', path: '/api/auth/user/activity', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'signOutOtherSessions', method: 'post', path: '/api/auth/user/sessions/sign-out-others', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'signOutSession', method: 'delete', path: '/api/auth/user/sessions/:sessionId', upstream: 'auth', body: 'none', caller: 'user' },
+  // The admin console's reads and acts.
+  { operationId: 'listUsers', method: 'get', path: '/api/admin/users', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'getUser', method: 'get', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'updateUser', method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json', caller: 'admin' },
+  { operationId: 'deleteUser', method: 'delete', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'replaceAvatar', method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream', caller: 'admin' },
+  { operationId: 'getUserFactors', method: 'get', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'resetUserFactors', method: 'delete', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'getAvatar', method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'listUserActivity', method: 'get', path: '/api/admin/users/:userId/activity', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'listActivity', method: 'get', path: '/api/admin/activity', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'listUserSessions', method: 'get', path: '/api/admin/users/:userId/sessions', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'endUserSessions', method: 'delete', path: '/api/admin/users/:userId/sessions', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'endUserSession', method: 'delete', path: '/api/admin/users/:userId/sessions/:sessionId', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'listUserIdentities', method: 'get', path: '/api/admin/users/:userId/identities', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'unlinkUserIdentity', method: 'delete', path: '/api/admin/users/:userId/identities/:provider', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'listAdmins', method: 'get', path: '/api/admin/admins', upstream: 'auth', body: 'none', caller: 'admin' },
+  // The desktop releases, through auth (the admin's recent proof, the activity log) to desktop.
+  { operationId: 'listDesktopReleases', method: 'get', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'publishDesktopRelease', method: 'post', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'json', caller: 'admin' },
+  { operationId: 'withdrawDesktopRelease', method: 'delete', path: '/api/admin/desktop/releases/:platform/:version', upstream: 'auth', body: 'none', caller: 'admin' },
+  // The desktop client's version check (public, cacheable) and sync.
+  { operationId: 'latestVersion', method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none', caller: 'anyone' },
+  // The access tokens' public keys, for other back ends to verify them (answered from memory).
+  { operationId: 'keySet', method: 'get', path: '/.well-known/jwks.json', upstream: 'local', body: 'none', caller: 'anyone' },
+  // Ended sessions as server-sent events, for back ends with a feed token (answered from the gateway's feed).
+  { operationId: 'revocationFeed', method: 'get', path: '/api/revocations', upstream: 'local', body: 'none', caller: 'feed' },
+  { operationId: 'sync', method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json', caller: 'user' },
+];

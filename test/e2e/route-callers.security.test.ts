@@ -1,0 +1,48 @@
+// Who may call each route, as the route table says (libs/shared/src/routes): every route for a
+// session's access token refuses a request without one (401) and one of the other kind of session
+// (403), and the revocation feed a request without its token. Sent through the gateway for every
+// row, so a new route is checked the moment its row exists.
+import { ROUTES } from '@acct/shared/routes';
+import { registerAndLogin } from '@acct/test-harness/factories';
+import { call } from '@acct/test-harness/http-client';
+import { startStack, type TestStack } from '@acct/test-stack/stack';
+
+let stack: TestStack;
+const tokens: Record<'user' | 'admin', string> = { user: '', admin: '' };
+
+beforeAll(async () => {
+  // A feed token set: without one the feed is off (404) for everyone.
+  stack = await startStack('callers', { auth: { ADMIN_REGISTRATION_OPEN: 'true' }, gateway: { REVOCATION_FEED_TOKENS: 'f'.repeat(40) } });
+  tokens.user = (await registerAndLogin(stack, 'user')).accessToken;
+  tokens.admin = (await registerAndLogin(stack, 'admin')).accessToken;
+});
+afterAll(() => stack.stop());
+
+/** A path of the route with a well-formed value for each parameter. */
+const concrete = (path: string) =>
+  path.replace(/:([A-Za-z]+)/g, (_m, name: string) => ({ userId: '6740c0ffee0000000000ffff', platform: 'linux', version: '1.0.0', provider: 'corp' })[name] ?? 'x1');
+
+const guarded = ROUTES.filter((r) => r.caller === 'user' || r.caller === 'admin');
+
+it('has routes of each kind to check (the table is read)', () => {
+  expect([guarded.some((r) => r.caller === 'user'), guarded.some((r) => r.caller === 'admin')]).toEqual([true, true]);
+});
+
+it.each(guarded.map((r) => [r.operationId, r] as const))('%s: 401 without a token, 403 with the other kind’s', async (_id, route) => {
+  const path = concrete(route.path);
+  const body = route.body === 'none' ? undefined : {};
+  const other = route.caller === 'user' ? 'admin' : 'user';
+  const anonymous = await call(stack.url, route.method.toUpperCase(), path, { body });
+  const wrongKind = await call(stack.url, route.method.toUpperCase(), path, { body, headers: { authorization: `Bearer ${tokens[other]}` } });
+  expect([anonymous.status, wrongKind.status]).toEqual([401, 403]);
+});
+
+it('keeps the revocation feed to back ends with its token', async () => {
+  const feed = ROUTES.filter((r) => r.caller === 'feed');
+  expect(feed.map((r) => r.path)).toEqual(['/api/revocations']);
+  for (const route of feed) {
+    expect((await call(stack.url, 'GET', route.path)).status).toBe(401);
+    // A session's token is not a feed token.
+    expect((await call(stack.url, 'GET', route.path, { headers: { authorization: `Bearer ${tokens.admin}` } })).status).toBe(401);
+  }
+});
