@@ -1,0 +1,107 @@
+// The admin console's rules on in-memory ports (test/fakes.ts), in milliseconds: the desktop
+// releases (the admin's recent proof, the activity log, the admin's own token to desktop), the users'
+// list and its filters, and who reads which activity. The end-to-end files keep to the contract.
+import { AuthErrors } from '../../src/errors';
+import { listUsers } from '../../src/domain/admin-users';
+import { readActivity } from '../../src/domain/activity';
+import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../src/domain/desktop-releases';
+import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryDesktop, claimsOf, requestOf, silentLogger } from '../fakes';
+
+async function setUp() {
+  const accounts = new MemoryAccounts();
+  const deps = { accounts: { user: accounts, admin: new MemoryAccounts() }, ceremonies: new MemoryCeremonies(), activity: new MemoryActivity(), desktop: new MemoryDesktop(), logger: silentLogger };
+  const admin = (await deps.accounts.admin.create({ email: 'ada@example.com', name: 'Ada', passwordHash: null, role: 'admin' })) as { id: string };
+  const caller = claimsOf('admin', admin);
+  return { deps, admin, caller, ctx: requestOf(caller) };
+}
+const release = { platform: 'linux', version: '2.0.0', url: 'https://downloads.example.com/2.0.0', sha256: 'a'.repeat(64) };
+
+describe('desktop releases from the console', () => {
+  it('refuses a publish or a withdrawal without the admin’s recent proof, and asks desktop nothing', async () => {
+    const { deps, ctx } = await setUp();
+    await expect(publishDesktopRelease(deps, 'Bearer t', release, ctx)).rejects.toMatchObject({ code: AuthErrors.stepUpRequired().code });
+    await expect(withdrawDesktopRelease(deps, 'Bearer t', release, ctx)).rejects.toMatchObject({ code: 'step_up_required' });
+    expect(deps.desktop.calls).toEqual([]);
+  });
+
+  it('a proof under older credentials is none', async () => {
+    const { deps, admin, caller, ctx } = await setUp();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    await deps.accounts.admin.update(admin.id, { endSessions: true });
+    await expect(publishDesktopRelease(deps, 'Bearer t', release, ctx)).rejects.toMatchObject({ code: 'step_up_required' });
+  });
+
+  it('publishes with the admin’s own token once proven, and keeps it in the admin’s history with what was published', async () => {
+    const { deps, admin, caller, ctx } = await setUp();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    const published = await publishDesktopRelease(deps, 'Bearer admin-token', { ...release, mandatory: true }, ctx);
+    expect(published).toMatchObject({ version: '2.0.0', mandatory: true, withdrawnAt: null });
+    await withdrawDesktopRelease(deps, 'Bearer admin-token', release, ctx);
+    expect(deps.desktop.calls).toEqual([
+      { what: 'publish', authorization: 'Bearer admin-token' },
+      { what: 'withdraw', authorization: 'Bearer admin-token' },
+    ]);
+    // The admin's own account; no actor (they acted on their own record).
+    expect(deps.activity.entries.map((e) => [e.kind, e.accountId, e.type, e.details, e.actor])).toEqual([
+      ['admin', admin.id, 'release_published', ['linux 2.0.0 (mandatory)'], undefined],
+      ['admin', admin.id, 'release_withdrawn', ['linux 2.0.0'], undefined],
+    ]);
+    expect(await listDesktopReleases(deps, 'Bearer admin-token', 'linux', ctx)).toEqual([expect.objectContaining({ version: '2.0.0', withdrawnAt: expect.any(String) })]);
+  });
+
+  it('records nothing when desktop refuses the release', async () => {
+    const { deps, caller, ctx } = await setUp();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    deps.desktop.publishRelease = async () => Promise.reject(AuthErrors.nothingToUpdate());
+    await expect(publishDesktopRelease(deps, 'Bearer t', release, ctx)).rejects.toBeDefined();
+    expect(deps.activity.entries).toEqual([]);
+  });
+});
+
+describe('the users’ list', () => {
+  async function withUsers() {
+    const { deps } = await setUp();
+    const make = async (name: string, flags: { disabled?: boolean; emailVerified?: boolean }) => {
+      const created = (await deps.accounts.user.create({ email: `${name}@example.com`, name, passwordHash: null, role: 'user', emailVerified: flags.emailVerified })) as { id: string };
+      if (flags.disabled) await deps.accounts.user.update(created.id, { disabled: true });
+      return created.id;
+    };
+    const ids = { grace: await make('grace', {}), linus: await make('linus', { disabled: true }), ken: await make('ken', { emailVerified: false }) };
+    return { deps, ids };
+  }
+
+  it.each([
+    [{ disabled: 'true' }, ['linus']],
+    [{ disabled: 'false' }, ['grace', 'ken']],
+    [{ emailVerified: 'false' }, ['ken']],
+    [{ emailVerified: 'true', disabled: 'false' }, ['grace']],
+    [{ query: 'LIN' }, ['linus']],
+  ])('filters by %j', async (params, names) => {
+    const { deps, ids } = await withUsers();
+    const page = await listUsers(deps, params);
+    expect(page.users.map((u) => u.id).sort()).toEqual(names.map((n) => ids[n as keyof typeof ids]).sort());
+  });
+
+  it.each([[{ disabled: 'yes' }], [{ emailVerified: '1' }], [{ query: 'x'.repeat(101) }]])('refuses %j with a 400', async (params) => {
+    const { deps } = await withUsers();
+    await expect(listUsers(deps, params)).rejects.toMatchObject({ httpStatus: 400 });
+  });
+
+  it('pages by cursor: each user once, and the last page says none follows', async () => {
+    const { deps, ids } = await withUsers();
+    const first = await listUsers(deps, { limit: '2' });
+    const second = await listUsers(deps, { limit: '2', cursor: first.nextCursor });
+    expect([...first.users, ...second.users].map((u) => u.id).sort()).toEqual(Object.values(ids).sort());
+    expect([first.nextCursor !== null, second.nextCursor]).toEqual([true, null]);
+  });
+});
+
+describe('who reads which activity', () => {
+  it('tells an owner that an admin acted, never which one; an admin reads who', async () => {
+    const { deps, admin } = await setUp();
+    await deps.activity.record({ kind: 'user', accountId: 'u1', type: 'sessions_ended', actor: { kind: 'admin', id: admin.id } });
+    const asOwner = await readActivity(deps, { kind: 'user', accountId: 'u1' }, {}, 'owner');
+    const asAdmin = await readActivity(deps, { kind: 'user', accountId: 'u1' }, {}, 'admin');
+    expect([asOwner.activity[0].actor, asAdmin.activity[0].actor]).toEqual([{ kind: 'admin' }, { kind: 'admin', id: admin.id }]);
+  });
+});
