@@ -3,7 +3,7 @@
 // A preflight for anything else, and every request of an unlisted origin, gets no CORS header: the
 // browser then refuses it, and an unknown route keeps the spec's 404.
 import type http from 'node:http';
-import type { RouteMatcher } from './route-matcher';
+import type { RouteMatcher } from '@acct/shared/routes';
 
 /**
  * Request headers a browser app may send; anything else in a preflight is refused. The W3C trace

@@ -27,8 +27,7 @@ import { identityFlowCookieFromAnswer, presentedIdentityFlow, presentedRefreshTo
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import type { Pages } from './pages';
 import type { RevocationEvents } from './revocation-events';
-import { RouteMatcher } from './route-matcher';
-import { ROUTES, actsOnSession, type RouteSpec, type Upstream } from '@acct/shared/routes';
+import { ROUTES, RouteMatcher, actsOnSession, type RouteSpec, type Upstream } from '@acct/shared/routes';
 import { helmetHeaders } from './security-headers';
 import type { UpstreamAnswer, UpstreamClient } from './upstream';
 

@@ -140,3 +140,5 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'revocationFeed', method: 'get', path: '/api/revocations', upstream: 'local', body: 'none', caller: 'feed' },
   { operationId: 'sync', method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json', caller: 'user' },
 ];
+
+export { RouteMatcher, type RouteMatch } from './route-matcher';

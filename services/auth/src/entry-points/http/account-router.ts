@@ -1,6 +1,8 @@
-// The 13 account routes: parse, call a use case, answer the spec's envelope. Refresh tokens travel
-// to and from the gateway in internal headers; the gateway alone speaks cookies.
-import { Router, type Request, type Response } from 'express';
+// The account operations (sign-in, sessions, passwords, the proof and change of an address): parse,
+// call a use case, answer the spec's envelope. Registered on the dispatcher (operations.ts), which
+// applies each route's caller from the route table. Refresh tokens travel to and from the gateway in
+// internal headers; the gateway alone speaks cookies.
+import type { Request, Response } from 'express';
 import { ACCOUNT_KINDS, InternalHeaders, kindLabel, ok, type AccountKind } from '@acct/shared';
 import type { HttpSettings } from './http-settings';
 import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/login';
@@ -8,21 +10,20 @@ import { passkeySignInOptions, secondStepPasskeyOptions } from '../../domain/fac
 import { changePassword } from '../../domain/password-change';
 import { deleteOwnAccount } from '../../domain/account-deletion';
 import { confirmEmailChange, requestEmailChange, requestVerificationResend, undoEmailChange, verifyEmail } from '../../domain/email-ownership';
-import { requireSession } from '../../domain/access';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset';
 import { register } from '../../domain/register';
 import { closeSession, refreshSession } from '../../domain/sessions';
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext, requestContextWithActor, requestContextWithSignal } from './request-context';
 import { sendRefreshToken } from './refresh-token-headers';
+import type { Operations } from './operations';
 
 const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
 const VERIFICATION_RESENT_MESSAGE = 'If that email is waiting to be verified, a new link has been sent.';
 const EMAIL_CHANGE_MESSAGE = 'If that address can be used, a confirmation link has been sent to it.';
 
 
-export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>): Router {
-  const router = Router();
+export function accountOperations(router: Operations, deps: AuthDeps, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>): void {
   const ctx = requestContext;
   const presentedRefresh = (req: Request) => req.get(InternalHeaders.refreshToken) || undefined;
   // Seconds the access token is valid, next to the spec's keys: a client refreshes before it runs out.
@@ -45,65 +46,63 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
   for (const kind of ACCOUNT_KINDS) {
     const base = `/api/auth/${kind}`;
 
-    router.post(`${base}/register`, async (req, res) => {
+    router.open('post', `${base}/register`, async (req, res) => {
       // Only admin registration depends on who asks (an admin may add admins once registration is closed).
       const account = await register(deps, kind, req.body, requestContextWithSignal(req, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : undefined));
       res.status(201).json(ok(`${kindLabel(kind)} registered successfully`, { [kind]: account }));
     });
 
-    router.post(`${base}/login`, async (req, res) => {
+    router.open('post', `${base}/login`, async (req, res) => {
       // A login that waits for a bcrypt slot is dropped if its client leaves meanwhile.
       sendLogin(res, kind, await login(deps, kind, req.body, requestContextWithSignal(req)));
     });
 
-    router.post(`${base}/passkey/options`, async (req, res) => {
+    router.open('post', `${base}/passkey/options`, async (req, res) => {
       const { options, passkeyToken } = await passkeySignInOptions(deps, kind, ctx(req));
       res.setHeader('Cache-Control', 'no-store');
       res.json(ok('Passkey sign-in options', { options, passkey_token: passkeyToken }));
     });
 
-    router.post(`${base}/passkey/login`, async (req, res) => {
+    router.open('post', `${base}/passkey/login`, async (req, res) => {
       sendLogin(res, kind, await passkeyLogin(deps, kind, req.body, ctx(req)));
     });
 
-    router.post(`${base}/refresh`, async (req, res) => {
+    router.open('post', `${base}/refresh`, async (req, res) => {
       const session = await refreshSession(deps, kind, presentedRefresh(req), ctx(req));
       sendRefresh(res, session.refreshToken);
       res.json(ok('Token refreshed', { accessToken: session.accessToken, expiresIn }));
     });
 
-    router.post(`${base}/logout`, async (req, res) => {
+    router.open('post', `${base}/logout`, async (req, res) => {
       await closeSession(deps, kind, presentedRefresh(req), ctx(req));
       res.setHeader(InternalHeaders.clearRefreshToken, '1');
       res.json(ok('Logged out successfully'));
     });
 
-    router.post(`${base}/password`, async (req, res) => {
-      const caller = await requireSession(deps, settings.verifier.verifyHeader(req.get('authorization')), kind);
+    router.session('post', `${base}/password`, async (req, res, caller) => {
       const result = await changePassword(deps, caller, req.body, requestContextWithSignal(req));
       sendRefresh(res, result.refreshToken);
       res.json(ok('Password changed', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
     });
 
-    router.delete(`${base}/me`, async (req, res) => {
-      const caller = await requireSession(deps, settings.verifier.verifyHeader(req.get('authorization')), kind);
+    router.session('delete', `${base}/me`, async (req, res, caller) => {
       await deleteOwnAccount(deps, caller, req.body, requestContextWithSignal(req));
       res.setHeader(InternalHeaders.clearRefreshToken, '1');
       res.json(ok('Account deleted'));
     });
 
-    router.post(`${base}/forgot-password`, async (req, res) => {
+    router.open('post', `${base}/forgot-password`, async (req, res) => {
       await requestPasswordReset(deps, kind, req.body, ctx(req));
       res.json(ok(FORGOT_PASSWORD_MESSAGE));
     });
 
-    router.post(`${base}/reset-password`, async (req, res) => {
+    router.open('post', `${base}/reset-password`, async (req, res) => {
       await resetPassword(deps, kind, req.body, requestContextWithSignal(req));
       res.json(ok('Password reset successfully'));
     });
   }
 
-  router.post('/api/auth/verify-otp', async (req, res) => {
+  router.open('post', '/api/auth/verify-otp', async (req, res) => {
     const result = await verifyOtp(deps, req.body, requestContextWithSignal(req));
     sendRefresh(res, result.refreshToken);
     // The contract's route is an admin's; an account of either kind may now take a second step.
@@ -113,37 +112,34 @@ export function accountRouter(deps: AuthDeps, settings: Pick<HttpSettings, 'veri
   });
 
   // Proving and changing a user's address (admins are not asked to prove theirs).
-  router.post('/api/auth/user/verify-email', async (req, res) => {
+  router.open('post', '/api/auth/user/verify-email', async (req, res) => {
     const user = await verifyEmail(deps, 'user', req.body, ctx(req));
     res.json(ok('Email verified', { user }));
   });
 
-  router.post('/api/auth/user/verify-email/resend', async (req, res) => {
+  router.open('post', '/api/auth/user/verify-email/resend', async (req, res) => {
     await requestVerificationResend(deps, 'user', req.body, ctx(req));
     res.json(ok(VERIFICATION_RESENT_MESSAGE));
   });
 
-  router.post('/api/auth/user/email', async (req, res) => {
-    const caller = await requireSession(deps, settings.verifier.verifyHeader(req.get('authorization')), 'user');
+  router.session('post', '/api/auth/user/email', async (req, res, caller) => {
     await requestEmailChange(deps, caller, req.body, requestContextWithSignal(req));
     res.json(ok(EMAIL_CHANGE_MESSAGE));
   });
 
-  router.post('/api/auth/user/email/confirm', async (req, res) => {
+  router.open('post', '/api/auth/user/email/confirm', async (req, res) => {
     const user = await confirmEmailChange(deps, 'user', req.body, ctx(req));
     res.json(ok('Email changed', { user }));
   });
 
-  router.post('/api/auth/user/email/undo', async (req, res) => {
+  router.open('post', '/api/auth/user/email/undo', async (req, res) => {
     await undoEmailChange(deps, 'user', req.body, ctx(req));
     res.json(ok('Email change undone; every session was signed out'));
   });
 
-  router.post('/api/auth/verify-otp/passkey-options', async (req, res) => {
+  router.open('post', '/api/auth/verify-otp/passkey-options', async (req, res) => {
     const options = await secondStepPasskeyOptions(deps, req.body, ctx(req));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Passkey options', { options }));
   });
-
-  return router;
 }

@@ -1,55 +1,49 @@
-// The signed-in user's own routes: profile, avatar, sessions, activity. User sessions only, still alive.
-import { Router, type Request } from 'express';
-import { ok, type AccessTokenVerifier } from '@acct/shared';
+// The signed-in user's own operations: profile, data, avatar, sessions, activity. User sessions only,
+// still alive: the route table says so, and the dispatcher (operations.ts) holds them to it.
+import { ok } from '@acct/shared';
 import type { AuthDeps } from '../../domain/ports';
-import { requireSession } from '../../domain/access';
+import type { Operations } from './operations';
 import { exportOwnData, ownAvatar, ownProfile, ownSessions, signOutOthers, signOutSession } from '../../domain/profile';
 import { readActivity } from '../../domain/activity';
 import { requestContext } from './request-context';
 import { sendAvatar } from './send-avatar';
 
-export function profileRouter(deps: AuthDeps, verifier: AccessTokenVerifier): Router {
-  const router = Router();
-  const user = (req: Request) => requireSession(deps, verifier.verifyHeader(req.get('authorization')), 'user');
-
-  router.get('/api/auth/user/me', async (req, res) => {
-    const profile = await ownProfile(deps, await user(req));
+export function profileOperations(router: Operations, deps: AuthDeps): void {
+  router.session('get', '/api/auth/user/me', async (_req, res, user) => {
+    const profile = await ownProfile(deps, user);
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('User profile', { user: profile }));
   });
 
-  router.get('/api/auth/user/me/export', async (req, res) => {
-    const data = await exportOwnData(deps, await user(req), req.get('authorization') as string, requestContext(req));
+  router.session('get', '/api/auth/user/me/export', async (req, res, user) => {
+    const data = await exportOwnData(deps, user, req.get('authorization') as string, requestContext(req));
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Your data', data));
   });
 
-  router.get('/api/auth/user/me/avatar', async (req, res) => {
-    await sendAvatar(res, await ownAvatar(deps, await user(req)));
+  router.session('get', '/api/auth/user/me/avatar', async (_req, res, user) => {
+    await sendAvatar(res, await ownAvatar(deps, user));
   });
 
-  router.get('/api/auth/user/sessions', async (req, res) => {
-    const sessions = await ownSessions(deps, await user(req));
+  router.session('get', '/api/auth/user/sessions', async (_req, res, user) => {
+    const sessions = await ownSessions(deps, user);
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Sessions', { sessions }));
   });
 
-  router.get('/api/auth/user/activity', async (req, res) => {
-    const caller = await user(req);
+  router.session('get', '/api/auth/user/activity', async (req, res, caller) => {
     const page = await readActivity(deps, { kind: 'user', accountId: caller.sub }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type }, 'owner');
     res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Activity', page));
   });
 
-  router.post('/api/auth/user/sessions/sign-out-others', async (req, res) => {
-    const signedOut = await signOutOthers(deps, await user(req));
+  router.session('post', '/api/auth/user/sessions/sign-out-others', async (_req, res, user) => {
+    const signedOut = await signOutOthers(deps, user);
     res.json(ok('Other sessions signed out', { signedOut }));
   });
 
-  router.delete('/api/auth/user/sessions/:sessionId', async (req, res) => {
-    await signOutSession(deps, await user(req), String(req.params.sessionId));
+  router.session('delete', '/api/auth/user/sessions/:sessionId', async (_req, res, user, params) => {
+    await signOutSession(deps, user, params.sessionId);
     res.json(ok('Session signed out'));
   });
-
-  return router;
 }

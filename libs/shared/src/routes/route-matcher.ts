@@ -1,0 +1,63 @@
+// A route table as one lookup built at start: exact paths in a map, parameterised ones as regular
+// expressions; case-insensitive, with an optional trailing slash, as express routes match. The
+// gateway's allow-list matches with it, and auth dispatches its operations with it instead of walking
+// an Express router stack.
+import type { RouteSpec } from './index';
+
+export interface RouteMatch<R extends RouteSpec = RouteSpec> {
+  route: R;
+  /** The path's parameters by name (`:userId` → `userId`), decoded. */
+  params: Record<string, string>;
+}
+
+export class RouteMatcher<R extends RouteSpec = RouteSpec> {
+  private readonly exact = new Map<string, R>();
+  private readonly patterns: Array<{ route: R; regex: RegExp; names: string[] }> = [];
+
+  constructor(routes: readonly R[]) {
+    for (const route of routes) {
+      const method = route.method.toUpperCase();
+      if (route.path.includes(':')) {
+        const names = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
+        const source = route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '([^/]+)');
+        this.patterns.push({ route, regex: new RegExp(`^${source}/?$`, 'i'), names });
+      } else {
+        this.exact.set(`${method} ${route.path.toLowerCase()}`, route);
+      }
+    }
+  }
+
+  /** The methods some route answers on this path (for a preflight's Allow-Methods). */
+  methodsFor(path: string): string[] {
+    return ['GET', 'POST', 'PUT', 'DELETE'].filter((method) => this.match(method, path));
+  }
+
+  /** The route for a method and path (HEAD matches GET routes), or undefined. */
+  match(method: string, path: string): R | undefined {
+    return this.locate(method, path)?.route;
+  }
+
+  /** The route and its path's parameters, decoded; undefined when none matches, or a parameter is not valid percent-encoding. */
+  find(method: string, path: string): RouteMatch<R> | undefined {
+    const found = this.locate(method, path);
+    if (!found) return undefined;
+    try {
+      return { route: found.route, params: Object.fromEntries(found.names.map((name, i) => [name, decodeURIComponent(found.values[i])])) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private locate(method: string, path: string): { route: R; names: string[]; values: string[] } | undefined {
+    const m = method === 'HEAD' ? 'GET' : method;
+    const normalized = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
+    const exact = this.exact.get(`${m} ${normalized}`);
+    if (exact) return { route: exact, names: [], values: [] };
+    for (const p of this.patterns) {
+      if (p.route.method.toUpperCase() !== m) continue;
+      const found = p.regex.exec(path);
+      if (found) return { route: p.route, names: p.names, values: found.slice(1) };
+    }
+    return undefined;
+  }
+}
