@@ -37,8 +37,10 @@ export class Operations {
     });
   }
 
-  /** One middleware answering every registered operation; anything else goes on to `next`. */
+  /** One middleware answering every operation; anything else goes on to `next` (404). Fails when a row of auth's has no handler. */
   dispatcher(): RequestHandler {
+    const missing = ROUTES.filter((r) => r.upstream === 'auth' && !this.handlers.has(r)).map((r) => r.operationId);
+    if (missing.length) throw new Error(`auth has no handler for ${missing.join(', ')} (libs/shared/src/routes)`);
     const matcher = new RouteMatcher([...this.handlers.keys()]);
     return (req, res, next) => {
       const found = matcher.find(req.method, req.path);

@@ -1,0 +1,139 @@
+// Admin user routes: list and read users, update a user, replace and read their avatar, a user's
+// sessions, identities and activity, the deployment's activity, the admins and the desktop releases
+// (kept by desktop, asked with the admin's own token). Admin sessions only (the route table says so;
+// the dispatcher, operations.ts, holds them to it); an act that cannot be undone asks for the admin's
+// recent proof (admin-console.ts).
+import type { Request, Response } from 'express';
+import multer from 'multer';
+import { ok, type AccessTokenVerifier } from '@acct/shared';
+import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
+import { deleteUser } from '../../domain/account-deletion';
+import { isAccountId } from '../../domain/account';
+import { readActivity } from '../../domain/activity';
+import { endUserSession, endUserSessions, listAdmins, unlinkUserIdentity, userIdentities, userSessions } from '../../domain/admin-console';
+import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../domain/desktop-releases';
+import type { AuthDeps } from '../../domain/ports';
+import { AuthErrors } from '../../errors';
+import { requestContextWithActor } from './request-context';
+import { sendAvatar } from './send-avatar';
+import type { Operations } from './operations';
+
+export function adminUsersOperations(router: Operations, deps: AuthDeps, verifier: AccessTokenVerifier): void {
+  type Run = (req: Request, res: Response, params: Record<string, string>) => Promise<void>;
+  const reading = (method: 'get', path: string, run: Run) => router.session(method, path, (req, res, _admin, params) => run(req, res, params));
+  // Changes to another account are read against the store too (access.ts says why).
+  const changing = (method: 'put' | 'post' | 'delete', path: string, run: Run) => router.session(method, path, (req, res, _admin, params) => run(req, res, params), { fresh: true });
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: AVATAR_MAX_BYTES, files: 1, fields: 5 } }).single('avatar');
+  const receiveAvatar = (req: Request, res: Response) =>
+    new Promise<void>((resolve, reject) => {
+      if (!req.is('multipart/form-data')) return reject(AuthErrors.avatarNotMultipart());
+      upload(req, res, (err?: unknown) => {
+        if (!err) return resolve();
+        const code = (err as { code?: string }).code;
+        if (code === 'LIMIT_FILE_SIZE') return reject(AuthErrors.avatarTooLarge());
+        if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT') return reject(AuthErrors.avatarOneFile());
+        return reject(AuthErrors.malformedMultipart());
+      });
+    });
+
+  reading('get', '/api/admin/users', async (req, res) => {
+    const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified, disabled: req.query.disabled });
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Users', page));
+  });
+
+  reading('get', '/api/admin/users/:userId', async (req, res, params) => {
+    const user = await getUser(deps, params.userId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('User', { user }));
+  });
+
+  changing('put', '/api/admin/users/:userId', async (req, res, params) => {
+    const user = await updateUser(deps, params.userId, req.body, requestContextWithActor(req, verifier));
+    res.json(ok('User updated successfully', { user }));
+  });
+
+  changing('delete', '/api/admin/users/:userId', async (req, res, params) => {
+    await deleteUser(deps, params.userId, requestContextWithActor(req, verifier));
+    res.json(ok('User deleted'));
+  });
+
+  changing('put', '/api/admin/users/:userId/avatar', async (req, res, params) => {
+    assertUserId(params.userId);
+    await receiveAvatar(req, res);
+    const user = await replaceAvatar(deps, params.userId, req.file, requestContextWithActor(req, verifier));
+    res.json(ok('Avatar updated successfully', { user }));
+  });
+
+  reading('get', '/api/admin/users/:userId/activity', async (req, res, params) => {
+    assertUserId(params.userId);
+    const page = await readActivity(deps, { kind: 'user', accountId: params.userId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Activity', page));
+  });
+
+  reading('get', '/api/admin/users/:userId/sessions', async (req, res, params) => {
+    const sessions = await userSessions(deps, params.userId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Sessions', { sessions }));
+  });
+
+  changing('delete', '/api/admin/users/:userId/sessions', async (req, res, params) => {
+    await endUserSessions(deps, params.userId, requestContextWithActor(req, verifier));
+    res.json(ok('Sessions ended'));
+  });
+
+  changing('delete', '/api/admin/users/:userId/sessions/:sessionId', async (req, res, params) => {
+    await endUserSession(deps, params.userId, params.sessionId, requestContextWithActor(req, verifier));
+    res.json(ok('Session signed out'));
+  });
+
+  reading('get', '/api/admin/users/:userId/identities', async (req, res, params) => {
+    const identities = await userIdentities(deps, params.userId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Identities', { identities }));
+  });
+
+  changing('delete', '/api/admin/users/:userId/identities/:provider', async (req, res, params) => {
+    await unlinkUserIdentity(deps, params.userId, params.provider, requestContextWithActor(req, verifier));
+    res.json(ok('Identity unlinked'));
+  });
+
+  reading('get', '/api/admin/admins', async (req, res) => {
+    const page = await listAdmins(deps, { cursor: req.query.cursor, limit: req.query.limit });
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Admins', page));
+  });
+
+  // The deployment's log: every account's, filtered by kind, account, type or the admin who acted.
+  reading('get', '/api/admin/activity', async (req, res) => {
+    const kind = req.query.kind;
+    if (kind !== undefined && kind !== 'user' && kind !== 'admin') throw AuthErrors.badActivityKind();
+    const accountId = req.query.accountId;
+    if (accountId !== undefined && (typeof accountId !== 'string' || !isAccountId(accountId))) throw AuthErrors.badUserId();
+    const page = await readActivity(deps, { kind, accountId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Activity', page));
+  });
+
+  reading('get', '/api/admin/users/:userId/avatar', async (req, res, params) => {
+    await sendAvatar(res, await readAvatar(deps, params.userId));
+  });
+
+  reading('get', '/api/admin/desktop/releases', async (req, res) => {
+    const releases = await listDesktopReleases(deps, req.get('authorization') as string, req.query.platform, requestContextWithActor(req, verifier));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Releases', { releases }));
+  });
+
+  changing('post', '/api/admin/desktop/releases', async (req, res) => {
+    const release = await publishDesktopRelease(deps, req.get('authorization') as string, req.body, requestContextWithActor(req, verifier));
+    res.status(201).json(ok('Release published', { release }));
+  });
+
+  changing('delete', '/api/admin/desktop/releases/:platform/:version', async (req, res, params) => {
+    const release = { platform: params.platform, version: params.version };
+    await withdrawDesktopRelease(deps, req.get('authorization') as string, release, requestContextWithActor(req, verifier));
+    res.json(ok('Release withdrawn'));
+  });
+}

@@ -1,0 +1,94 @@
+// Second factors: what an account (either kind) does with its own, and an admin's view and reset of
+// a user's. Sessions of the route's kind only, still alive (the route table says so; the dispatcher,
+// operations.ts, holds them to it).
+import { ACCOUNT_KINDS, ok, type AccessTokenVerifier } from '@acct/shared';
+import { assertUserId } from '../../domain/admin-users';
+import {
+  confirmAuthenticator,
+  listOwnFactors,
+  passkeyRegistrationOptions,
+  reauthenticate,
+  regenerateRecoveryCodes,
+  registerPasskey,
+  removeAuthenticator,
+  removePasskey,
+  resetUserFactors,
+  startAuthenticator,
+  userFactorSummary,
+} from '../../domain/factors';
+import type { AuthDeps } from '../../domain/ports';
+import { requestContext as ctx, requestContextWithActor, requestContextWithSignal } from './request-context';
+import type { Operations } from './operations';
+
+
+export function factorsOperations(router: Operations, deps: AuthDeps, verifier: AccessTokenVerifier, settings: { stepUpSeconds: number }): void {
+  const noStore = { 'Cache-Control': 'no-store' };
+
+  for (const kind of ACCOUNT_KINDS) {
+    const base = `/api/auth/${kind}`;
+
+    router.session('post', `${base}/reauthenticate`, async (req, res, caller) => {
+      await reauthenticate(deps, caller, req.body, requestContextWithSignal(req));
+      res.json(ok('Reauthenticated', { expiresIn: settings.stepUpSeconds }));
+    });
+
+    router.session('get', `${base}/factors`, async (req, res, caller) => {
+      const factors = await listOwnFactors(deps, caller);
+      res.set(noStore).json(ok('Factors', { factors }));
+    });
+
+    router.session('post', `${base}/factors/totp`, async (req, res, caller) => {
+      const enrolment = await startAuthenticator(deps, caller);
+      res.set(noStore).json(ok('Scan the QR code with an authenticator app, then confirm a code', enrolment));
+    });
+
+    router.session('post', `${base}/factors/totp/confirm`, async (req, res, caller) => {
+      const confirmed = await confirmAuthenticator(deps, caller, req.body, ctx(req));
+      res.set(noStore).json(ok('Authenticator app enabled', confirmed));
+    });
+
+    router.session('delete', `${base}/factors/totp`, async (req, res, caller) => {
+      const signedOut = await removeAuthenticator(deps, caller, ctx(req));
+      res.json(ok('Authenticator app removed', { signedOut }));
+    });
+
+    router.session('post', `${base}/factors/recovery-codes`, async (req, res, caller) => {
+      const recoveryCodes = await regenerateRecoveryCodes(deps, caller, ctx(req));
+      res.set(noStore).json(ok('Recovery codes replaced', { recoveryCodes }));
+    });
+
+    router.session('post', `${base}/factors/passkeys/options`, async (req, res, caller) => {
+      const options = await passkeyRegistrationOptions(deps, caller);
+      res.set(noStore).json(ok('Passkey registration options', { options }));
+    });
+
+    router.session('post', `${base}/factors/passkeys`, async (req, res, caller) => {
+      const added = await registerPasskey(deps, caller, req.body, ctx(req));
+      res.status(201).set(noStore).json(ok('Passkey added', added));
+    });
+
+    router.session('delete', `${base}/factors/passkeys/:passkeyId`, async (req, res, caller, params) => {
+      const signedOut = await removePasskey(deps, caller, params.passkeyId, ctx(req));
+      res.json(ok('Passkey removed', { signedOut }));
+    });
+  }
+
+  router.session('get', '/api/admin/users/:userId/factors', async (_req, res, _admin, params) => {
+    assertUserId(params.userId);
+    const factors = await userFactorSummary(deps, params.userId);
+    res.set(noStore).json(ok('User factors', { factors }));
+  });
+
+  // Changes another account: read against the store too (access.ts says why).
+  router.session(
+    'delete',
+    '/api/admin/users/:userId/factors',
+    async (req, res, _admin, params) => {
+      assertUserId(params.userId);
+      // The reset is in the user's history with the admin who made it.
+      const removed = await resetUserFactors(deps, params.userId, requestContextWithActor(req, verifier));
+      res.json(ok('User factors reset', { removed }));
+    },
+    { fresh: true },
+  );
+}
