@@ -1,6 +1,7 @@
 // Who may call each route, as the route table says (libs/shared/src/routes): every route for a
 // session's access token refuses a request without one (401) and one of the other kind of session
-// (403), and the revocation feed a request without its token. Sent through the gateway for every
+// (403), with nothing kept by a cache unless the row says so, and the revocation feed a request
+// without its token. Sent through the gateway for every
 // row, so a new route is checked the moment its row exists.
 import { ROUTES } from '@acct/shared/routes';
 import { registerAndLogin } from '@acct/test-harness/factories';
@@ -35,6 +36,8 @@ it.each(guarded.map((r) => [r.operationId, r] as const))('%s: 401 without a toke
   const anonymous = await call(stack.url, route.method.toUpperCase(), path, { body });
   const wrongKind = await call(stack.url, route.method.toUpperCase(), path, { body, headers: { authorization: `Bearer ${tokens[other]}` } });
   expect([anonymous.status, wrongKind.status]).toEqual([401, 403]);
+  // Nothing keeps an answer unless the row says who may: errors included.
+  if (!route.caching) expect([anonymous.headers.get('cache-control'), wrongKind.headers.get('cache-control')]).toEqual(['no-store', 'no-store']);
 });
 
 it('keeps the revocation feed to back ends with its token', async () => {

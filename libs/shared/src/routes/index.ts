@@ -26,6 +26,12 @@ export interface RouteSpec {
   /** json: read whole (up to BODY_LIMIT) and sent in one write; stream: piped with a byte cap (uploads); none: no body. */
   body: 'json' | 'stream' | 'none';
   caller: Caller;
+  /**
+   * Who may keep its answers: `public` caches (the version check, the key set), or the caller's
+   * browser, revalidating each use (`private`: an avatar). Without it, nothing keeps an answer: auth's
+   * dispatcher sends `Cache-Control: no-store` on every answer of the route, errors included.
+   */
+  caching?: 'public' | 'private';
   /** The kind whose refresh cookie this route may set or clear. */
   cookieKind?: AccountKind;
   /** Whether the route reads the refresh cookie (passed to the service out of band). */
@@ -105,7 +111,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'unlinkIdentity', method: 'delete', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'none', caller: 'user' },
   // A user's own profile, data, sessions and history.
   { operationId: 'getOwnProfile', method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'getOwnAvatar', method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'getOwnAvatar', method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', caller: 'user', caching: 'private' },
   { operationId: 'exportOwnData', method: 'get', path: '/api/auth/user/me/export', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'listOwnSessions', method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'listOwnActivity', method: 'get', path: '/api/auth/user/activity', upstream: 'auth', body: 'none', caller: 'user' },
@@ -119,7 +125,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'replaceAvatar', method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream', caller: 'admin' },
   { operationId: 'getUserFactors', method: 'get', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'resetUserFactors', method: 'delete', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'getAvatar', method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'getAvatar', method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', caller: 'admin', caching: 'private' },
   { operationId: 'listUserActivity', method: 'get', path: '/api/admin/users/:userId/activity', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'listActivity', method: 'get', path: '/api/admin/activity', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'listUserSessions', method: 'get', path: '/api/admin/users/:userId/sessions', upstream: 'auth', body: 'none', caller: 'admin' },
@@ -133,9 +139,9 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'publishDesktopRelease', method: 'post', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'json', caller: 'admin' },
   { operationId: 'withdrawDesktopRelease', method: 'delete', path: '/api/admin/desktop/releases/:platform/:version', upstream: 'auth', body: 'none', caller: 'admin' },
   // The desktop client's version check (public, cacheable) and sync.
-  { operationId: 'latestVersion', method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none', caller: 'anyone' },
+  { operationId: 'latestVersion', method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none', caller: 'anyone', caching: 'public' },
   // The access tokens' public keys, for other back ends to verify them (answered from memory).
-  { operationId: 'keySet', method: 'get', path: '/.well-known/jwks.json', upstream: 'local', body: 'none', caller: 'anyone' },
+  { operationId: 'keySet', method: 'get', path: '/.well-known/jwks.json', upstream: 'local', body: 'none', caller: 'anyone', caching: 'public' },
   // Ended sessions as server-sent events, for back ends with a feed token (answered from the gateway's feed).
   { operationId: 'revocationFeed', method: 'get', path: '/api/revocations', upstream: 'local', body: 'none', caller: 'feed' },
   { operationId: 'sync', method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json', caller: 'user' },

@@ -33,7 +33,6 @@ export function accountOperations(router: Operations, deps: AuthDeps, settings: 
   // A login's answer, by password or by passkey: the contract's two shapes.
   const sendLogin = (res: Response, kind: AccountKind, result: LoginResult) => {
     if (result.kind === 'otp_required') {
-      res.setHeader('Cache-Control', 'no-store');
       // `factors` only for an account with factors of its own: the contract's answer stays exact for the others.
       const factors = result.factors ? { factors: result.factors } : {};
       res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds, ...factors }));
@@ -59,7 +58,6 @@ export function accountOperations(router: Operations, deps: AuthDeps, settings: 
 
     router.open('post', `${base}/passkey/options`, async (req, res) => {
       const { options, passkeyToken } = await passkeySignInOptions(deps, kind, ctx(req));
-      res.setHeader('Cache-Control', 'no-store');
       res.json(ok('Passkey sign-in options', { options, passkey_token: passkeyToken }));
     });
 
@@ -139,7 +137,6 @@ export function accountOperations(router: Operations, deps: AuthDeps, settings: 
 
   router.open('post', '/api/auth/verify-otp/passkey-options', async (req, res) => {
     const options = await secondStepPasskeyOptions(deps, req.body, ctx(req));
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Passkey options', { options }));
   });
 }

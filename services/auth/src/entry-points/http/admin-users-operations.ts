@@ -38,13 +38,11 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
 
   reading('get', '/api/admin/users', async (req, res) => {
     const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified, disabled: req.query.disabled });
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Users', page));
   });
 
   reading('get', '/api/admin/users/:userId', async (req, res, params) => {
     const user = await getUser(deps, params.userId);
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('User', { user }));
   });
 
@@ -68,13 +66,11 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
   reading('get', '/api/admin/users/:userId/activity', async (req, res, params) => {
     assertUserId(params.userId);
     const page = await readActivity(deps, { kind: 'user', accountId: params.userId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Activity', page));
   });
 
   reading('get', '/api/admin/users/:userId/sessions', async (req, res, params) => {
     const sessions = await userSessions(deps, params.userId);
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Sessions', { sessions }));
   });
 
@@ -90,7 +86,6 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
 
   reading('get', '/api/admin/users/:userId/identities', async (req, res, params) => {
     const identities = await userIdentities(deps, params.userId);
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Identities', { identities }));
   });
 
@@ -101,7 +96,6 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
 
   reading('get', '/api/admin/admins', async (req, res) => {
     const page = await listAdmins(deps, { cursor: req.query.cursor, limit: req.query.limit });
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Admins', page));
   });
 
@@ -112,7 +106,6 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
     const accountId = req.query.accountId;
     if (accountId !== undefined && (typeof accountId !== 'string' || !isAccountId(accountId))) throw AuthErrors.badUserId();
     const page = await readActivity(deps, { kind, accountId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Activity', page));
   });
 
@@ -122,7 +115,6 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
 
   reading('get', '/api/admin/desktop/releases', async (req, res) => {
     const releases = await listDesktopReleases(deps, req.get('authorization') as string, req.query.platform, requestContextWithActor(req, verifier));
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Releases', { releases }));
   });
 

@@ -22,7 +22,6 @@ import type { Operations } from './operations';
 
 
 export function factorsOperations(router: Operations, deps: AuthDeps, verifier: AccessTokenVerifier, settings: { stepUpSeconds: number }): void {
-  const noStore = { 'Cache-Control': 'no-store' };
 
   for (const kind of ACCOUNT_KINDS) {
     const base = `/api/auth/${kind}`;
@@ -34,17 +33,17 @@ export function factorsOperations(router: Operations, deps: AuthDeps, verifier: 
 
     router.session('get', `${base}/factors`, async (req, res, caller) => {
       const factors = await listOwnFactors(deps, caller);
-      res.set(noStore).json(ok('Factors', { factors }));
+      res.json(ok('Factors', { factors }));
     });
 
     router.session('post', `${base}/factors/totp`, async (req, res, caller) => {
       const enrolment = await startAuthenticator(deps, caller);
-      res.set(noStore).json(ok('Scan the QR code with an authenticator app, then confirm a code', enrolment));
+      res.json(ok('Scan the QR code with an authenticator app, then confirm a code', enrolment));
     });
 
     router.session('post', `${base}/factors/totp/confirm`, async (req, res, caller) => {
       const confirmed = await confirmAuthenticator(deps, caller, req.body, ctx(req));
-      res.set(noStore).json(ok('Authenticator app enabled', confirmed));
+      res.json(ok('Authenticator app enabled', confirmed));
     });
 
     router.session('delete', `${base}/factors/totp`, async (req, res, caller) => {
@@ -54,17 +53,17 @@ export function factorsOperations(router: Operations, deps: AuthDeps, verifier: 
 
     router.session('post', `${base}/factors/recovery-codes`, async (req, res, caller) => {
       const recoveryCodes = await regenerateRecoveryCodes(deps, caller, ctx(req));
-      res.set(noStore).json(ok('Recovery codes replaced', { recoveryCodes }));
+      res.json(ok('Recovery codes replaced', { recoveryCodes }));
     });
 
     router.session('post', `${base}/factors/passkeys/options`, async (req, res, caller) => {
       const options = await passkeyRegistrationOptions(deps, caller);
-      res.set(noStore).json(ok('Passkey registration options', { options }));
+      res.json(ok('Passkey registration options', { options }));
     });
 
     router.session('post', `${base}/factors/passkeys`, async (req, res, caller) => {
       const added = await registerPasskey(deps, caller, req.body, ctx(req));
-      res.status(201).set(noStore).json(ok('Passkey added', added));
+      res.status(201).json(ok('Passkey added', added));
     });
 
     router.session('delete', `${base}/factors/passkeys/:passkeyId`, async (req, res, caller, params) => {
@@ -76,7 +75,7 @@ export function factorsOperations(router: Operations, deps: AuthDeps, verifier: 
   router.session('get', '/api/admin/users/:userId/factors', async (_req, res, _admin, params) => {
     assertUserId(params.userId);
     const factors = await userFactorSummary(deps, params.userId);
-    res.set(noStore).json(ok('User factors', { factors }));
+    res.json(ok('User factors', { factors }));
   });
 
   // Changes another account: read against the store too (access.ts says why).

@@ -12,7 +12,7 @@ import type { Operations } from './operations';
 export function identityOperations(router: Operations, deps: AuthDeps, settings: { refreshCookieMaxAgeSeconds: number }): void {
   const flowMaxAge = String(Math.ceil(deps.policy.identity.flowTtlMs / 1000));
   const setFlowCookie = (res: Response, flow: StartedFlow) =>
-    res.setHeader(InternalHeaders.setIdentityFlow, flow.binding).setHeader(InternalHeaders.identityFlowMaxAge, flowMaxAge).setHeader('Cache-Control', 'no-store');
+    res.setHeader(InternalHeaders.setIdentityFlow, flow.binding).setHeader(InternalHeaders.identityFlowMaxAge, flowMaxAge);
 
   router.open('get', '/api/auth/identity-providers', async (_req, res) => {
     res.json(ok('Identity providers', { providers: listProviders(deps) }));
@@ -31,7 +31,6 @@ export function identityOperations(router: Operations, deps: AuthDeps, settings:
       const outcome = await completeCallback(deps, kind, params.provider, query, req.get(InternalHeaders.identityFlow) || undefined, requestContext(req));
       // The cookie goes with its flow only: a callback of another flow (a leaked URL, a forged state) leaves it to the flow it belongs to.
       if (outcome.flowUsed) res.setHeader(InternalHeaders.clearIdentityFlow, '1');
-      res.setHeader('Cache-Control', 'no-store');
       if (outcome.refreshToken) sendRefreshToken(res, outcome.refreshToken, settings.refreshCookieMaxAgeSeconds);
       res.redirect(302, outcome.location);
     });

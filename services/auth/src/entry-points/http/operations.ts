@@ -3,8 +3,8 @@
 // another caller than its row says, fails at start. The dispatcher finds the row with one lookup
 // (no walk of an Express router stack: on refresh that walk was a quarter of auth's garbage),
 // applies the row's caller once (a live session of its kind; `fresh` reads the session from the
-// store too, for changes to another account: access.ts), and hands the handler the caller and the
-// path's parameters.
+// store too, for changes to another account: access.ts) and its caching (`no-store` unless the row
+// says otherwise), and hands the handler the caller and the path's parameters.
 import type { Request, RequestHandler, Response } from 'express';
 import type { AccessClaims, AccessTokenVerifier } from '@acct/shared';
 import { ROUTES, RouteMatcher, type RouteSpec } from '@acct/shared/routes';
@@ -47,6 +47,8 @@ export class Operations {
       if (!found) return next();
       // What the metrics and the trace name the request by, as an Express route would set it.
       (req as { route?: unknown }).route = { path: found.route.path };
+      // Nothing keeps an answer of auth's unless its row says who may (an avatar's handler says how).
+      if (!found.route.caching) res.setHeader('Cache-Control', 'no-store');
       this.handlers.get(found.route)!(req, res, found.params).then(undefined, next);
     };
   }

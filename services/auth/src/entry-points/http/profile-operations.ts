@@ -11,13 +11,11 @@ import { sendAvatar } from './send-avatar';
 export function profileOperations(router: Operations, deps: AuthDeps): void {
   router.session('get', '/api/auth/user/me', async (_req, res, user) => {
     const profile = await ownProfile(deps, user);
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('User profile', { user: profile }));
   });
 
   router.session('get', '/api/auth/user/me/export', async (req, res, user) => {
     const data = await exportOwnData(deps, user, req.get('authorization') as string, requestContext(req));
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Your data', data));
   });
 
@@ -27,13 +25,11 @@ export function profileOperations(router: Operations, deps: AuthDeps): void {
 
   router.session('get', '/api/auth/user/sessions', async (_req, res, user) => {
     const sessions = await ownSessions(deps, user);
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Sessions', { sessions }));
   });
 
   router.session('get', '/api/auth/user/activity', async (req, res, caller) => {
     const page = await readActivity(deps, { kind: 'user', accountId: caller.sub }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type }, 'owner');
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Activity', page));
   });
 

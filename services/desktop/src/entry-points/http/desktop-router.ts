@@ -45,9 +45,10 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
   });
 
   router.post('/api/desktop/sync', async (req, res) => {
+    // Its row in the route table names no caching: nothing keeps an answer, a refusal included.
+    res.setHeader('Cache-Control', 'no-store');
     const user = await requireUserSession(deps.revocations, deps.verifier.verifyHeader(req.get('authorization')));
     const answer = await sync({ repo: deps.syncs, outbox: deps.outbox, limits: deps.limits }, user, req.body, req.get(InternalHeaders.requestId));
-    res.setHeader('Cache-Control', 'no-store');
     res.json(ok('Sync complete', answer));
   });
 
