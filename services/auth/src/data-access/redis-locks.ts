@@ -3,7 +3,6 @@
 // The lock expires by itself if its holder dies; it is released only by its holder.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '@acct/shared/redis';
-import { AuthErrors } from '../errors';
 import type { Locks } from '../domain/ports';
 
 const RELEASE = `
@@ -24,13 +23,13 @@ export class RedisLocks implements Locks {
     this.redis = redis as ScriptClient;
   }
 
-  async run<T>(name: string, work: () => Promise<T>): Promise<T> {
+  async run<T>(name: string, work: () => Promise<T>): Promise<T | 'busy'> {
     const key = `lock:{${name}}`;
     const holder = randomBytes(16).toString('base64url');
     const until = Date.now() + this.options.waitMs;
     while ((await this.redis.set(key, holder, 'PX', this.options.ttlMs, 'NX')) !== 'OK') {
-      // Held elsewhere for longer than a request should wait: answer busy, the client retries.
-      if (Date.now() > until) throw AuthErrors.busy();
+      // Held elsewhere for longer than a request should wait: busy (the domain answers 503, the client retries).
+      if (Date.now() > until) return 'busy';
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     try {

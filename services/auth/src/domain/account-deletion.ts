@@ -6,6 +6,7 @@
 // admin cannot be deleted.
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
+import { exclusively } from './exclusively';
 import type { Account } from './account';
 import { assertUserId } from './admin-users';
 import { assertAdminProof, callerAccount } from './access';
@@ -28,7 +29,7 @@ export async function deleteOwnAccount(
   if (caller.kind === 'user') return removeAccount(deps, 'user', account, ctx);
   // Counted and deleted under one lock: two admins deleting themselves at once leave one. Disabled
   // admins do not count: they cannot sign in to manage anything.
-  await deps.locks.run('admins', async () => {
+  await exclusively(deps, 'admins', async () => {
     if ((await deps.accounts.admin.countEnabled()) <= 1) throw AuthErrors.lastAdmin();
     await removeAccount(deps, 'admin', account, ctx);
   });

@@ -460,7 +460,8 @@ export interface IdentityFlows {
 
 /** Mutual exclusion across replicas, for a check and a write that must not interleave. */
 export interface Locks {
-  run<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** Runs `work` while holding the named lock; `busy` when another holder keeps it past the wait (the work never ran). */
+  run<T>(name: string, work: () => Promise<T>): Promise<T | 'busy'>;
 }
 
 export interface FirstAdminClaim {

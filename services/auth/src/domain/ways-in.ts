@@ -6,6 +6,7 @@
 // have added them; the owner's notice names what went and what stays.
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../errors';
+import { exclusively } from './exclusively';
 import type { Account } from './account';
 import type { Needs } from './ports';
 
@@ -25,7 +26,7 @@ export async function removeWayIn<T>(
   removing: WayIn,
   remove: () => Promise<T>,
 ): Promise<T> {
-  return deps.locks.run(`ways-in:${kind}:${account.id}`, async () => {
+  return exclusively(deps, `ways-in:${kind}:${account.id}`, async () => {
     const [{ passkeys }, identities] = await Promise.all([deps.factors.of(kind, account.id), deps.identities.listFor(kind, account.id)]);
     const hasIt = removing.type === 'passkey' ? passkeys.some((p) => p.id === removing.id) : identities.some((i) => i.provider === removing.provider);
     if (hasIt) {
