@@ -71,11 +71,22 @@ export function publicJwk(publicKey: KeyObject): PublicJwk {
   return { kty, crv, x, y, kid, alg: ACCESS_TOKEN_ALGORITHM, use: 'sig' };
 }
 
+/** At most this many verified tokens are remembered (about 600 bytes each: a few MB at most). */
+const VERIFIED_TOKENS_KEPT = 5_000;
+
 export class AccessTokenVerifier {
   /** The key set this verifier trusts, as `GET /.well-known/jwks.json` publishes it. */
   readonly keySet: { keys: PublicJwk[] };
   private readonly byKid: Map<string, KeyObject>;
   private readonly only: KeyObject | undefined;
+  /**
+   * Tokens this verifier found valid, by their exact text, until they expire: a client sends the same
+   * token for its whole life, and the ES256 signature is most of a check's cost, paid again by the
+   * gateway and by the service on every request. The key set, issuer and audience are fixed for the
+   * verifier's life, so a token valid once stays valid until its `exp` (revocation is the feed's
+   * question, asked on every request anyway). Only successes are kept; the oldest entry goes first.
+   */
+  private readonly verified = new Map<string, { claims: AccessClaims; expiresAtMs: number }>();
 
   /** `publicKeys`: one key, or the keys of a rotation (oldest first); a token names its key by `kid`. */
   constructor(
@@ -108,7 +119,22 @@ export class AccessTokenVerifier {
   }
 
   /** The claims of a valid token, or undefined for anything else (expired, forged, wrong audience, a key not in the set…). */
-  verify(token: string): AccessClaims | undefined {
+  verify(token: string, now = Date.now()): AccessClaims | undefined {
+    const known = this.verified.get(token);
+    if (known) {
+      // As jsonwebtoken judges it: expired from the second `exp` names.
+      if (now < known.expiresAtMs) return known.claims;
+      this.verified.delete(token);
+      return undefined;
+    }
+    const claims = this.checkSignature(token);
+    if (!claims) return undefined;
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, { claims: claims.claims, expiresAtMs: claims.exp * 1000 });
+    return claims.claims;
+  }
+
+  private checkSignature(token: string): { claims: AccessClaims; exp: number } | undefined {
     const publicKey = this.keyFor(token);
     if (!publicKey) return undefined;
     try {
@@ -124,7 +150,8 @@ export class AccessTokenVerifier {
       if (typeof sub !== 'string' || (kind !== 'admin' && kind !== 'user') || typeof role !== 'string' || typeof sid !== 'string') {
         return undefined;
       }
-      return { sub, kind, role, sid };
+      // One object for every request that sends this token: no caller may change it.
+      return { claims: Object.freeze({ sub, kind, role, sid }), exp };
     } catch {
       return undefined;
     }

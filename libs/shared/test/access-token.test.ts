@@ -1,0 +1,60 @@
+// The access-token check the gateway and every service run on each request: what it accepts and
+// refuses, and that a token it found valid is not verified again (its ES256 signature is most of a
+// check's cost) until it expires, never longer, and with nothing kept of a refusal.
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { AccessTokenVerifier } from '../src/access-token';
+import { testKeys } from '@acct/test-harness/keys';
+
+const keys = testKeys();
+const other = testKeys();
+const verifier = new AccessTokenVerifier(createPublicKey(keys.publicKey), 'account-service', 'account-clients');
+const sign = (claims: Record<string, unknown>, options: jwt.SignOptions = {}, key = keys.privateKey) =>
+  jwt.sign({ kind: 'user', role: 'user', sid: 's1', ...claims }, createPrivateKey(key), { algorithm: 'ES256', subject: 'u1', issuer: 'account-service', audience: 'account-clients', expiresIn: 60, ...options });
+
+afterEach(() => jest.restoreAllMocks());
+
+it('accepts a valid token, and refuses a forged, foreign, expired or malformed one', () => {
+  expect(verifier.verify(sign({}))).toEqual({ sub: 'u1', kind: 'user', role: 'user', sid: 's1' });
+  const token = sign({ sid: 's2' });
+  const forged = `${token.slice(0, token.lastIndexOf('.'))}.${sign({ sid: 's3' }).split('.')[2]}`;
+  expect(verifier.verify(forged)).toBeUndefined();
+  expect(verifier.verify(sign({}, {}, other.privateKey))).toBeUndefined();
+  expect(verifier.verify(sign({}, { expiresIn: -1 }))).toBeUndefined();
+  expect(verifier.verify(sign({}, { audience: 'someone-else' }))).toBeUndefined();
+  expect(verifier.verify(sign({ kind: 'robot' }))).toBeUndefined();
+  expect(verifier.verifyHeader('Basic abc')).toBeUndefined();
+});
+
+it('checks a token’s signature once, then answers the same claims (frozen) until the token expires', () => {
+  const token = sign({ sid: 'cached' });
+  const signatureChecks = jest.spyOn(jwt, 'verify');
+  const first = verifier.verifyHeader(`Bearer ${token}`);
+  const again = verifier.verifyHeader(`bearer ${token}`);
+  expect(signatureChecks).toHaveBeenCalledTimes(1);
+  expect(again).toBe(first);
+  expect(Object.isFrozen(first)).toBe(true);
+  // Past its `exp`: refused, without a second look at the signature, and forgotten.
+  const { exp } = jwt.decode(token) as { exp: number };
+  expect(verifier.verify(token, exp * 1000 - 1)).toBe(first);
+  expect(verifier.verify(token, exp * 1000)).toBeUndefined();
+  expect(signatureChecks).toHaveBeenCalledTimes(1);
+});
+
+it('keeps nothing of a refusal: a bad token costs a check each time', () => {
+  const bad = sign({}, {}, other.privateKey);
+  const signatureChecks = jest.spyOn(jwt, 'verify');
+  verifier.verify(bad);
+  verifier.verify(bad);
+  expect(signatureChecks).toHaveBeenCalledTimes(2);
+});
+
+it('remembers a bounded number of tokens, dropping the oldest first', () => {
+  const fresh = new AccessTokenVerifier(createPublicKey(keys.publicKey), 'account-service', 'account-clients');
+  const first = sign({ sid: 'first' });
+  fresh.verify(first);
+  for (let i = 0; i < 5_000; i++) fresh.verify(sign({ sid: `s${i}` }));
+  const signatureChecks = jest.spyOn(jwt, 'verify');
+  expect(fresh.verify(first)).toMatchObject({ sid: 'first' });
+  expect(signatureChecks).toHaveBeenCalledTimes(1);
+});
