@@ -1,9 +1,9 @@
 // The auth service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
-import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
+import { Operations, errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
 import type { AuthDeps } from './domain/ports';
+import { requireSession } from './domain/access';
 import { accountOperations } from './entry-points/http/account-operations';
-import { Operations } from './entry-points/http/operations';
 import type { HttpSettings } from './entry-points/http/http-settings';
 import { adminUsersOperations } from './entry-points/http/admin-users-operations';
 import { factorsOperations } from './entry-points/http/factors-operations';
@@ -20,7 +20,7 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   app.use(httpMetricsMiddleware(settings.http));
   app.use(jsonBody(settings.bodyLimit));
   // Every route auth answers, dispatched from the route table (operations.ts).
-  const operations = new Operations(deps, settings.verifier);
+  const operations = new Operations('auth', (kind, authorization, options) => requireSession(deps, settings.verifier.verifyHeader(authorization), kind, options));
   accountOperations(operations, deps, settings);
   profileOperations(operations, deps);
   factorsOperations(operations, deps, settings.verifier, settings);

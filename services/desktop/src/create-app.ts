@@ -1,8 +1,9 @@
 // The desktop service's internal HTTP app (reached only through the gateway).
 import express, { type Express } from 'express';
 import { type HttpMetrics, type Logger } from '@acct/shared';
-import { errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
-import { desktopRouter, type DesktopRouterDeps } from './entry-points/http/desktop-router';
+import { Operations, errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
+import { desktopInternalRouter, desktopOperations, type DesktopRouterDeps } from './entry-points/http/desktop-router';
+import { requireUserSession } from './domain/sync';
 import { traceIncoming } from '@acct/shared/tracing';
 
 export interface DesktopDeps extends DesktopRouterDeps {
@@ -20,7 +21,11 @@ export function createApp(deps: DesktopDeps): Express {
   app.use(requestScope);
   app.use(httpMetricsMiddleware(deps.http));
   app.use(jsonBody(deps.bodyLimit));
-  app.use(desktopRouter(deps));
+  // The public routes from the route table; a session route takes a user's live session.
+  const operations = new Operations('desktop', (_kind, authorization) => requireUserSession(deps.revocations, deps.verifier.verifyHeader(authorization)));
+  desktopOperations(operations, deps);
+  app.use(operations.dispatcher());
+  app.use(desktopInternalRouter(deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

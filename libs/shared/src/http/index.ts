@@ -90,3 +90,4 @@ export function httpMetricsMiddleware(metrics: HttpMetrics): RequestHandler {
     next();
   };
 }
+export { Operations, type SessionGuard } from './operations';

@@ -16,7 +16,7 @@ import { closeSession, refreshSession } from '../../domain/sessions';
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext, requestContextWithActor, requestContextWithSignal } from './request-context';
 import { sendRefreshToken } from './refresh-token-headers';
-import type { Operations } from './operations';
+import type { Operations } from '@acct/shared/http';
 
 const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
 const VERIFICATION_RESENT_MESSAGE = 'If that email is waiting to be verified, a new link has been sent.';

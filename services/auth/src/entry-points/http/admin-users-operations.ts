@@ -16,7 +16,7 @@ import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
 import { requestContextWithActor } from './request-context';
 import { sendAvatar } from './send-avatar';
-import type { Operations } from './operations';
+import type { Operations } from '@acct/shared/http';
 
 export function adminUsersOperations(router: Operations, deps: AuthDeps, verifier: AccessTokenVerifier): void {
   type Run = (req: Request, res: Response, params: Record<string, string>) => Promise<void>;

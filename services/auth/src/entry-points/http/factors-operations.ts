@@ -18,7 +18,7 @@ import {
 } from '../../domain/factors';
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext as ctx, requestContextWithActor, requestContextWithSignal } from './request-context';
-import type { Operations } from './operations';
+import type { Operations } from '@acct/shared/http';
 
 
 export function factorsOperations(router: Operations, deps: AuthDeps, verifier: AccessTokenVerifier, settings: { stepUpSeconds: number }): void {

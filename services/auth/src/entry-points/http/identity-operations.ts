@@ -7,7 +7,7 @@ import { completeCallback, listIdentities, listProviders, startLink, startSignIn
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext } from './request-context';
 import { sendRefreshToken } from './refresh-token-headers';
-import type { Operations } from './operations';
+import type { Operations } from '@acct/shared/http';
 
 export function identityOperations(router: Operations, deps: AuthDeps, settings: { refreshCookieMaxAgeSeconds: number }): void {
   const flowMaxAge = String(Math.ceil(deps.policy.identity.flowTtlMs / 1000));

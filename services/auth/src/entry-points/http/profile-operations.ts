@@ -2,7 +2,7 @@
 // still alive: the route table says so, and the dispatcher (operations.ts) holds them to it.
 import { ok } from '@acct/shared';
 import type { AuthDeps } from '../../domain/ports';
-import type { Operations } from './operations';
+import type { Operations } from '@acct/shared/http';
 import { exportOwnData, ownAvatar, ownProfile, ownSessions, signOutOthers, signOutSession } from '../../domain/profile';
 import { readActivity } from '../../domain/activity';
 import { requestContext } from './request-context';

@@ -1,7 +1,10 @@
-// The desktop routes: the version check (no session, cacheable), the per-user sync, and the internal
-// routes auth calls with the caller's own token: a user's export, and the admins' releases.
+// The desktop routes: the public ones from the route table (the version check, no session and
+// cacheable; the per-user sync), dispatched by @acct/shared/http's Operations, and the internal routes
+// auth calls with the caller's own token (a user's export, the admins' releases), which no gateway
+// routes (an Express router: they are not public, so not in the table).
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
+import type { Operations } from '@acct/shared/http';
 import { InternalHeaders, ok, type AccessTokenVerifier, type EventOutbox } from '@acct/shared';
 import type { RevocationCheck } from '@acct/shared';
 import type { LatestReleases, Release, ReleaseStore, SyncLimits, SyncStore } from '../../domain/ports';
@@ -19,8 +22,8 @@ export interface DesktopRouterDeps {
   latestVersionMaxAgeSeconds: number;
 }
 
-export function desktopRouter(deps: DesktopRouterDeps): Router {
-  const router = Router();
+/** The public routes, on the service's dispatcher. */
+export function desktopOperations(router: Operations, deps: DesktopRouterDeps): void {
   // The answer for one release, serialised once: the cache hands back the same release object.
   const answers = new WeakMap<object, { etag: string; body: Buffer }>();
   const answerFor = (release: Release) => {
@@ -33,7 +36,7 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
     return answer;
   };
 
-  router.get('/api/desktop/latest-version', async (req, res) => {
+  router.open('get', '/api/desktop/latest-version', async (req, res) => {
     const { etag, body } = answerFor(await latestRelease(deps, req.query.platform));
     res.setHeader('Cache-Control', `public, max-age=${deps.latestVersionMaxAgeSeconds}`);
     res.setHeader('ETag', etag);
@@ -44,16 +47,18 @@ export function desktopRouter(deps: DesktopRouterDeps): Router {
     res.type('application/json').send(body);
   });
 
-  router.post('/api/desktop/sync', async (req, res) => {
-    // Its row in the route table names no caching: nothing keeps an answer, a refusal included.
-    res.setHeader('Cache-Control', 'no-store');
-    const user = await requireUserSession(deps.revocations, deps.verifier.verifyHeader(req.get('authorization')));
+  // A user's session (the dispatcher's guard: requireUserSession); its row names no caching, so no-store.
+  router.session('post', '/api/desktop/sync', async (req, res, user) => {
     const answer = await sync({ repo: deps.syncs, outbox: deps.outbox, limits: deps.limits }, user, req.body, req.get(InternalHeaders.requestId));
     res.json(ok('Sync complete', answer));
   });
+}
+
+/** The internal routes: never public (the gateway routes no /internal path, it answers 404 at the edge). */
+export function desktopInternalRouter(deps: DesktopRouterDeps): Router {
+  const router = Router();
 
   // Auth's export of a user's data asks for desktop's part here, with the user's own access token.
-  // Never public: the gateway routes no /internal path (it answers 404 at the edge).
   router.get('/internal/users/me/export', async (req, res) => {
     const user = await requireUserSession(deps.revocations, deps.verifier.verifyHeader(req.get('authorization')));
     res.setHeader('Cache-Control', 'no-store');
