@@ -1,6 +1,8 @@
 // Verifies the account service's access tokens in any Node service, with no dependency and no call
 // per request: the keys come from the stack's published key set (fetched once, fetched again when a
-// token names a key it does not know, at most every `keyRefetchMs`), and ended sessions from the
+// token names a key it does not know, at most every `keyRefetchMs`, and in the background once the
+// set is `keyMaxAgeMs` old; each fetch replaces the set, so a key the stack retired stops verifying
+// here within that time), and ended sessions from the
 // stack's revocation feed, followed as server-sent events through the gateway (resumed from the last
 // event after a drop), or, for a service that shares the stack's Redis, its own follower of the stream. A token is refused when its signature, algorithm (ES256 only), issuer,
 // audience or expiry is wrong, or when its session ended. While the feed has not been heard from for
@@ -38,6 +40,8 @@ export interface VerifierOptions {
   maxStalenessMs?: number;
   /** The least time between two key set fetches caused by unknown `kid`s (30 s). */
   keyRefetchMs?: number;
+  /** How old the key set may get before it is fetched again in the background (300 s, the key set's own max-age): a retired key stops verifying within it. */
+  keyMaxAgeMs?: number;
   /** Seconds of clock difference allowed on `exp` (5). */
   clockToleranceSeconds?: number;
   fetch?: typeof fetch;
@@ -80,6 +84,7 @@ export class AccessTokenVerifier {
       audience: options.audience ?? 'account-api',
       maxStalenessMs: options.maxStalenessMs ?? 5_000,
       keyRefetchMs: options.keyRefetchMs ?? 30_000,
+      keyMaxAgeMs: options.keyMaxAgeMs ?? 300_000,
       clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     };
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
@@ -125,6 +130,8 @@ export class AccessTokenVerifier {
       return { ok: false, reason: 'malformed' };
     }
     if (header.alg !== 'ES256' || typeof header.kid !== 'string') return { ok: false, reason: 'invalid' };
+    // An old set is fetched again behind this check (a failed fetch keeps the set it had).
+    if (Date.now() - this.keysFetchedAt >= this.options.keyMaxAgeMs) this.refreshKeys(true).catch(() => undefined);
     let key = this.keys.get(header.kid);
     if (!key) {
       // A key the stack added since: fetched again, at most every keyRefetchMs.
@@ -164,10 +171,16 @@ export class AccessTokenVerifier {
         const res = await this.fetchImpl(`${this.options.url}/.well-known/jwks.json`);
         if (!res.ok) throw new Error(`the key set answered ${res.status}`);
         const set = (await res.json()) as { keys?: Jwk[] };
+        const fetched = new Map<string, KeyObject>();
         for (const jwk of set.keys ?? []) {
           if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.kid) continue;
-          this.keys.set(jwk.kid, createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, format: 'jwk' }));
+          fetched.set(jwk.kid, createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, format: 'jwk' }));
         }
+        // A set with no key it can use is a failed fetch: the set it had stays.
+        if (fetched.size === 0) throw new Error('the key set holds no ES256 key');
+        // The set as published now: a key it no longer lists (retired by a rotation) stops verifying.
+        this.keys.clear();
+        for (const [kid, key] of fetched) this.keys.set(kid, key);
       } finally {
         this.keyFetch = undefined;
       }

@@ -95,6 +95,39 @@ describe('AccessTokenVerifier', () => {
     }
   });
 
+  it('stops trusting a key the stack retired: at the fetch a new key causes, and at the background fetch of an old set', async () => {
+    const first = newKey();
+    const keys = [first];
+    const server = await gateway(keys);
+    const onUnknown = await new AccessTokenVerifier({ url: server.url, keyRefetchMs: 0 }).start();
+    const byAge = await new AccessTokenVerifier({ url: server.url, keyRefetchMs: 60_000, keyMaxAgeMs: 0 }).start();
+    try {
+      expect((await onUnknown.verify(token(first))).ok).toBe(true);
+      expect((await byAge.verify(token(first))).ok).toBe(true);
+      // The rotation's last step: the old key leaves the published set.
+      const second = newKey();
+      keys.splice(0, 1, second);
+      expect((await onUnknown.verify(token(second))).ok).toBe(true);
+      expect(await onUnknown.verify(token(first))).toEqual({ ok: false, reason: 'invalid' });
+      // No unknown key here: the set, older than keyMaxAgeMs, is fetched again behind a check.
+      // (It learns of the rotation only by fetching the set again: no token here names a key it lacks.)
+      let verdict = await byAge.verify(token(first));
+      for (let i = 0; i < 300 && verdict.ok; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        verdict = await byAge.verify(token(first));
+      }
+      expect(verdict).toEqual({ ok: false, reason: 'invalid' });
+      // A set with no usable key is a failed fetch: the keys stay.
+      keys.splice(0, keys.length);
+      await onUnknown.verify(token(newKey()));
+      expect((await onUnknown.verify(token(second))).ok).toBe(true);
+    } finally {
+      await onUnknown.stop();
+      await byAge.stop();
+      await server.close();
+    }
+  });
+
   it('refuses an ended session from the feed, resumes after a drop from the last event, and says stale when heartbeats stop', async () => {
     const key = newKey();
     const server = await gateway([key]);
