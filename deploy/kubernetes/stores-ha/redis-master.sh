@@ -4,7 +4,10 @@
 # with the newest configuration, the highest config-epoch (as the sentinels settle it among
 # themselves), never just the first that answers.
 #   REDIS_SENTINELS   the sentinels to ask, host:port separated by spaces
-#   AUTH              redis-cli's password options, or empty
+#   REDIS_PASSWORD    the group's password (optional): given to redis-cli in its environment
+#                     (REDISCLI_AUTH), never on a command line that `ps` shows
+
+[ -z "${REDIS_PASSWORD:-}" ] || export REDISCLI_AUTH="$REDIS_PASSWORD"
 
 # master_by_sentinels NEED: prints "host port" of the master in the newest configuration among the
 # sentinels that answer, once at least NEED of them answer; prints nothing otherwise.
@@ -15,8 +18,7 @@ master_by_sentinels() {
   best_epoch=-1
   for sentinel in ${REDIS_SENTINELS:-}; do
     # `sentinel master acct` answers field, value, field, value… one per line.
-    # shellcheck disable=SC2086
-    answer="$(timeout 3 redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" $AUTH sentinel master acct 2>/dev/null |
+    answer="$(timeout 3 redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" sentinel master acct 2>/dev/null |
       awk 'NR % 2 == 1 { key = $0; next }
         key == "ip" { ip = $0 } key == "port" { port = $0 } key == "config-epoch" { epoch = $0 }
         END { if (ip != "" && port ~ /^[0-9]+$/) print epoch + 0, ip, port }' || true)"

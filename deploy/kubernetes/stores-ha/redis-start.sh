@@ -16,8 +16,6 @@ set -eu
 SELF="${REDIS_SELF:-$(hostname)}"
 PORT="${REDIS_PORT:-6379}"
 DIR="${REDIS_DIR:-/data}"
-AUTH=""
-[ -z "${REDIS_PASSWORD:-}" ] || AUTH="-a $REDIS_PASSWORD --no-auth-warning"
 
 # shellcheck source=redis-master.sh
 . "$(dirname "$0")/redis-master.sh"

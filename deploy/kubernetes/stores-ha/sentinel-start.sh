@@ -21,8 +21,6 @@ if [ -s "$CONF" ]; then
   echo "sentinel-start: from its own $CONF (what it last knew)" >&2
   exec redis-sentinel "$CONF"
 fi
-AUTH=""
-[ -z "${REDIS_PASSWORD:-}" ] || AUTH="-a $REDIS_PASSWORD --no-auth-warning"
 # shellcheck source=redis-master.sh
 . "$(dirname "$0")/redis-master.sh"
 MASTER="$(master_by_sentinels 1)"

@@ -23,9 +23,9 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   const operations = new Operations('auth', (kind, authorization, options) => requireSession(deps, settings.verifier.verifyHeader(authorization), kind, options));
   accountOperations(operations, deps, settings);
   profileOperations(operations, deps);
-  factorsOperations(operations, deps, settings.verifier, settings);
+  factorsOperations(operations, deps, settings);
   identityOperations(operations, deps, settings);
-  adminUsersOperations(operations, deps, settings.verifier);
+  adminUsersOperations(operations, deps);
   app.use(operations.dispatcher());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

@@ -16,7 +16,8 @@ type Run = (req: Request, res: Response, params: Params) => Promise<void>;
 export type SessionGuard = (kind: AccountKind, authorization: string | undefined, options: { fresh?: boolean }) => Promise<AccessClaims>;
 
 export class Operations {
-  private readonly handlers = new Map<RouteSpec, Run>();
+  /** Each row's handler, and the route the metrics and the trace name its requests by (as Express would set `req.route`). */
+  private readonly handlers = new Map<RouteSpec, { run: Run; named: { path: string } }>();
 
   constructor(
     private readonly service: Exclude<Upstream, 'local'>,
@@ -46,11 +47,11 @@ export class Operations {
     return (req, res, next) => {
       const found = matcher.find(req.method, req.path);
       if (!found) return next();
-      // What the metrics and the trace name the request by, as an Express route would set it.
-      (req as { route?: unknown }).route = { path: found.route.path };
+      const { run, named } = this.handlers.get(found.route)!;
+      (req as { route?: unknown }).route = named;
       // Nothing keeps an answer unless its row says who may (the handler then says how).
       if (!found.route.caching) res.setHeader('Cache-Control', 'no-store');
-      this.handlers.get(found.route)!(req, res, found.params).then(undefined, next);
+      run(req, res, found.params).then(undefined, next);
     };
   }
 
@@ -64,6 +65,6 @@ export class Operations {
   }
 
   private add(row: RouteSpec, run: Run): void {
-    this.handlers.set(row, run);
+    this.handlers.set(row, { run, named: { path: row.path } });
   }
 }

@@ -22,10 +22,10 @@ import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token'
 import { ReplicaWait, execOrThrow, type ReplicaAck } from './redis-transaction';
 
 const ROTATE = `
-local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'epoch', 'late', 'superseded')
+local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'late', 'superseded')
 if not s[1] then return {'missing'} end
 if s[1] ~= ARGV[7] then return {'wrong_kind'} end
-if s[11] then return {'superseded'} end
+if s[10] then return {'superseded'} end
 local now = tonumber(ARGV[4])
 if now >= tonumber(s[8]) then
   redis.call('DEL', KEYS[1])
@@ -33,18 +33,18 @@ if now >= tonumber(s[8]) then
 end
 if s[4] == ARGV[1] then
   redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5], 'usedAt', ARGV[4])
-  if s[10] then
-    if tonumber(s[10]) >= 2 then redis.call('HDEL', KEYS[1], 'late') else redis.call('HSET', KEYS[1], 'late', tonumber(s[10]) + 1) end
+  if s[9] then
+    if tonumber(s[9]) >= 2 then redis.call('HDEL', KEYS[1], 'late') else redis.call('HSET', KEYS[1], 'late', tonumber(s[9]) + 1) end
   end
   redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[6]), tonumber(s[8]) - now))
-  return {'rotated', s[2], s[3], '', s[9] or '0', s[8]}
+  return {'rotated', s[2], s[3], '', s[8]}
 end
 if s[5] == ARGV[1] and now <= tonumber(s[7]) then
-  return {'grace', s[2], s[3], s[6], s[9] or '0', s[8]}
+  return {'grace', s[2], s[3], s[6], s[8]}
 end
-if s[5] == ARGV[1] and (not s[10] or s[10] == '0') then
+if s[5] == ARGV[1] and (not s[9] or s[9] == '0') then
   redis.call('HSET', KEYS[1], 'late', '0')
-  return {'late_retry', s[2], s[3], s[6], s[9] or '0', s[8]}
+  return {'late_retry', s[2], s[3], s[6], s[8]}
 end
 redis.call('DEL', KEYS[1])
 return {'reused', s[2], s[3]}
@@ -173,7 +173,7 @@ export class RedisSessions implements Sessions {
       String(this.policy.idleTtlMs),
       kind,
     );
-    const [outcome, accountId, role, sealed, , absExp] = reply;
+    const [outcome, accountId, role, sealed, absExp] = reply;
     // A rotation a failover lost would make the client's new token unknown: its session would end.
     if (outcome === 'rotated') await this.replicas.after(this.redis, sessionKey(token.id));
     const owner = { kind, accountId, role };

@@ -18,7 +18,7 @@ export interface Release {
 export interface LatestReleases {
   latest(platform: Platform): Promise<Release | undefined>;
   /** Reads the platform's newest release again at the next ask (after a publish or a withdrawal here). */
-  forget?(platform: Platform): void;
+  forget(platform: Platform): void;
 }
 
 export type NewRelease = Omit<Release, 'publishedAt' | 'withdrawnAt'>;

@@ -78,7 +78,7 @@ export async function publishRelease(deps: ReleaseDeps, raw: unknown): Promise<M
   if ('problem' in read) throw DesktopErrors.releaseInvalid(`${read.field} ${read.problem}`);
   const published = await deps.releases.publish(read.release);
   if (published === 'exists') throw DesktopErrors.releaseExists();
-  deps.latestReleases.forget?.(published.platform);
+  deps.latestReleases.forget(published.platform);
   return toManagedReleaseRecord(published);
 }
 
@@ -86,5 +86,5 @@ export async function withdrawRelease(deps: ReleaseDeps, platform: string, versi
   if (!isPlatform(platform)) throw DesktopErrors.platformUnknown();
   const valid = semver.valid(version);
   if (!valid || !(await deps.releases.withdraw(platform, valid))) throw DesktopErrors.releaseNotFound();
-  deps.latestReleases.forget?.(platform);
+  deps.latestReleases.forget(platform);
 }

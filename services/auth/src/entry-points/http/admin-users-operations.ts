@@ -5,7 +5,7 @@
 // recent proof (admin-console.ts).
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import { ok, type AccessTokenVerifier } from '@acct/shared';
+import { ok, type AccessClaims } from '@acct/shared';
 import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
 import { deleteUser } from '../../domain/account-deletion';
 import { isAccountId } from '../../domain/account';
@@ -14,15 +14,15 @@ import { endUserSession, endUserSessions, listAdmins, unlinkUserIdentity, userId
 import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../domain/desktop-releases';
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
-import { requestContextWithActor } from './request-context';
+import { requestContextOf } from './request-context';
 import { sendAvatar } from './send-avatar';
 import type { Operations } from '@acct/shared/http';
 
-export function adminUsersOperations(router: Operations, deps: AuthDeps, verifier: AccessTokenVerifier): void {
-  type Run = (req: Request, res: Response, params: Record<string, string>) => Promise<void>;
-  const reading = (method: 'get', path: string, run: Run) => router.session(method, path, (req, res, _admin, params) => run(req, res, params));
+export function adminUsersOperations(router: Operations, deps: AuthDeps): void {
+  type Run = (req: Request, res: Response, params: Record<string, string>, admin: AccessClaims) => Promise<void>;
+  const reading = (method: 'get', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin));
   // Changes to another account are read against the store too (access.ts says why).
-  const changing = (method: 'put' | 'post' | 'delete', path: string, run: Run) => router.session(method, path, (req, res, _admin, params) => run(req, res, params), { fresh: true });
+  const changing = (method: 'put' | 'post' | 'delete', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin), { fresh: true });
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: AVATAR_MAX_BYTES, files: 1, fields: 5 } }).single('avatar');
   const receiveAvatar = (req: Request, res: Response) =>
     new Promise<void>((resolve, reject) => {
@@ -46,20 +46,20 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
     res.json(ok('User', { user }));
   });
 
-  changing('put', '/api/admin/users/:userId', async (req, res, params) => {
-    const user = await updateUser(deps, params.userId, req.body, requestContextWithActor(req, verifier));
+  changing('put', '/api/admin/users/:userId', async (req, res, params, admin) => {
+    const user = await updateUser(deps, params.userId, req.body, requestContextOf(req, admin));
     res.json(ok('User updated successfully', { user }));
   });
 
-  changing('delete', '/api/admin/users/:userId', async (req, res, params) => {
-    await deleteUser(deps, params.userId, requestContextWithActor(req, verifier));
+  changing('delete', '/api/admin/users/:userId', async (req, res, params, admin) => {
+    await deleteUser(deps, params.userId, requestContextOf(req, admin));
     res.json(ok('User deleted'));
   });
 
-  changing('put', '/api/admin/users/:userId/avatar', async (req, res, params) => {
+  changing('put', '/api/admin/users/:userId/avatar', async (req, res, params, admin) => {
     assertUserId(params.userId);
     await receiveAvatar(req, res);
-    const user = await replaceAvatar(deps, params.userId, req.file, requestContextWithActor(req, verifier));
+    const user = await replaceAvatar(deps, params.userId, req.file, requestContextOf(req, admin));
     res.json(ok('Avatar updated successfully', { user }));
   });
 
@@ -74,13 +74,13 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
     res.json(ok('Sessions', { sessions }));
   });
 
-  changing('delete', '/api/admin/users/:userId/sessions', async (req, res, params) => {
-    await endUserSessions(deps, params.userId, requestContextWithActor(req, verifier));
+  changing('delete', '/api/admin/users/:userId/sessions', async (req, res, params, admin) => {
+    await endUserSessions(deps, params.userId, requestContextOf(req, admin));
     res.json(ok('Sessions ended'));
   });
 
-  changing('delete', '/api/admin/users/:userId/sessions/:sessionId', async (req, res, params) => {
-    await endUserSession(deps, params.userId, params.sessionId, requestContextWithActor(req, verifier));
+  changing('delete', '/api/admin/users/:userId/sessions/:sessionId', async (req, res, params, admin) => {
+    await endUserSession(deps, params.userId, params.sessionId, requestContextOf(req, admin));
     res.json(ok('Session signed out'));
   });
 
@@ -89,8 +89,8 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
     res.json(ok('Identities', { identities }));
   });
 
-  changing('delete', '/api/admin/users/:userId/identities/:provider', async (req, res, params) => {
-    await unlinkUserIdentity(deps, params.userId, params.provider, requestContextWithActor(req, verifier));
+  changing('delete', '/api/admin/users/:userId/identities/:provider', async (req, res, params, admin) => {
+    await unlinkUserIdentity(deps, params.userId, params.provider, requestContextOf(req, admin));
     res.json(ok('Identity unlinked'));
   });
 
@@ -113,19 +113,19 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps, verifie
     await sendAvatar(res, await readAvatar(deps, params.userId));
   });
 
-  reading('get', '/api/admin/desktop/releases', async (req, res) => {
-    const releases = await listDesktopReleases(deps, req.get('authorization') as string, req.query.platform, requestContextWithActor(req, verifier));
+  reading('get', '/api/admin/desktop/releases', async (req, res, _params, admin) => {
+    const releases = await listDesktopReleases(deps, req.get('authorization') as string, req.query.platform, requestContextOf(req, admin));
     res.json(ok('Releases', { releases }));
   });
 
-  changing('post', '/api/admin/desktop/releases', async (req, res) => {
-    const release = await publishDesktopRelease(deps, req.get('authorization') as string, req.body, requestContextWithActor(req, verifier));
+  changing('post', '/api/admin/desktop/releases', async (req, res, _params, admin) => {
+    const release = await publishDesktopRelease(deps, req.get('authorization') as string, req.body, requestContextOf(req, admin));
     res.status(201).json(ok('Release published', { release }));
   });
 
-  changing('delete', '/api/admin/desktop/releases/:platform/:version', async (req, res, params) => {
+  changing('delete', '/api/admin/desktop/releases/:platform/:version', async (req, res, params, admin) => {
     const release = { platform: params.platform, version: params.version };
-    await withdrawDesktopRelease(deps, req.get('authorization') as string, release, requestContextWithActor(req, verifier));
+    await withdrawDesktopRelease(deps, req.get('authorization') as string, release, requestContextOf(req, admin));
     res.json(ok('Release withdrawn'));
   });
 }

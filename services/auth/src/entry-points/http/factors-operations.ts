@@ -1,7 +1,7 @@
 // Second factors: what an account (either kind) does with its own, and an admin's view and reset of
 // a user's. Sessions of the route's kind only, still alive (the route table says so; the dispatcher,
 // operations.ts, holds them to it).
-import { ACCOUNT_KINDS, ok, type AccessTokenVerifier } from '@acct/shared';
+import { ACCOUNT_KINDS, ok } from '@acct/shared';
 import { assertUserId } from '../../domain/admin-users';
 import {
   confirmAuthenticator,
@@ -17,11 +17,11 @@ import {
   userFactorSummary,
 } from '../../domain/factors';
 import type { AuthDeps } from '../../domain/ports';
-import { requestContext as ctx, requestContextWithActor, requestContextWithSignal } from './request-context';
+import { requestContext as ctx, requestContextOf, requestContextWithSignal } from './request-context';
 import type { Operations } from '@acct/shared/http';
 
 
-export function factorsOperations(router: Operations, deps: AuthDeps, verifier: AccessTokenVerifier, settings: { stepUpSeconds: number }): void {
+export function factorsOperations(router: Operations, deps: AuthDeps, settings: { stepUpSeconds: number }): void {
 
   for (const kind of ACCOUNT_KINDS) {
     const base = `/api/auth/${kind}`;
@@ -82,10 +82,10 @@ export function factorsOperations(router: Operations, deps: AuthDeps, verifier: 
   router.session(
     'delete',
     '/api/admin/users/:userId/factors',
-    async (req, res, _admin, params) => {
+    async (req, res, admin, params) => {
       assertUserId(params.userId);
       // The reset is in the user's history with the admin who made it.
-      const removed = await resetUserFactors(deps, params.userId, requestContextWithActor(req, verifier));
+      const removed = await resetUserFactors(deps, params.userId, requestContextOf(req, admin));
       res.json(ok('User factors reset', { removed }));
     },
     { fresh: true },

@@ -1,7 +1,7 @@
 // Reads what the gateway resolved (client IP, request id); the caller's access token is verified
 // only by the routes that use it.
 import type { Request } from 'express';
-import { InternalHeaders, addressBudget, canonicalAddress, type AccessTokenVerifier } from '@acct/shared';
+import { InternalHeaders, addressBudget, canonicalAddress, type AccessClaims, type AccessTokenVerifier } from '@acct/shared';
 import type { RequestContext } from '../../domain/ports';
 
 export function requestContext(req: Request): RequestContext {
@@ -49,7 +49,12 @@ function gatewayDeadline(req: Request): AbortSignal | undefined {
   return AbortSignal.timeout(Math.max(1, budget - DEADLINE_MARGIN_MS));
 }
 
-/** The context with the verified caller, for a route whose answer depends on who asks. */
+/** The context with the caller's token verified here, for an open route whose answer depends on who asks (admin registration). */
 export function requestContextWithActor(req: Request, verifier: AccessTokenVerifier): RequestContext {
   return { ...requestContext(req), actor: verifier.verifyHeader(req.get('authorization')) };
+}
+
+/** The context with the caller the dispatcher's guard already verified, on a session route. */
+export function requestContextOf(req: Request, actor: AccessClaims): RequestContext {
+  return { ...requestContext(req), actor };
 }
