@@ -137,6 +137,16 @@ async function addPasskeyFromConsole(page: Page, account: { email: string; passw
   await page.waitForFunction((n) => document.querySelector('.passkeys li .session-name')?.textContent === n, { timeout: 10_000 }, name);
 }
 
+/** A new browser signed in through the sign-in page, on the account console with its sessions shown. */
+async function consoleOf(account: { email: string; password: string }): Promise<Page> {
+  const page = await freshPage();
+  await page.goto(`${origin}/login?return_to=/account`);
+  await waitForHeading(page, 'Sign in');
+  await signInByKeyboard(page, account.email, account.password);
+  await page.waitForSelector('.sessions li');
+  return page;
+}
+
 /** Signs in on the page with the keyboard alone: Tab to each field, type, Enter. */
 async function signInByKeyboard(page: Page, email: string, password: string): Promise<void> {
   await page.keyboard.press('Tab');
@@ -179,7 +189,7 @@ describe('hosted sign-in and the account console', () => {
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('h1')?.textContent === 'Your account' && document.querySelector('dl'), { timeout: 10_000 });
     const profile = await page.$eval('dl', (d) => d.textContent ?? '');
-    expect(profile).toContain(account.name);
+    expect(await page.$eval('input[name=name]', (i) => (i as HTMLInputElement).value)).toBe(account.name);
     expect(profile).toContain(account.email);
     expect(profile).not.toContain('Not verified');
     await page.waitForSelector('.sessions li');
@@ -217,11 +227,7 @@ describe('hosted sign-in and the account console', () => {
 
   it('ends another session, then every other, and changes the password from the console', async () => {
     const user = await registerAndLogin(stack);
-    const page = await freshPage();
-    await page.goto(`${origin}/login?return_to=/account`);
-    await waitForHeading(page, 'Sign in');
-    await signInByKeyboard(page, user.account.email, user.account.password);
-    await page.waitForSelector('.sessions li');
+    const page = await consoleOf(user.account);
     // Two sessions: the API client's (registerAndLogin) and this browser's.
     expect(await page.$$eval('.sessions li', (items) => items.length)).toBe(2);
     await page.click('.sessions li button');
@@ -253,6 +259,40 @@ describe('hosted sign-in and the account console', () => {
     await page.goto(`${origin}/account`);
     // No session: the console sends the visitor to sign in, and back here afterwards.
     await page.waitForFunction(() => location.pathname === '/login' && location.search === '?return_to=%2Faccount', { timeout: 10_000 });
+  });
+
+  it('changes the name and the picture from the console; each session says where and on what it was opened', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await consoleOf(user.account);
+    // This browser's session: its address and its browser and system, read from the sign-in.
+    const meta = await page.$$eval('.sessions li .session-meta', (items) => items.map((i) => i.textContent ?? ''));
+    expect(meta.some((m) => /from (::ffff:)?127\.0\.0\.1 · Chrome on Linux/.test(m))).toBe(true);
+
+    await page.waitForFunction(() => document.body.textContent?.includes('No picture yet.'), { timeout: 10_000 });
+    const image = path.join(pagesDir, 'me.png');
+    fs.writeFileSync(image, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
+    const fileInput = await page.$('input[type=file]');
+    await fileInput!.uploadFile(image);
+    await press(page, 'Upload picture');
+    await page.waitForFunction(() => document.body.textContent?.includes('Your picture is changed.'), { timeout: 10_000 });
+    await page.waitForFunction(() => (document.querySelector('img.avatar') as { naturalWidth?: number } | null)?.naturalWidth === 1, { timeout: 10_000 });
+    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${user.accessToken}` } })).body.data.user.avatar.contentType).toBe('image/png');
+
+    const name = await page.$('input[name=name]');
+    await name!.click({ clickCount: 3 });
+    await page.keyboard.type('Ada L');
+    await press(page, 'Save name');
+    await page.waitForFunction(() => document.body.textContent?.includes('Your name is changed.'), { timeout: 10_000 });
+    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${user.accessToken}` } })).body.data.user.name).toBe('Ada L');
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    await press(page, 'Remove picture');
+    await page.waitForFunction(() => document.body.textContent?.includes('Your picture is removed.'), { timeout: 10_000 });
+    expect(await page.$eval('img.avatar', (img) => (img as { hidden?: boolean }).hidden)).toBe(true);
+    expect((await call(stack.url, 'GET', '/api/auth/user/me/avatar', { headers: { authorization: `Bearer ${user.accessToken}` } })).status).toBe(404);
+    // Both changes on the account's own history, as its own acts.
+    await page.reload();
+    await page.waitForFunction(() => document.querySelector('[data-type="avatar_removed"]') && document.querySelector('[data-type="profile_updated"]'), { timeout: 10_000 });
   });
 
   it('sets up an authenticator app from the console behind a fresh password, shows the recovery codes once, and one of them signs in', async () => {

@@ -16,8 +16,8 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 3)]);
 
 /** Another login of the same user: a second session. */
-async function loginAgain(account: { email: string; password: string }) {
-  const res = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+async function loginAgain(account: { email: string; password: string }, userAgent = 'ReadsTest/1.0 (second device)') {
+  const res = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password }, headers: { 'user-agent': userAgent } });
   return { accessToken: res.body.data.accessToken as string, refresh: cookieValue(res.setCookies, 'userRefreshToken') as string };
 }
 const refresh = (token: string) => call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${token}` });
@@ -55,6 +55,60 @@ describe('GET /api/auth/user/me', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+  });
+});
+
+describe('The owner changes their own profile: PUT /api/auth/user/me, PUT and DELETE /api/auth/user/me/avatar', () => {
+  const putMe = (token: string, body: unknown) => call(stack.url, 'PUT', '/api/auth/user/me', { body, headers: bearer(token) });
+  const putAvatar = async (token: string, content: Buffer) => {
+    const form = new FormData();
+    form.append('avatar', new Blob([content], { type: 'image/png' }), 'me.png');
+    const res = await fetch(`${stack.url}/api/auth/user/me/avatar`, { method: 'PUT', body: form, headers: bearer(token) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const activityTypes = async (token: string) =>
+    ((await call(stack.url, 'GET', '/api/auth/user/activity', { headers: bearer(token) })).body.data.activity as Array<{ type: string; actor?: unknown; details?: string[] }>).filter((e) => e.type !== 'signed_in');
+
+  it('changes the name, trimmed, recorded on the account’s activity as the owner’s own act', async () => {
+    const user = await registerAndLogin(stack);
+    const res = await putMe(user.accessToken, { name: '  Grace H ' });
+    expect([res.status, res.body.message, res.body.data.user.name]).toEqual([200, 'Profile updated', 'Grace H']);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(user.accessToken) })).body.data.user.name).toBe('Grace H');
+    const [entry] = await activityTypes(user.accessToken);
+    expect(entry).toMatchObject({ type: 'profile_updated', details: ['name'] });
+    expect(entry.actor).toBeUndefined();
+  });
+
+  it('refuses a missing or malformed name, and any other field (the address and password have their own routes)', async () => {
+    const user = await registerAndLogin(stack);
+    expect([(await putMe(user.accessToken, {})).status, (await putMe(user.accessToken, {})).body.message]).toEqual([400, 'Please provide name']);
+    const short = await putMe(user.accessToken, { name: 'G' });
+    expect([short.status, short.body.message]).toEqual([400, 'Name must be 2-20 characters']);
+    for (const body of [{ name: 'Grace', email: buildAccount().email }, { password: 'another-long-password' }, { name: 'Grace', disabled: false }]) {
+      const res = await putMe(user.accessToken, body);
+      expect([res.status, res.body.message]).toEqual([400, 'Only name can be changed here; the email address and the password have their own routes']);
+    }
+    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(user.accessToken) })).body.data.user.name).toBe(user.account.name);
+    expect((await putMe(admin.accessToken, { name: 'Admin Name' })).status).toBe(403);
+  });
+
+  it('replaces and removes the avatar: the image served back, then 404, and a second removal 404', async () => {
+    const user = await registerAndLogin(stack);
+    const stored = await putAvatar(user.accessToken, PNG);
+    expect([stored.status, stored.body.message, stored.body.data.user.avatar.contentType]).toEqual([200, 'Avatar updated successfully', 'image/png']);
+    const image = await fetch(`${stack.url}/api/auth/user/me/avatar`, { headers: bearer(user.accessToken) });
+    expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+    const notImage = await putAvatar(user.accessToken, Buffer.from('MZ not an image at all'));
+    expect([notImage.status, notImage.body.message]).toEqual([415, 'Avatar must be a PNG, JPEG or WebP image']);
+
+    const removed = await call(stack.url, 'DELETE', '/api/auth/user/me/avatar', { headers: bearer(user.accessToken) });
+    expect([removed.status, removed.body.message]).toEqual([200, 'Avatar removed']);
+    expect(removed.body.data.user.avatar ?? null).toBeNull();
+    expect((await call(stack.url, 'GET', '/api/auth/user/me/avatar', { headers: bearer(user.accessToken) })).status).toBe(404);
+    const again = await call(stack.url, 'DELETE', '/api/auth/user/me/avatar', { headers: bearer(user.accessToken) });
+    expect([again.status, again.body.code]).toEqual([404, 'avatar_not_found']);
+    expect((await activityTypes(user.accessToken)).map((e) => e.type)).toEqual(['avatar_removed', 'avatar_replaced']);
   });
 });
 
@@ -140,9 +194,13 @@ describe("a user's sessions", () => {
     const second = await loginAgain(user.account);
     const res = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: bearer(second.accessToken) });
     expect(res.status).toBe(200);
-    const sessions = res.body.data.sessions as Array<{ id: string; current: boolean; createdAt: string; lastUsedAt: string; expiresAt: string }>;
+    const sessions = res.body.data.sessions as Array<{ id: string; current: boolean; createdAt: string; lastUsedAt: string; expiresAt: string; ip: string | null; userAgent: string | null }>;
     expect(sessions).toHaveLength(2);
     expect(sessions.map((s) => s.current)).toEqual([true, false]);
+    // Where each was opened from, as the owner recognises it: the sign-in's address and User-Agent.
+    for (const session of sessions) expect(session.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$|^::1$/);
+    expect(sessions[0].userAgent).toBe('ReadsTest/1.0 (second device)');
+    expect(sessions[1].userAgent).not.toBe('ReadsTest/1.0 (second device)');
     expect(second.refresh.startsWith(`${sessions[0].id}.`)).toBe(true);
     expect(Date.parse(sessions[0].expiresAt)).toBeGreaterThan(Date.now());
     // No secret of a session is shown.

@@ -1,14 +1,16 @@
-// The account console: who you are, where you are signed in (end one session or every other),
-// change your password, download your data, sign out. A visit without a session goes to sign in and
-// comes back here.
+// The account console: who you are (picture and name, changed here), where you are signed in (end
+// one session or every other), change your password, download your data, sign out. A visit without
+// a session goes to sign in and comes back here.
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
-import { AccountClient, type Factors, type Session } from './client';
+import { AccountClient, type Account, type Factors, type Session } from './client';
 import { actionButton, field, formatDate, h, link, showView, statusLine, validatedForm } from './dom';
-import { activityItem, section, withStepUp } from './console';
+import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { errorText, texts } from './texts';
 
 const client = new AccountClient({ kind: 'user' });
+/** The service's limit for a picture (2 MiB): a larger file is refused here, before it is sent. */
+const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
 const status = statusLine();
 
 function toSignIn(): void {
@@ -26,31 +28,10 @@ async function start(): Promise<void> {
   }
   const account = me.data;
   const sessionsList = h('ul', { class: 'sessions' });
-  const picture = h('img', { class: 'avatar', alt: texts.account.picture, width: 72, height: 72, hidden: true });
-  if (account.avatar) {
-    void client.avatar().then((answer) => {
-      if (!answer.ok) return;
-      picture.src = URL.createObjectURL(answer.data);
-      picture.hidden = false;
-    });
-  }
   showView(
     texts.account.title,
     status.element,
-    section(
-      texts.account.profile,
-      picture,
-      h(
-        'dl',
-        {},
-        h('dt', {}, texts.account.name),
-        h('dd', {}, account.name),
-        h('dt', {}, texts.account.email),
-        h('dd', {}, account.email, account.emailVerified === false ? ` (${texts.account.notVerified})` : ''),
-        h('dt', {}, texts.account.memberSince),
-        h('dd', {}, formatDate(account.createdAt)),
-      ),
-    ),
+    profileSection(account),
     section(
       texts.account.sessions,
       sessionsList,
@@ -106,6 +87,94 @@ async function start(): Promise<void> {
   if (query.has('linked') || query.has('error')) history.replaceState(null, '', location.pathname);
 }
 
+/** Who you are: the picture (upload, remove), the name (change), the address and since when. */
+function profileSection(account: Account): HTMLElement {
+  const picture = h('img', { class: 'avatar', alt: texts.account.picture, width: 72, height: 72, hidden: true });
+  const noPicture = h('p', { class: 'hint' }, texts.account.noPicture);
+  const pictureStatus = statusLine();
+  const showPicture = async (has: boolean) => {
+    if (picture.src) URL.revokeObjectURL(picture.src);
+    picture.removeAttribute('src');
+    picture.hidden = true;
+    remove.hidden = !has;
+    noPicture.hidden = has;
+    if (!has) return;
+    const answer = await client.avatar();
+    if (!answer.ok) return;
+    picture.src = URL.createObjectURL(answer.data);
+    picture.hidden = false;
+  };
+  const remove = actionButton(
+    texts.account.pictureRemove,
+    async () => {
+      const answer = await client.removeAvatar();
+      if (!answer.ok && answer.error.code !== 'avatar_not_found') return pictureStatus.error(errorText(answer.error));
+      await showPicture(false);
+      pictureStatus.info(texts.account.pictureRemoved);
+    },
+    { secondary: true },
+  );
+  const file = field(texts.account.pictureFile, { name: 'avatar', type: 'file', accept: 'image/png,image/jpeg,image/webp', required: true }, texts.account.pictureHint);
+  const pictureForm: HTMLFormElement = validatedForm(
+    async () => {
+      const chosen = file.input.files?.[0];
+      file.setError('');
+      if (!chosen) return file.input;
+      if (chosen.size > AVATAR_MAX_BYTES) {
+        file.setError(texts.account.pictureTooLarge);
+        return file.input;
+      }
+      const answer = await client.replaceAvatar(chosen);
+      if (!answer.ok) {
+        file.setError(errorText(answer.error));
+        return file.input;
+      }
+      pictureForm.reset();
+      await showPicture(true);
+      pictureStatus.info(texts.account.pictureUploaded);
+    },
+    file.wrapper,
+    h('button', { type: 'submit' }, texts.account.pictureUpload),
+  );
+  void showPicture(Boolean(account.avatar));
+
+  const name = field(texts.account.name, { name: 'name', autocomplete: 'name', required: true, minlength: 2, maxlength: 20, value: account.name });
+  const nameStatus = statusLine();
+  const nameForm = validatedForm(
+    async () => {
+      name.setError('');
+      const answer = await client.updateProfile(name.input.value.trim());
+      if (!answer.ok) {
+        name.setError(answer.error.errors?.name ?? errorText(answer.error));
+        return name.input;
+      }
+      name.input.value = answer.data.name;
+      nameStatus.info(texts.account.nameSaved);
+    },
+    name.wrapper,
+    h('button', { type: 'submit' }, texts.account.nameSave),
+    nameStatus.element,
+  );
+
+  return section(
+    texts.account.profile,
+    picture,
+    noPicture,
+    pictureForm,
+    h('p', {}, remove),
+    pictureStatus.element,
+    nameForm,
+    h(
+      'dl',
+      {},
+      h('dt', {}, texts.account.email),
+      h('dd', {}, account.email, account.emailVerified === false ? ` (${texts.account.notVerified})` : ''),
+      h('dt', {}, texts.account.memberSince),
+      h('dd', {}, formatDate(account.createdAt)),
+    ),
+  );
+}
+
 async function renderSessions(list: HTMLElement): Promise<void> {
   const answer = await client.sessions();
   if (!answer.ok) {
@@ -123,7 +192,7 @@ function sessionItem(session: Session, list: HTMLElement): HTMLElement {
     'li',
     { 'data-session': session.id },
     h('span', { class: 'session-name' }, session.current ? texts.account.thisDevice : `${texts.account.started} ${started}`),
-    h('span', { class: 'session-meta' }, `${texts.account.lastUsed}: ${formatDate(session.lastUsedAt)}`),
+    h('span', { class: 'session-meta' }, [`${texts.account.lastUsed}: ${formatDate(session.lastUsedAt)}`, placeAndDevice(session)].filter(Boolean).join(' · ')),
     !session.current &&
       actionButton(
         texts.account.endSession,

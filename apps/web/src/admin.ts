@@ -7,7 +7,7 @@
 import './style.css';
 import type { Account, ActivityEntry, Result } from './client';
 import { AdminClient, type ActivityFilter, type DesktopRelease, type Page, type Platform } from './admin-client';
-import { activityItem, section, withStepUp } from './console';
+import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { actionButton, field, formatDate, h, showView, statusLine, validatedForm } from './dom';
 import { errorText, texts } from './texts';
 
@@ -245,7 +245,7 @@ async function sessionsPart(id: string): Promise<HTMLElement> {
               'li',
               { 'data-session': s.id },
               h('span', { class: 'session-name' }, formatDate(s.createdAt)),
-              h('span', { class: 'session-meta' }, `${texts.account.lastUsed}: ${formatDate(s.lastUsedAt)}`),
+              h('span', { class: 'session-meta' }, [`${texts.account.lastUsed}: ${formatDate(s.lastUsedAt)}`, placeAndDevice(s)].filter(Boolean).join(' · ')),
               actionButton(t.endSession, () => end(() => client.endUserSession(id, s.id)), { secondary: true, ariaLabel: t.endSessionOf(formatDate(s.createdAt)) }),
             ),
           ),

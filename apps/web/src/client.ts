@@ -48,6 +48,9 @@ export interface Session {
   createdAt: string;
   lastUsedAt: string;
   expiresAt: string;
+  /** The address and User-Agent of the sign-in that opened it; null when not known. */
+  ip: string | null;
+  userAgent: string | null;
 }
 
 export interface Factors {
@@ -237,6 +240,25 @@ export class AccountClient {
     return this.download('/api/auth/user/me/avatar');
   }
 
+  /** Changes the signed-in user's name (the address and the password have their own calls). */
+  async updateProfile(name: string): Promise<Result<Account>> {
+    const answer = await this.authorized('PUT', '/api/auth/user/me', { name });
+    return answer.ok ? { ...answer, data: answer.data.user as Account } : answer;
+  }
+
+  /** Replaces the user's picture with an image file (PNG, JPEG or WebP, at most 2 MiB; the service reads the type from its bytes). */
+  async replaceAvatar(image: Blob): Promise<Result<Account>> {
+    const form = new FormData();
+    form.append('avatar', image, image instanceof File ? image.name : 'avatar');
+    const answer = await this.authorized('PUT', '/api/auth/user/me/avatar', form);
+    return answer.ok ? { ...answer, data: answer.data.user as Account } : answer;
+  }
+
+  async removeAvatar(): Promise<Result<Account>> {
+    const answer = await this.authorized('DELETE', '/api/auth/user/me/avatar');
+    return answer.ok ? { ...answer, data: answer.data.user as Account } : answer;
+  }
+
   async changePassword(currentPassword: string, newPassword: string): Promise<Result<unknown>> {
     const answer = await this.authorized('POST', `/api/auth/${this.kind}/password`, { currentPassword, newPassword });
     // Every other session ended; this one goes on with the new token.
@@ -361,14 +383,16 @@ export class AccountClient {
 
   private async send(method: string, path: string, body: unknown, withToken: boolean): Promise<{ ok: true; response: Response } | { ok: false; error: ApiError }> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    // A form (a file upload) carries its own multipart type and boundary.
+    const form = typeof FormData !== 'undefined' && body instanceof FormData;
+    if (body !== undefined && !form) headers['content-type'] = 'application/json';
     if (withToken && this.accessToken) headers.authorization = `Bearer ${this.accessToken}`;
     try {
       const response = await this.fetchImpl(`${this.base}${path}`, {
         method,
         headers,
         credentials: 'include',
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       });
       return { ok: true, response };
     } catch {

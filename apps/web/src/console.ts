@@ -9,9 +9,14 @@ export function section(title: string, ...content: Array<Node | false | undefine
   return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content);
 }
 
+/** Where something happened: `from <address> · <browser> on <system>`, whichever is known. */
+export function placeAndDevice(entry: { ip?: string | null; userAgent?: string | null }): string {
+  return [entry.ip && texts.account.activityFrom(entry.ip), entry.userAgent && deviceOf(entry.userAgent)].filter(Boolean).join(' · ');
+}
+
 export function activityItem(entry: ActivityEntry): HTMLElement {
   const what = texts.account.activityTypes[entry.type] ?? entry.type.replace(/_/g, ' ');
-  const where = [entry.ip && texts.account.activityFrom(entry.ip), entry.userAgent && deviceOf(entry.userAgent)].filter(Boolean).join(' · ');
+  const where = placeAndDevice(entry);
   return h(
     'li',
     { 'data-type': entry.type },

@@ -122,4 +122,6 @@ export const AuthErrors = {
   avatarType: () => errors.unsupportedMediaType('Avatar must be a PNG, JPEG or WebP image'),
   avatarTooLarge: () => errors.tooLarge('Avatar must be at most 2 MiB'),
   noAvatarStored: () => error('avatar_not_found', 'This user has no avatar'),
+  profileNameMissing: () => bad('Please provide name'),
+  profileOnlyName: () => bad('Only name can be changed here; the email address and the password have their own routes'),
 };

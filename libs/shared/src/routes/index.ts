@@ -111,7 +111,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'unlinkIdentity', method: 'delete', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'none', caller: 'user' },
   // A user's own profile, data, sessions and history.
   { operationId: 'getOwnProfile', method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'updateOwnProfile', method: 'put', path: '/api/auth/user/me', upstream: 'auth', body: 'json', caller: 'user' },
   { operationId: 'getOwnAvatar', method: 'get', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', caller: 'user', caching: 'private' },
+  { operationId: 'replaceOwnAvatar', method: 'put', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'stream', caller: 'user' },
+  { operationId: 'removeOwnAvatar', method: 'delete', path: '/api/auth/user/me/avatar', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'exportOwnData', method: 'get', path: '/api/auth/user/me/export', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'listOwnSessions', method: 'get', path: '/api/auth/user/sessions', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'listOwnActivity', method: 'get', path: '/api/auth/user/activity', upstream: 'auth', body: 'none', caller: 'user' },

@@ -134,6 +134,9 @@ export class RedisSessions implements Sessions {
           prevUntil: '0',
           absExp: String(absExp),
           createdAt: String(now),
+          // Where it was opened from, for the owner's list; never read by a script.
+          ...(owner.ip ? { ip: owner.ip } : {}),
+          ...(owner.userAgent ? { ua: owner.userAgent } : {}),
         })
         .pexpire(key, Math.min(this.policy.idleTtlMs, absExp - now)),
     );
@@ -235,12 +238,19 @@ export class RedisSessions implements Sessions {
     const sessions: SessionInfo[] = [];
     const gone: string[] = [];
     for (const id of ids) {
-      const [owner, account, createdAt, usedAt, absExp] = await this.redis.hmget(sessionKey(id), 'kind', 'accountId', 'createdAt', 'usedAt', 'absExp');
+      const [owner, account, createdAt, usedAt, absExp, ip, ua] = await this.redis.hmget(sessionKey(id), 'kind', 'accountId', 'createdAt', 'usedAt', 'absExp', 'ip', 'ua');
       if (owner !== kind || account !== accountId || Number(absExp) <= now) {
         gone.push(id);
         continue;
       }
-      sessions.push({ id, createdAt: new Date(Number(createdAt)), lastUsedAt: new Date(Number(usedAt ?? createdAt)), expiresAt: new Date(Number(absExp)) });
+      sessions.push({
+        id,
+        createdAt: new Date(Number(createdAt)),
+        lastUsedAt: new Date(Number(usedAt ?? createdAt)),
+        expiresAt: new Date(Number(absExp)),
+        ...(ip ? { ip } : {}),
+        ...(ua ? { userAgent: ua } : {}),
+      });
     }
     // Sessions that ended by themselves (idle, absolute lifetime) leave their id behind.
     if (gone.length) await this.redis.srem(accountSessionsKey(kind, accountId), ...gone);

@@ -70,6 +70,19 @@ export async function replaceAvatar(deps: Needs<'accounts' | 'avatars' | 'activi
   return toAccountRecord('user', updated);
 }
 
+/** Removes a user's avatar and its stored image. */
+export async function removeAvatar(deps: Needs<'accounts' | 'avatars' | 'activity' | 'logger'>, id: string, ctx?: RequestContext): Promise<AccountRecord> {
+  assertUserId(id);
+  const user = await deps.accounts.user.findById(id);
+  if (!user) throw AuthErrors.userNotFound();
+  if (!user.avatar?.fileId) throw AuthErrors.noAvatarStored();
+  const updated = await deps.accounts.user.update(id, { avatar: null });
+  if (!updated || updated === 'email_taken') throw AuthErrors.userNotFound();
+  await deps.avatars.remove(user.avatar.fileId);
+  await noteActivity(deps, ctx, { kind: 'user', accountId: id, type: 'avatar_removed' });
+  return toAccountRecord('user', updated);
+}
+
 export async function getUser(deps: Needs<'accounts'>, id: string): Promise<AccountRecord> {
   assertUserId(id);
   const user = await deps.accounts.user.findById(id);

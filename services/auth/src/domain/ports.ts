@@ -85,8 +85,11 @@ export interface SessionOwner {
   role: string;
 }
 
-/** The owner of a session about to open, and the credential epoch of the account it was checked against. */
-export type NewSession = SessionOwner & { credentialEpoch: number };
+/**
+ * The owner of a session about to open, the credential epoch of the account it was checked against,
+ * and where it was opened from (the address and User-Agent the owner sees in their session list).
+ */
+export type NewSession = SessionOwner & { credentialEpoch: number; ip?: string; userAgent?: string };
 
 /** A session just opened: its first refresh token, and the oldest sessions it ended to stay within the cap per account. */
 export interface OpenedStoredSession {
@@ -110,6 +113,9 @@ export interface SessionInfo {
   lastUsedAt: Date;
   /** The absolute end of the session (it may end earlier when unused). */
   expiresAt: Date;
+  /** The address and User-Agent of the sign-in that opened it (absent on sessions opened before they were kept). */
+  ip?: string;
+  userAgent?: string;
 }
 
 export interface Sessions {

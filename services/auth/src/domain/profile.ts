@@ -1,16 +1,40 @@
-// What a signed-in user reads and manages of their own: the profile, the avatar, the sessions.
+// What a signed-in user reads and manages of their own: the profile (the name), the avatar, the sessions.
 // A user session only, and one still alive (a logged-out user's access token reads nothing).
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../errors';
 import { isSessionId, toAccountRecord, type AccountRecord } from './account';
-import { readAvatar, type AvatarContent } from './admin-users';
+import { readAvatar, removeAvatar, replaceAvatar, type AvatarContent } from './admin-users';
+import { noteActivity } from './activity';
+import { asBody, requireName } from './validation';
 import { listOwnFactors, type FactorList } from './factors';
 import { callerAccount } from './access';
-import type { DesktopExport, Needs, RequestContext } from './ports';
+import type { DesktopExport, Needs, RequestContext, SessionInfo } from './ports';
 import { announceEnded } from './sessions';
 
 export async function ownProfile(deps: Needs<'accounts'>, user: AccessClaims): Promise<AccountRecord> {
   return toAccountRecord('user', await callerAccount(deps, { kind: 'user', sub: user.sub }));
+}
+
+/**
+ * The owner changes their name. Only the name: the address is proven by a mailed link and the
+ * password asks for the current one, each on its own route, so a body naming them is refused.
+ */
+export async function updateOwnProfile(deps: Needs<'accounts' | 'activity' | 'logger'>, user: AccessClaims, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
+  const body = asBody(raw);
+  if (Object.keys(body).some((field) => field !== 'name')) throw AuthErrors.profileOnlyName();
+  if (body.name === undefined) throw AuthErrors.profileNameMissing();
+  const updated = await deps.accounts.user.update(user.sub, { name: requireName(body.name) });
+  if (!updated || updated === 'email_taken') throw AuthErrors.userNotFound();
+  await noteActivity(deps, ctx, { kind: 'user', accountId: updated.id, type: 'profile_updated', details: ['name'] });
+  return toAccountRecord('user', updated);
+}
+
+export function replaceOwnAvatar(deps: Needs<'accounts' | 'avatars' | 'activity' | 'logger'>, user: AccessClaims, file: { buffer: Buffer } | undefined, ctx: RequestContext): Promise<AccountRecord> {
+  return replaceAvatar(deps, user.sub, file, ctx);
+}
+
+export function removeOwnAvatar(deps: Needs<'accounts' | 'avatars' | 'activity' | 'logger'>, user: AccessClaims, ctx: RequestContext): Promise<AccountRecord> {
+  return removeAvatar(deps, user.sub, ctx);
 }
 
 export function ownAvatar(deps: Needs<'accounts' | 'avatars'>, user: AccessClaims): Promise<AvatarContent> {
@@ -23,6 +47,9 @@ export interface SessionRecord {
   createdAt: string;
   lastUsedAt: string;
   expiresAt: string;
+  /** The address the session was opened from, and its browser or app (User-Agent); null when not kept. */
+  ip: string | null;
+  userAgent: string | null;
 }
 
 export async function ownSessions(deps: Needs<'sessions'>, user: AccessClaims): Promise<SessionRecord[]> {
@@ -30,8 +57,16 @@ export async function ownSessions(deps: Needs<'sessions'>, user: AccessClaims): 
 }
 
 /** A session as the API answers it; `current` when it is the asking session's (`currentSid`). */
-export function toSessionRecord(s: { id: string; createdAt: Date; lastUsedAt: Date; expiresAt: Date }, currentSid?: string): SessionRecord {
-  return { id: s.id, current: s.id === currentSid, createdAt: s.createdAt.toISOString(), lastUsedAt: s.lastUsedAt.toISOString(), expiresAt: s.expiresAt.toISOString() };
+export function toSessionRecord(s: SessionInfo, currentSid?: string): SessionRecord {
+  return {
+    id: s.id,
+    current: s.id === currentSid,
+    createdAt: s.createdAt.toISOString(),
+    lastUsedAt: s.lastUsedAt.toISOString(),
+    expiresAt: s.expiresAt.toISOString(),
+    ip: s.ip ?? null,
+    userAgent: s.userAgent ?? null,
+  };
 }
 
 /** Signs one of the user's own sessions out (the current one too: the client then logs in again). */

@@ -17,7 +17,7 @@ export interface OpenedSession {
  */
 export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
   assertStillAwaited(ctx);
-  const opened = await deps.sessions.create({ kind, accountId: account.id, role: account.role, credentialEpoch: account.credentialEpoch });
+  const opened = await deps.sessions.create({ kind, accountId: account.id, role: account.role, credentialEpoch: account.credentialEpoch, ip: ctx.ip, userAgent: ctx.userAgent });
   if (opened === 'superseded') throw AuthErrors.invalidCredentials();
   const { token, sessionId } = opened;
   // The login just proved the account's factors: for a few minutes the session may change them.

@@ -4,9 +4,8 @@
 // the dispatcher, operations.ts, holds them to it); an act that cannot be undone asks for the admin's
 // recent proof (admin-console.ts).
 import type { Request, Response } from 'express';
-import multer from 'multer';
 import { ok, type AccessClaims } from '@acct/shared';
-import { AVATAR_MAX_BYTES, assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
+import { assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
 import { deleteUser } from '../../domain/account-deletion';
 import { isAccountId } from '../../domain/account';
 import { readActivity } from '../../domain/activity';
@@ -15,6 +14,7 @@ import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } fr
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
 import { requestContextOf } from './request-context';
+import { receiveAvatar } from './receive-avatar';
 import { sendAvatar } from './send-avatar';
 import type { Operations } from '@acct/shared/http';
 
@@ -23,18 +23,6 @@ export function adminUsersOperations(router: Operations, deps: AuthDeps): void {
   const reading = (method: 'get', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin));
   // Changes to another account are read against the store too (access.ts says why).
   const changing = (method: 'put' | 'post' | 'delete', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin), { fresh: true });
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: AVATAR_MAX_BYTES, files: 1, fields: 5 } }).single('avatar');
-  const receiveAvatar = (req: Request, res: Response) =>
-    new Promise<void>((resolve, reject) => {
-      if (!req.is('multipart/form-data')) return reject(AuthErrors.avatarNotMultipart());
-      upload(req, res, (err?: unknown) => {
-        if (!err) return resolve();
-        const code = (err as { code?: string }).code;
-        if (code === 'LIMIT_FILE_SIZE') return reject(AuthErrors.avatarTooLarge());
-        if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT') return reject(AuthErrors.avatarOneFile());
-        return reject(AuthErrors.malformedMultipart());
-      });
-    });
 
   reading('get', '/api/admin/users', async (req, res) => {
     const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified, disabled: req.query.disabled });

@@ -1,9 +1,11 @@
-// The signed-in user's own operations: profile, data, avatar, sessions, activity. User sessions only,
+// The signed-in user's own operations: profile (read, change the name), data, avatar (read, replace,
+// remove), sessions, activity. User sessions only,
 // still alive: the route table says so, and the dispatcher (operations.ts) holds them to it.
 import { ok } from '@acct/shared';
 import type { AuthDeps } from '../../domain/ports';
 import type { Operations } from '@acct/shared/http';
-import { exportOwnData, ownAvatar, ownProfile, ownSessions, signOutOthers, signOutSession } from '../../domain/profile';
+import { exportOwnData, ownAvatar, ownProfile, ownSessions, removeOwnAvatar, replaceOwnAvatar, signOutOthers, signOutSession, updateOwnProfile } from '../../domain/profile';
+import { receiveAvatar } from './receive-avatar';
 import { readActivity } from '../../domain/activity';
 import { requestContext } from './request-context';
 import { sendAvatar } from './send-avatar';
@@ -12,6 +14,22 @@ export function profileOperations(router: Operations, deps: AuthDeps): void {
   router.session('get', '/api/auth/user/me', async (_req, res, user) => {
     const profile = await ownProfile(deps, user);
     res.json(ok('User profile', { user: profile }));
+  });
+
+  router.session('put', '/api/auth/user/me', async (req, res, user) => {
+    const profile = await updateOwnProfile(deps, user, req.body, requestContext(req));
+    res.json(ok('Profile updated', { user: profile }));
+  });
+
+  router.session('put', '/api/auth/user/me/avatar', async (req, res, user) => {
+    await receiveAvatar(req, res);
+    const profile = await replaceOwnAvatar(deps, user, req.file, requestContext(req));
+    res.json(ok('Avatar updated successfully', { user: profile }));
+  });
+
+  router.session('delete', '/api/auth/user/me/avatar', async (req, res, user) => {
+    const profile = await removeOwnAvatar(deps, user, requestContext(req));
+    res.json(ok('Avatar removed', { user: profile }));
   });
 
   router.session('get', '/api/auth/user/me/export', async (req, res, user) => {
