@@ -35,6 +35,9 @@ import type { AuthDeps } from './domain/ports';
 import { ResetMailJob } from './entry-points/jobs/reset-mail';
 import { authMetrics, bcryptMetrics } from './metrics';
 import { loadTokenIssuer } from './security/access-token-issuer';
+import { OtpauthTotp } from './security/otpauth-totp';
+import { PngQrCodes } from './security/qr-codes';
+import { SimpleWebAuthnCeremonies } from './security/webauthn-ceremonies';
 
 export interface AuthOverrides {
   /** Where the security records (failed logins, refresh reuse) go; stdout by default. */
@@ -91,6 +94,9 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       otp: new RedisOtpChallenges(redis, config.otp, codeGuesses),
       codeGuesses,
       factors,
+      totp: new OtpauthTotp(),
+      qrCodes: new PngQrCodes(),
+      passkeys: new SimpleWebAuthnCeremonies(),
       ceremonies: new RedisCeremonies(redis, { ttlMs: config.OTP_TTL_SECONDS * 1000, stepUpMs: config.mfa.stepUpMs }),
       rateLimits: new RedisRateLimits(redis, config.rateLimits),
       hasher,

@@ -3,9 +3,26 @@
 // ports its `Needs<…>` names, so a test builds just those.
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import type { AccessClaims, AccountKind } from '@acct/shared';
+import type { AccessClaims, AccountKind, EventInput, EventOutbox, EventType } from '@acct/shared';
 import type { Account, AccountChanges, NewAccount } from '../src/domain/account';
-import type { Accounts, ActivityEntry, ActivityFilter, ActivityLog, Ceremonies, CeremonyState, DesktopData, DesktopRelease, NewActivity, RequestContext } from '../src/domain/ports';
+import type {
+  Accounts,
+  ActivityEntry,
+  ActivityFilter,
+  ActivityLog,
+  Ceremonies,
+  CeremonyState,
+  CodeGuesses,
+  DesktopData,
+  DesktopRelease,
+  FactorSet,
+  Factors,
+  NewActivity,
+  NewPasskey,
+  Passkey,
+  RequestContext,
+  TotpCodes,
+} from '../src/domain/ports';
 
 const objectId = () => randomBytes(12).toString('hex');
 
@@ -128,3 +145,121 @@ export const requestOf = (actor?: AccessClaims): RequestContext => ({ ip: '192.0
 
 /** The claims of an access token of the account's session `sid`. */
 export const claimsOf = (kind: AccountKind, account: Pick<Account, 'id'>, sid = objectId()): AccessClaims => ({ kind, sub: account.id, sid, role: kind });
+
+/** Second factors in memory: recovery codes as given (the store hashes them), steps used once and in order. */
+export class MemoryFactors implements Factors {
+  private readonly sets = new Map<string, { totp: FactorSet['totp']; passkeys: Array<Passkey & { kind: AccountKind; accountId: string }>; codes: string[]; used: string[]; madeAt: Date | null }>();
+  private setOf(kind: AccountKind, accountId: string) {
+    const key = `${kind}:${accountId}`;
+    if (!this.sets.has(key)) this.sets.set(key, { totp: null, passkeys: [], codes: [], used: [], madeAt: null });
+    return this.sets.get(key)!;
+  }
+  async of(kind: AccountKind, accountId: string): Promise<FactorSet> {
+    const set = this.setOf(kind, accountId);
+    return { totp: set.totp && { ...set.totp }, passkeys: set.passkeys.map((p) => ({ ...p })), recoveryCodesLeft: set.codes.length, recoveryCodesMadeAt: set.madeAt };
+  }
+  async startTotp(kind: AccountKind, accountId: string, secret: string) {
+    const set = this.setOf(kind, accountId);
+    if (set.totp?.confirmed) return 'exists' as const;
+    set.totp = { secret, confirmed: false, lastStep: -1, createdAt: new Date() };
+    return 'started' as const;
+  }
+  async confirmTotp(kind: AccountKind, accountId: string, step: number) {
+    const set = this.setOf(kind, accountId);
+    if (!set.totp || set.totp.confirmed) return false;
+    set.totp = { ...set.totp, confirmed: true, lastStep: step };
+    return true;
+  }
+  async useTotpStep(kind: AccountKind, accountId: string, step: number) {
+    const set = this.setOf(kind, accountId);
+    if (!set.totp?.confirmed || step <= set.totp.lastStep) return false;
+    set.totp.lastStep = step;
+    return true;
+  }
+  async removeTotp(kind: AccountKind, accountId: string) {
+    const set = this.setOf(kind, accountId);
+    const had = set.totp !== null;
+    set.totp = null;
+    return had;
+  }
+  async addPasskey(kind: AccountKind, accountId: string, passkey: NewPasskey) {
+    if ([...this.sets.values()].some((s) => s.passkeys.some((p) => p.id === passkey.id))) return 'exists' as const;
+    this.setOf(kind, accountId).passkeys.push({ ...passkey, kind, accountId, createdAt: new Date(), lastUsedAt: null });
+    return 'added' as const;
+  }
+  async findPasskey(credentialId: string) {
+    for (const set of this.sets.values()) for (const p of set.passkeys) if (p.id === credentialId) return { ...p };
+    return null;
+  }
+  async usePasskey(credentialId: string, counter: number) {
+    for (const set of this.sets.values()) for (const p of set.passkeys) if (p.id === credentialId) Object.assign(p, { counter, lastUsedAt: new Date() });
+  }
+  async removePasskey(kind: AccountKind, accountId: string, credentialId: string) {
+    const set = this.setOf(kind, accountId);
+    const before = set.passkeys.length;
+    set.passkeys = set.passkeys.filter((p) => p.id !== credentialId);
+    return set.passkeys.length < before;
+  }
+  async replaceRecoveryCodes(kind: AccountKind, accountId: string, codes: string[]) {
+    Object.assign(this.setOf(kind, accountId), { codes: [...codes], used: [], madeAt: new Date() });
+  }
+  async useRecoveryCode(kind: AccountKind, accountId: string, code: string) {
+    const set = this.setOf(kind, accountId);
+    if (set.used.includes(code)) return 'used' as const;
+    if (!set.codes.includes(code)) return undefined;
+    set.codes = set.codes.filter((c) => c !== code);
+    set.used.push(code);
+    return set.codes.length;
+  }
+  async removeRecoveryCodes(kind: AccountKind, accountId: string) {
+    Object.assign(this.setOf(kind, accountId), { codes: [], used: [], madeAt: null });
+  }
+  async removeAll(kind: AccountKind, accountId: string) {
+    const set = this.setOf(kind, accountId);
+    const count = (set.totp?.confirmed ? 1 : 0) + set.passkeys.length;
+    this.sets.delete(`${kind}:${accountId}`);
+    return count;
+  }
+}
+
+/** An authenticator whose codes are `step` written as six digits: code 000042 is step 42, within one step of `now`. */
+export class StepTotp implements TotpCodes {
+  now = 100;
+  newSecret() {
+    return 'SECRETBASE32';
+  }
+  stepOf(_secret: string, code: string) {
+    const step = Number(code);
+    return Math.abs(step - this.now) <= 1 ? step : undefined;
+  }
+  uri(secret: string, issuer: string, label: string) {
+    return `otpauth://totp/${issuer}:${label}?secret=${secret}`;
+  }
+}
+
+/** Wrong codes per account: a wait of a second once `limit` were wrong in a row. */
+export class MemoryCodeGuesses implements CodeGuesses {
+  readonly wrong = new Map<string, number>();
+  constructor(private readonly limit = 5) {}
+  async waitBeforeGuess(kind: AccountKind, accountId: string) {
+    return (this.wrong.get(`${kind}:${accountId}`) ?? 0) >= this.limit ? 1000 : 0;
+  }
+  async guessesPerChallenge() {
+    return this.limit;
+  }
+  async failed(kind: AccountKind, accountId: string) {
+    this.wrong.set(`${kind}:${accountId}`, (this.wrong.get(`${kind}:${accountId}`) ?? 0) + 1);
+  }
+  async succeeded(kind: AccountKind, accountId: string) {
+    this.wrong.delete(`${kind}:${accountId}`);
+  }
+}
+
+/** The events a use case recorded, in order. */
+export class MemoryOutbox implements EventOutbox {
+  readonly events: Array<{ type: EventType; input: unknown }> = [];
+  async add<T extends EventType>(type: T, input: EventInput<T>) {
+    this.events.push({ type, input });
+    return objectId();
+  }
+}

@@ -31,7 +31,7 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'factors' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'factors' | 'passkeys' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
@@ -143,7 +143,7 @@ export async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'activity' |
  * passkey. Each is one attempt against the challenge, so a recovery code guess costs a code guess.
  */
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
+  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
   body: unknown,
   ctx: RequestContext,
 ): Promise<{ kind: AccountKind; account: AccountRecord } & OpenedSession> {

@@ -212,6 +212,42 @@ export interface FactorSet {
   recoveryCodesMadeAt: Date | null;
 }
 
+/** Authenticator-app codes (RFC 6238: 6 digits, 30 s, SHA-1, a step of skew either way), a library's work kept outside the domain. */
+export interface TotpCodes {
+  /** A new random secret (160 bits), base32. */
+  newSecret(): string;
+  /** The time step `code` belongs to when it is a code of `secret` within the accepted skew of `now`. */
+  stepOf(secret: string, code: string, now?: number): number | undefined;
+  /** The otpauth:// URI an authenticator app reads. */
+  uri(secret: string, issuer: string, label: string): string;
+}
+
+/** Images of text to scan (the otpauth URI), as a PNG data URL. */
+export interface QrCodes {
+  dataUrl(text: string): Promise<string>;
+}
+
+/** What the browser is given for a WebAuthn ceremony (JSON, passed through as it is). */
+export type PasskeyOptions = { readonly challenge: string } & Readonly<Record<string, unknown>>;
+
+/** The relying party a ceremony is checked against. */
+export interface RelyingParty {
+  rpId: string;
+  rpName: string;
+  origins: string[];
+}
+
+/** The WebAuthn ceremonies (registration and authentication), a library's work kept outside the domain. */
+export interface PasskeyCeremonies {
+  registrationOptions(rp: RelyingParty, user: { name: string; displayName: string; handle: string }, exclude: Array<Pick<Passkey, 'id' | 'transports'>>): Promise<PasskeyOptions>;
+  /** The new credential when the browser's answer verifies against `challenge` (user verified); undefined otherwise. */
+  verifyRegistration(rp: RelyingParty, answer: unknown, challenge: string): Promise<Omit<NewPasskey, 'name'> | undefined>;
+  /** Options asking for a passkey: any of the relying party's, or only `allow`; with `challenge` (base64url) when the caller chose it. */
+  authenticationOptions(rp: RelyingParty, options: { challenge?: string; allow?: Array<Pick<Passkey, 'id' | 'transports'>> }): Promise<PasskeyOptions>;
+  /** The passkey's new counter when the answer verifies against `challenge` and its stored key; undefined otherwise (a counter that went back included). */
+  verifyAuthentication(rp: RelyingParty, answer: unknown, challenge: string, passkey: Pick<Passkey, 'id' | 'publicKey' | 'counter' | 'transports'>): Promise<{ counter: number } | undefined>;
+}
+
 /** Second factors at rest: seeds sealed, recovery codes hashed, by the store. */
 export interface Factors {
   of(kind: AccountKind, accountId: string): Promise<FactorSet>;
@@ -518,6 +554,9 @@ export interface AuthDeps {
   otp: OtpChallenges;
   codeGuesses: CodeGuesses;
   factors: Factors;
+  totp: TotpCodes;
+  qrCodes: QrCodes;
+  passkeys: PasskeyCeremonies;
   ceremonies: Ceremonies;
   resets: ResetTokens;
   links: AccountLinks;

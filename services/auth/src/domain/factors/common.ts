@@ -1,0 +1,53 @@
+// What the factor methods share: whether an account has a factor of its own, the recent proof a
+// change needs, the passkey relying party, the account's one budget of wrong codes, and what follows
+// a factor's removal.
+import type { AccessClaims, AccountKind, SecurityChange } from '@acct/shared';
+import { AuthErrors } from '../../errors';
+import type { Account } from '../account';
+import { callerAccount, hasRecentProof } from '../access';
+import type { FactorSet, Needs, ProofVerdict, RelyingParty, RequestContext } from '../ports';
+import { securityNotice } from '../security-notices';
+import { announceEnded } from '../sessions';
+
+/** What an account's own factor changes use. */
+export type OwnNeeds = Needs<'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger' | 'policy'>;
+
+/** An authenticator or a passkey: what recovery codes stand in for. */
+export const hasOwnFactor = (set: FactorSet): boolean => set.totp?.confirmed === true || set.passkeys.length > 0;
+
+/** The caller's account, when the session has a recent proof under its current credentials. */
+export async function requireRecentProof(deps: Needs<'ceremonies' | 'accounts'>, caller: AccessClaims): Promise<Account> {
+  const account = await callerAccount(deps, caller);
+  if (!(await hasRecentProof(deps, caller, account))) throw AuthErrors.stepUpRequired();
+  return account;
+}
+
+/** The deployment's passkey relying party; `passkeys_disabled` without one. */
+export function requireWebauthn(deps: Needs<'policy'>): RelyingParty {
+  const webauthn = deps.policy.mfa.webauthn;
+  if (!webauthn) throw AuthErrors.passkeysOff();
+  return webauthn;
+}
+
+/**
+ * A code checked outside a login's challenge (`reauthenticate`, confirming an authenticator), under
+ * the account's one budget of wrong codes: a wait after too many, wherever they were sent.
+ */
+export async function checkCodeWithinBudget(deps: Needs<'codeGuesses'>, kind: AccountKind, accountId: string, check: () => Promise<ProofVerdict>): Promise<void> {
+  const wait = await deps.codeGuesses.waitBeforeGuess(kind, accountId);
+  if (wait > 0) throw AuthErrors.rateLimited(wait / 1000);
+  const verdict = await check();
+  if (verdict === true) return deps.codeGuesses.succeeded(kind, accountId);
+  if (verdict === false) await deps.codeGuesses.failed(kind, accountId);
+  throw AuthErrors.invalidCode();
+}
+
+/** After a factor went: the recovery codes go with the last one, the account's other sessions end, the owner is told. */
+export async function afterRemoval(deps: OwnNeeds, caller: AccessClaims, account: Account, change: SecurityChange, ctx: RequestContext): Promise<number> {
+  const set = await deps.factors.of(caller.kind, caller.sub);
+  if (!hasOwnFactor(set)) await deps.factors.removeRecoveryCodes(caller.kind, caller.sub);
+  const ended = await deps.sessions.revokeOthers(caller.kind, caller.sub, caller.sid);
+  await announceEnded(deps, caller.kind, caller.sub, ended, ctx);
+  await securityNotice(deps, caller.kind, account, change, ctx);
+  return ended.length;
+}

@@ -1,0 +1,13 @@
+// Second factors of both account kinds, one module per method (authenticator-app, passkey,
+// recovery-codes, mailed-code) behind one interface (method.ts) and one registry the sign-in asks
+// (registry.ts); the libraries they use (otpauth, qrcode, @simplewebauthn/server) sit behind ports,
+// in security/. Adding or removing a factor needs a recent proof (the password or a second factor in
+// the last STEP_UP_SECONDS, step-up.ts); removing one ends the account's other sessions; every change
+// is a notice by mail (an `account.security.changed` event through the outbox).
+export type { SecondFactor, SecondStepMethod } from './method';
+export { SECOND_STEP_METHODS, proveSecondStep, secondFactorsOf } from './registry';
+export { confirmAuthenticator, removeAuthenticator, startAuthenticator } from './authenticator-app';
+export { passkeyRegistrationOptions, passkeySignInAccount, passkeySignInOptions, registerPasskey, removePasskey, secondStepPasskeyOptions } from './passkey';
+export { regenerateRecoveryCodes } from './recovery-codes';
+export { reauthenticate } from './step-up';
+export { listOwnFactors, resetUserFactors, userFactorSummary, type FactorList, type UserFactorSummary } from './views';

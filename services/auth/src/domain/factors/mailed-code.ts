@@ -1,0 +1,13 @@
+// The code mailed with an admin's login challenge, for an admin with no factor of their own. It is
+// offered by naming no factor (the contract's second step), so it has no id in a login's answer.
+import { hasOwnFactor } from './common';
+import type { SecondStepMethod } from './method';
+
+export const mailedCode: SecondStepMethod<'code'> = {
+  id: undefined,
+  answers: 'code',
+  offered: (set) => !hasOwnFactor(set),
+  async prove(_deps, challenge, proof) {
+    return challenge.isMailedCode(proof.code);
+  },
+};

@@ -1,0 +1,23 @@
+// What a way of answering a login's second step is. Each method is one module of this folder
+// exporting one `SecondStepMethod` (with what an account does to set it up beside it), and one row of
+// registry.ts: the sign-in asks the registry which methods an account may use and which one checks a
+// proof, so a new method is one file and one row.
+import type { FactorSet, Needs, OpenChallenge, ProofVerdict, RequestContext } from '../ports';
+import type { SecondStepProof } from '../validation';
+
+/** How a login's answer names the methods an account may use (`factors`), in the order offered. */
+export type SecondFactor = 'totp' | 'passkey' | 'recovery_code';
+
+/** What a method may use to check a proof. */
+export type ProveNeeds = Needs<'factors' | 'accounts' | 'policy' | 'totp' | 'passkeys' | 'outbox' | 'activity' | 'logger'>;
+
+export interface SecondStepMethod<T extends SecondStepProof['type'] = SecondStepProof['type']> {
+  /** Its name in a login's answer; undefined for the mailed code, offered by naming no factor at all. */
+  readonly id: SecondFactor | undefined;
+  /** The kind of proof it checks: several may check one kind (a 6-digit code is a mailed one or an app's). */
+  readonly answers: T;
+  /** Whether an account with these factors may use it at its second step. */
+  offered(set: FactorSet): boolean;
+  /** Whether the proof holds for the challenge's account (`used`: a correct one already used, not a guess). */
+  prove(deps: ProveNeeds, challenge: OpenChallenge, proof: Extract<SecondStepProof, { type: T }>, ctx: RequestContext): Promise<ProofVerdict>;
+}

@@ -1,0 +1,132 @@
+// Passkeys (WebAuthn, the library behind the PasskeyCeremonies port): registered behind a recent
+// proof, used in place of the password (both factors at once) or as the second step, removed unless
+// it is the account's last way in.
+import { randomBytes } from 'node:crypto';
+import { kindLabel, type AccessClaims, type AccountKind } from '@acct/shared';
+import { AuthErrors } from '../../errors';
+import type { Account } from '../account';
+import { startedUnderCurrentCredentials } from '../credential-epoch';
+import { enforceLimit } from '../limits';
+import type { Needs, PasskeyOptions, RequestContext } from '../ports';
+import { securityNotice } from '../security-notices';
+import { asBody, requirePasskeyAnswer, type PasskeyAnswer } from '../validation';
+import { removeWayIn } from '../ways-in';
+import { afterRemoval, hasOwnFactor, requireRecentProof, requireWebauthn, type OwnNeeds } from './common';
+import type { SecondStepMethod } from './method';
+import { issueRecoveryCodes } from './recovery-codes';
+
+export const passkey: SecondStepMethod<'passkey'> = {
+  id: 'passkey',
+  answers: 'passkey',
+  offered: (set) => set.passkeys.length > 0,
+  /** The account's passkey answering the WebAuthn challenge handed out for this step. */
+  async prove(deps, challenge, proof) {
+    if (!challenge.webauthnChallenge) return false;
+    const owner = await verifyAssertion(deps, challenge.kind, proof.response, challenge.webauthnChallenge);
+    return owner?.accountId === challenge.accountId;
+  },
+};
+
+/** Options for answering a pending second step with a passkey: the account's own passkeys only. */
+export async function secondStepPasskeyOptions(deps: Needs<'otp' | 'factors' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<PasskeyOptions> {
+  const rp = requireWebauthn(deps);
+  await enforceLimit(deps, 'otpIp', ctx.budget);
+  const { challenge_token: challengeToken } = asBody(raw);
+  if (typeof challengeToken !== 'string' || challengeToken === '') throw AuthErrors.challengeTokenMissing();
+  const challenge = randomBytes(32).toString('base64url');
+  const owner = await deps.otp.attachWebauthn(challengeToken, challenge);
+  if (!owner) throw AuthErrors.invalidChallenge();
+  const { passkeys } = await deps.factors.of(owner.kind, owner.accountId);
+  return deps.passkeys.authenticationOptions(rp, { challenge, allow: passkeys });
+}
+
+/** Options for signing in with a passkey (any of the kind's: the browser offers the ones it holds), and the token that takes the answer. */
+export async function passkeySignInOptions(
+  deps: Needs<'ceremonies' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>,
+  kind: AccountKind,
+  ctx: RequestContext,
+): Promise<{ options: PasskeyOptions; passkeyToken: string }> {
+  const rp = requireWebauthn(deps);
+  await enforceLimit(deps, 'loginIp', ctx.budget);
+  const options = await deps.passkeys.authenticationOptions(rp, {});
+  const passkeyToken = await deps.ceremonies.begin('login', undefined, { challenge: options.challenge, kind });
+  return { options, passkeyToken };
+}
+
+/** The account whose passkey answered the sign-in ceremony of `passkey_token`: the passkey is both factors. */
+export async function passkeySignInAccount(
+  deps: Needs<'ceremonies' | 'factors' | 'accounts' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics' | 'audit'>,
+  kind: AccountKind,
+  raw: unknown,
+  ctx: RequestContext,
+): Promise<Account> {
+  requireWebauthn(deps);
+  await enforceLimit(deps, 'loginIp', ctx.budget);
+  const { passkey_token: token, passkey: presented } = asBody(raw);
+  if (typeof token !== 'string' || token === '' || presented === undefined || presented === null) throw AuthErrors.passkeySignInMissing();
+  const answer = requirePasskeyAnswer(presented);
+  const state = await deps.ceremonies.finish('login', token);
+  const owner = state?.kind === kind ? await verifyAssertion(deps, kind, answer, state.challenge) : undefined;
+  const account = owner ? await deps.accounts[kind].findById(owner.accountId) : null;
+  if (!account) {
+    deps.audit.warn({ ip: ctx.ip, reason: state ? 'passkey_not_verified' : 'ceremony_unknown' }, `${kindLabel(kind)} passkey login failed`);
+    throw AuthErrors.passkeyRejected();
+  }
+  return account;
+}
+
+/** The passkey's owner when its answer verifies against `challenge`; its counter moves on. */
+async function verifyAssertion(deps: Needs<'factors' | 'policy' | 'passkeys'>, kind: AccountKind, answer: PasskeyAnswer, challenge: string): Promise<{ accountId: string } | undefined> {
+  const rp = requireWebauthn(deps);
+  const stored = await deps.factors.findPasskey(answer.id);
+  if (!stored || stored.kind !== kind) return undefined;
+  const verified = await deps.passkeys.verifyAuthentication(rp, answer, challenge, stored);
+  if (!verified) return undefined;
+  await deps.factors.usePasskey(stored.id, verified.counter);
+  return { accountId: stored.accountId };
+}
+
+/** Registration options for a new passkey of the caller (their own passkeys excluded). */
+export async function passkeyRegistrationOptions(deps: OwnNeeds & Needs<'passkeys'>, caller: AccessClaims): Promise<PasskeyOptions> {
+  const rp = requireWebauthn(deps);
+  const account = await requireRecentProof(deps, caller);
+  const { passkeys } = await deps.factors.of(caller.kind, caller.sub);
+  // An opaque handle, the same for every passkey of the account; never the address.
+  const user = { name: account.email, displayName: account.name, handle: `${caller.kind}:${account.id}` };
+  const options = await deps.passkeys.registrationOptions(rp, user, passkeys);
+  await deps.ceremonies.begin('register', caller.sid, { challenge: options.challenge, kind: caller.kind, accountId: caller.sub, credentialEpoch: account.credentialEpoch });
+  return options;
+}
+
+/** Stores the passkey the browser created for the session's ceremony; the account's first factor comes with recovery codes. */
+export async function registerPasskey(
+  deps: OwnNeeds & Needs<'passkeys'>,
+  caller: AccessClaims,
+  raw: unknown,
+  ctx: RequestContext,
+): Promise<{ passkey: { id: string; name: string; createdAt: string }; recoveryCodes?: string[] }> {
+  const rp = requireWebauthn(deps);
+  const account = await requireRecentProof(deps, caller);
+  const { name, passkey: presented } = asBody(raw);
+  if (name !== undefined && (typeof name !== 'string' || name.trim().length < 1 || name.trim().length > 64)) throw AuthErrors.passkeyName();
+  const answer = requirePasskeyAnswer(presented);
+  const state = await deps.ceremonies.finish('register', caller.sid);
+  if (!state || state.accountId !== caller.sub || state.kind !== caller.kind || !startedUnderCurrentCredentials(account, state.credentialEpoch)) throw AuthErrors.passkeyRejected();
+  const credential = await deps.passkeys.verifyRegistration(rp, answer, state.challenge);
+  if (!credential) throw AuthErrors.passkeyRejected();
+  const set = await deps.factors.of(caller.kind, caller.sub);
+  const stored = { ...credential, name: typeof name === 'string' ? name.trim() : 'Passkey' };
+  if ((await deps.factors.addPasskey(caller.kind, caller.sub, stored)) === 'exists') throw AuthErrors.passkeyExists();
+  const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
+  await securityNotice(deps, caller.kind, account, 'passkey_added', ctx);
+  return { passkey: { id: stored.id, name: stored.name, createdAt: new Date().toISOString() }, ...(recoveryCodes ? { recoveryCodes } : {}) };
+}
+
+export async function removePasskey(deps: OwnNeeds & Needs<'locks' | 'identities'>, caller: AccessClaims, passkeyId: string, ctx: RequestContext): Promise<number> {
+  const account = await requireRecentProof(deps, caller);
+  if (!/^[A-Za-z0-9_-]{1,1366}$/.test(passkeyId)) throw AuthErrors.factorNotFound();
+  // A passwordless account's last passkey is its last way in, unless an identity is linked.
+  const removed = await removeWayIn(deps, caller.kind, account, { type: 'passkey', id: passkeyId }, () => deps.factors.removePasskey(caller.kind, caller.sub, passkeyId));
+  if (!removed) throw AuthErrors.factorNotFound();
+  return afterRemoval(deps, caller, account, 'passkey_removed', ctx);
+}

@@ -1,0 +1,63 @@
+// What an account sees of its own factors, what an admin sees of a user's (whether they exist,
+// never what they are made of), and the admin's reset of a user who lost them all.
+import type { AccessClaims } from '@acct/shared';
+import { AuthErrors } from '../../errors';
+import { assertAdminProof } from '../access';
+import type { Needs, RequestContext } from '../ports';
+import { securityNotice } from '../security-notices';
+import { endEverySession } from '../sessions';
+import { hasOwnFactor } from './common';
+
+export interface FactorList {
+  totp: { enabled: boolean; pending: boolean; createdAt: string | null };
+  passkeys: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }>;
+  recoveryCodes: { remaining: number };
+  /** Whether this deployment offers passkeys (WEBAUTHN_RP_ID set). */
+  passkeysAvailable: boolean;
+}
+
+export async function listOwnFactors(deps: Needs<'factors' | 'policy'>, caller: AccessClaims): Promise<FactorList> {
+  const set = await deps.factors.of(caller.kind, caller.sub);
+  return {
+    totp: { enabled: set.totp?.confirmed === true, pending: set.totp?.confirmed === false, createdAt: set.totp?.confirmed ? set.totp.createdAt.toISOString() : null },
+    passkeys: set.passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })),
+    recoveryCodes: { remaining: hasOwnFactor(set) ? set.recoveryCodesLeft : 0 },
+    passkeysAvailable: deps.policy.mfa.webauthn !== undefined,
+  };
+}
+
+/** Whether a user has factors, never what they are made of. */
+export interface UserFactorSummary {
+  totp: boolean;
+  passkeys: number;
+  /** The names the user gave their passkeys and when they were added and last used: never a credential. */
+  passkeyList: Array<{ name: string; createdAt: string; lastUsedAt: string | null }>;
+  recoveryCodesLeft: number;
+}
+
+export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, userId: string): Promise<UserFactorSummary> {
+  const user = await deps.accounts.user.findById(userId);
+  if (!user) throw AuthErrors.userNotFound();
+  const set = await deps.factors.of('user', userId);
+  return {
+    totp: set.totp?.confirmed === true,
+    passkeys: set.passkeys.length,
+    passkeyList: set.passkeys.map((p) => ({ name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })),
+    recoveryCodesLeft: hasOwnFactor(set) ? set.recoveryCodesLeft : 0,
+  };
+}
+
+/** Removes every factor of a user (who lost them all): their sessions end and they are told by mail. */
+export async function resetUserFactors(deps: Needs<'accounts' | 'ceremonies' | 'factors' | 'sessions' | 'otp' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
+  const user = await deps.accounts.user.findById(userId);
+  if (!user) throw AuthErrors.userNotFound();
+  // It cannot be undone: the admin proves themselves first.
+  await assertAdminProof(deps, ctx);
+  const removed = await deps.factors.removeAll('user', userId);
+  // The epoch moves on: every session ends, and a login that raced the reset with the old factors too.
+  const updated = await deps.accounts.user.update(userId, { endSessions: true });
+  if (!updated || updated === 'email_taken') throw AuthErrors.userNotFound();
+  await endEverySession(deps, 'user', updated, ctx);
+  await securityNotice(deps, 'user', updated, 'factors_reset', ctx);
+  return removed;
+}

@@ -1,0 +1,65 @@
+// WebAuthn ceremonies through `@simplewebauthn/server`, behind the domain's PasskeyCeremonies port.
+// Every ceremony requires user verification; registrations ask for a discoverable credential and no
+// attestation.
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransport,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { PasskeyCeremonies, PasskeyOptions, RelyingParty } from '../domain/ports';
+
+type PasskeyRef = { id: string; transports: string[] };
+const descriptor = (p: PasskeyRef) => ({ id: p.id, transports: p.transports as AuthenticatorTransport[] });
+/** What every answer is checked against: this ceremony's challenge, the relying party, a verified user. */
+const expected = (rp: RelyingParty, challenge: string) => ({ expectedChallenge: challenge, expectedOrigin: rp.origins, expectedRPID: rp.rpId, requireUserVerification: true });
+
+export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
+  async registrationOptions(rp: RelyingParty, user: { name: string; displayName: string; handle: string }, exclude: PasskeyRef[]): Promise<PasskeyOptions> {
+    return generateRegistrationOptions({
+      rpName: rp.rpName,
+      rpID: rp.rpId,
+      userName: user.name,
+      userDisplayName: user.displayName,
+      userID: new Uint8Array(Buffer.from(user.handle)),
+      attestationType: 'none',
+      excludeCredentials: exclude.map(descriptor),
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+    }) as unknown as Promise<PasskeyOptions>;
+  }
+
+  async verifyRegistration(rp: RelyingParty, answer: unknown, challenge: string) {
+    try {
+      const verified = await verifyRegistrationResponse({ response: answer as RegistrationResponseJSON, ...expected(rp, challenge) });
+      if (!verified.verified) return undefined;
+      const { credential } = verified.registrationInfo;
+      return { id: credential.id, publicKey: Buffer.from(credential.publicKey).toString('base64url'), counter: credential.counter, transports: credential.transports ?? [] };
+    } catch {
+      // Another origin, relying party or challenge, or a malformed answer: not verified.
+      return undefined;
+    }
+  }
+
+  async authenticationOptions(rp: RelyingParty, options: { challenge?: string; allow?: PasskeyRef[] }): Promise<PasskeyOptions> {
+    return generateAuthenticationOptions({
+      rpID: rp.rpId,
+      ...(options.challenge ? { challenge: new Uint8Array(Buffer.from(options.challenge, 'base64url')) } : {}),
+      ...(options.allow ? { allowCredentials: options.allow.map(descriptor) } : {}),
+      userVerification: 'required',
+    }) as unknown as Promise<PasskeyOptions>;
+  }
+
+  async verifyAuthentication(rp: RelyingParty, answer: unknown, challenge: string, passkey: { id: string; publicKey: string; counter: number; transports: string[] }) {
+    try {
+      const credential = { id: passkey.id, publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] };
+      const result = await verifyAuthenticationResponse({ response: answer as AuthenticationResponseJSON, credential, ...expected(rp, challenge) });
+      return result.verified ? { counter: result.authenticationInfo.newCounter } : undefined;
+    } catch {
+      // Another origin or challenge, a bad signature, a counter that went back (a cloned key): not verified.
+      return undefined;
+    }
+  }
+}

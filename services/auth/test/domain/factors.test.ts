@@ -1,0 +1,151 @@
+// The second-factor rules on in-memory ports (test/fakes.ts), in milliseconds: which methods a login
+// offers, which method checks a proof (a mailed code before the app's, each time step once, each
+// recovery code once, a passkey only for its own account), and what setting one up or removing it
+// does. The end-to-end files (second-factors.security, passkeys.browser) keep to the contract.
+import type { AccountKind } from '@acct/shared';
+import { AuthErrors } from '../../src/errors';
+import { confirmAuthenticator, proveSecondStep, regenerateRecoveryCodes, removeAuthenticator, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS } from '../../src/domain/factors';
+import type { AuthPolicy, OpenChallenge, PasskeyCeremonies, Sessions } from '../../src/domain/ports';
+import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, StepTotp, claimsOf, requestOf, silentLogger } from '../fakes';
+
+const rp = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] };
+
+/** Verifies an answer whose `response.signedBy` names the challenge it signed; the counter goes up by one. */
+const passkeys: PasskeyCeremonies = {
+  registrationOptions: async () => ({ challenge: 'reg' }),
+  verifyRegistration: async () => undefined,
+  authenticationOptions: async (_rp, options) => ({ challenge: options.challenge ?? 'any' }),
+  verifyAuthentication: async (_rp, answer, challenge, stored) => ((answer as { response: { signedBy?: string } }).response.signedBy === challenge ? { counter: stored.counter + 1 } : undefined),
+};
+
+async function setUp() {
+  const accounts = new MemoryAccounts();
+  const ended: string[] = [];
+  const sessions = { revokeOthers: async (_kind: AccountKind, _id: string, keep: string) => (ended.push(`others-than-${keep}`), ['s-2']) } as unknown as Sessions;
+  const deps = {
+    accounts: { user: accounts, admin: new MemoryAccounts() },
+    factors: new MemoryFactors(),
+    totp: new StepTotp(),
+    qrCodes: { dataUrl: async (text: string) => `data:image/png;base64,${Buffer.from(text).toString('base64')}` },
+    passkeys,
+    ceremonies: new MemoryCeremonies(),
+    codeGuesses: new MemoryCodeGuesses(3),
+    sessions,
+    outbox: new MemoryOutbox(),
+    activity: new MemoryActivity(),
+    logger: silentLogger,
+    policy: { mfa: { totpIssuer: 'Example', webauthn: rp } } as unknown as AuthPolicy,
+    rateLimits: { consume: async () => ({ allowed: true, retryAfterMs: 0 }) },
+    metrics: { login() {}, refresh() {}, rateLimited() {}, otp() {} },
+  };
+  const user = (await accounts.create({ email: 'grace@example.com', name: 'Grace', passwordHash: null, role: 'user' })) as { id: string };
+  const caller = claimsOf('user', user);
+  return { deps, user, caller, ctx: requestOf(), ended };
+}
+
+const challengeFor = (accountId: string, extra: Partial<OpenChallenge> = {}): OpenChallenge => ({ kind: 'user', accountId, isMailedCode: () => false, ...extra });
+const code = (step: number) => String(step).padStart(6, '0');
+
+describe('the methods a login offers', () => {
+  it('names the app, then passkeys, then recovery codes, and recovery codes only beside a factor they stand in for', async () => {
+    const { deps, user } = await setUp();
+    const offered = async () => secondFactorsOf(await deps.factors.of('user', user.id));
+    expect(await offered()).toEqual([]);
+    await deps.factors.startTotp('user', user.id, 'S');
+    expect(await offered()).toEqual([]);
+    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij']);
+    expect(await offered()).toEqual([]);
+    await deps.factors.confirmTotp('user', user.id, 1);
+    expect(await offered()).toEqual(['totp', 'recovery_code']);
+    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    expect(await offered()).toEqual(['totp', 'passkey', 'recovery_code']);
+    await deps.factors.removeTotp('user', user.id);
+    await deps.factors.removeRecoveryCodes('user', user.id);
+    expect(await offered()).toEqual(['passkey']);
+  });
+
+  it('has one method per proof a login takes, each named once (the mailed code by naming none)', () => {
+    expect(SECOND_STEP_METHODS.map((m) => m.id)).toEqual([undefined, 'totp', 'passkey', 'recovery_code']);
+    expect(new Set(SECOND_STEP_METHODS.map((m) => m.answers))).toEqual(new Set(['code', 'recovery', 'passkey']));
+  });
+});
+
+describe('checking a second step', () => {
+  it('takes the mailed code without asking the app, and the app’s code once per time step', async () => {
+    const { deps, user, ctx } = await setUp();
+    expect(await proveSecondStep(deps, challengeFor(user.id, { isMailedCode: (c) => c === '424242' }), { type: 'code', code: '424242' }, ctx)).toBe(true);
+    // No app yet: a code is wrong.
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe(false);
+    await deps.factors.startTotp('user', user.id, 'S');
+    await deps.factors.confirmTotp('user', user.id, 98);
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe(true);
+    // The same step again, or an older one after it: correct, but used (no guess counted).
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe('used');
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(99) }, ctx)).toBe('used');
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(101) }, ctx)).toBe(true);
+    // Outside the accepted skew.
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(110) }, ctx)).toBe(false);
+  });
+
+  it('uses a recovery code up, tells the owner, and answers a second use as used', async () => {
+    const { deps, user, ctx } = await setUp();
+    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij', 'klmnopqrst']);
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'recovery', code: 'zzzzzzzzzz' }, ctx)).toBe(false);
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'recovery', code: 'abcdefghij' }, ctx)).toBe(true);
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'recovery', code: 'abcdefghij' }, ctx)).toBe('used');
+    expect((await deps.factors.of('user', user.id)).recoveryCodesLeft).toBe(1);
+    expect(deps.outbox.events).toEqual([{ type: 'account.security.changed', input: expect.objectContaining({ change: 'recovery_code_used', accountId: user.id }) }]);
+  });
+
+  it('takes a passkey only answering this step’s challenge, and only the challenge account’s own', async () => {
+    const { deps, user, ctx } = await setUp();
+    const other = (await deps.accounts.user.create({ email: 'eve@example.com', name: 'Eve', passwordHash: null, role: 'user' })) as { id: string };
+    await deps.factors.addPasskey('user', user.id, { id: 'mine', name: 'Laptop', publicKey: 'k', counter: 5, transports: [] });
+    await deps.factors.addPasskey('user', other.id, { id: 'theirs', name: 'Phone', publicKey: 'k', counter: 0, transports: [] });
+    const answer = (id: string, signedBy: string) => ({ type: 'passkey' as const, response: { id, response: { signedBy } } });
+    expect(await proveSecondStep(deps, challengeFor(user.id), answer('mine', 'c1'), ctx)).toBe(false);
+    expect(await proveSecondStep(deps, challengeFor(user.id, { webauthnChallenge: 'c1' }), answer('mine', 'c0'), ctx)).toBe(false);
+    expect(await proveSecondStep(deps, challengeFor(user.id, { webauthnChallenge: 'c1' }), answer('theirs', 'c1'), ctx)).toBe(false);
+    expect(await proveSecondStep(deps, challengeFor(user.id, { webauthnChallenge: 'c1' }), answer('mine', 'c1'), ctx)).toBe(true);
+    expect((await deps.factors.findPasskey('mine'))?.counter).toBe(6);
+  });
+});
+
+describe('an account’s own authenticator app', () => {
+  it('is set up behind a recent proof, from a QR code of its otpauth URI', async () => {
+    const { deps, caller } = await setUp();
+    await expect(startAuthenticator(deps, caller)).rejects.toMatchObject({ code: AuthErrors.stepUpRequired().code });
+    await deps.ceremonies.markProof(caller.sid, 0);
+    const enrolment = await startAuthenticator(deps, caller);
+    expect(enrolment.otpauthUrl).toBe('otpauth://totp/Example:grace@example.com?secret=SECRETBASE32');
+    expect(Buffer.from(enrolment.qrCode.split(',')[1], 'base64').toString()).toBe(enrolment.otpauthUrl);
+  });
+
+  it('goes live with its first right code and brings ten recovery codes; wrong codes spend the account’s one budget', async () => {
+    const { deps, caller, ctx } = await setUp();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    await startAuthenticator(deps, caller);
+    for (let i = 0; i < 3; i++) await expect(confirmAuthenticator(deps, caller, { code: code(50) }, ctx)).rejects.toMatchObject({ code: 'invalid_otp' });
+    // The budget is spent: even the right code waits.
+    await expect(confirmAuthenticator(deps, caller, { code: code(100) }, ctx)).rejects.toMatchObject({ code: 'rate_limited' });
+    deps.codeGuesses.wrong.clear();
+    const { recoveryCodes } = await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    expect(recoveryCodes).toHaveLength(10);
+    for (const c of recoveryCodes!) expect(c).toMatch(/^[a-km-np-z2-9]{5}-[a-km-np-z2-9]{5}$/);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    // The code that made it live is used: the same step cannot sign in.
+    expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'code', code: code(100) }, ctx)).toBe('used');
+  });
+
+  it('removed as the last factor, takes the recovery codes with it and ends the other sessions', async () => {
+    const { deps, caller, ctx, ended } = await setUp();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    await startAuthenticator(deps, caller);
+    await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    expect(await removeAuthenticator(deps, caller, ctx)).toBe(1);
+    expect(ended).toEqual([`others-than-${caller.sid}`]);
+    expect((await deps.factors.of('user', caller.sub)).recoveryCodesLeft).toBe(0);
+    await expect(regenerateRecoveryCodes(deps, caller, ctx)).rejects.toMatchObject({ message: AuthErrors.noFactorForRecoveryCodes().message });
+    expect(deps.outbox.events.map((e) => (e.input as { change?: string }).change ?? e.type)).toEqual(['totp_added', 'account.sessions.ended', 'totp_removed']);
+  });
+});
