@@ -20,7 +20,7 @@ const authProduction = {
 
 describe('production configuration', () => {
   it('starts auth with its own OTP secret and public reset pages (the control)', () => {
-    expect(loadAuthConfig(authProduction)).toMatchObject({ NODE_ENV: 'production', RESET_URL_BASE_USER: 'https://app.example.com/reset-password' });
+    expect(loadAuthConfig(authProduction)).toMatchObject({ NODE_ENV: 'production', links: { resetUrlBase: { user: 'https://app.example.com/reset-password' } } });
   });
 
   it.each([
@@ -105,7 +105,7 @@ describe('production configuration', () => {
     expect(loadAuthConfig({ ...authProduction, WEBAUTHN_RP_ID: undefined }).policy.mfa.webauthn).toBeUndefined();
     expect(loadAuthConfig(authProduction).policy.mfa.webauthn).toEqual({ rpId: 'example.com', rpName: 'Account Service', origins: ['https://example.com'] });
     // The common-password screen: on in production unless turned off, off elsewhere unless turned on.
-    expect([loadAuthConfig(authProduction).breachedPasswordCheck, loadAuthConfig({}).breachedPasswordCheck, loadAuthConfig({ BREACHED_PASSWORD_CHECK: 'true' }).breachedPasswordCheck]).toEqual([true, false, true]);
+    expect([loadAuthConfig(authProduction).passwords.breachedCheck, loadAuthConfig({}).passwords.breachedCheck, loadAuthConfig({ BREACHED_PASSWORD_CHECK: 'true' }).passwords.breachedCheck]).toEqual([true, false, true]);
   });
 
   describe('a secret mounted as a file (NAME_FILE) meets every rule the inline value meets', () => {
@@ -138,7 +138,7 @@ describe('production configuration', () => {
 
   it('caps BCRYPT_COST, showing the value it refused', () => {
     expect(() => loadAuthConfig({ BCRYPT_COST: '31' })).toThrow(/^Invalid configuration: BCRYPT_COST: .*\(got "31"\)$/);
-    expect(loadAuthConfig({ BCRYPT_COST: '15' }).BCRYPT_COST).toBe(15);
+    expect(loadAuthConfig({ BCRYPT_COST: '15' }).passwords.cost).toBe(15);
   });
 
   it("shows a refused value but never a secret's, nor a URL's password", () => {

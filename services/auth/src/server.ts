@@ -65,7 +65,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const resetRequests = new MongoResetRequestQueue(mongo);
     const identities = new MongoIdentities(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
-    const activity = new MongoActivityLog(mongo, { retentionDays: config.ACTIVITY_RETENTION_DAYS, maxPerAccount: config.ACTIVITY_MAX_PER_ACCOUNT });
+    const activity = new MongoActivityLog(mongo, { retentionDays: config.activity.retentionDays, maxPerAccount: config.activity.maxPerAccount });
     await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), outbox.init(), activity.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
@@ -74,7 +74,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     revocations.registerMetrics(registry);
 
     // Discovered in the background: a provider that cannot be reached makes only its own routes answer 503.
-    const identityProviders = await open('identity-providers', Promise.resolve(new OidcIdentityProviders(config.identityProviders.providers, logger)), (p) => p.stop());
+    const identityProviders = await open('identity-providers', Promise.resolve(new OidcIdentityProviders(config.identity.providers, logger)), (p) => p.stop());
     identityProviders.start();
 
     const codeGuesses = new RedisCodeGuesses(redis, config.otp);
@@ -88,7 +88,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       resetRequests,
       outbox,
       activity,
-      loginAttempts: new RedisLoginAttempts(redis, config.loginAttempts),
+      loginAttempts: new RedisLoginAttempts(redis, config.rateLimits.loginFailures),
       sessions: new RedisSessions(sessionRedis, config.sessions, revocations),
       revocations,
       otp: new RedisOtpChallenges(redis, config.otp, codeGuesses),
@@ -97,10 +97,10 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       totp: new OtpauthTotp(),
       qrCodes: new PngQrCodes(),
       passkeys: new SimpleWebAuthnCeremonies(),
-      ceremonies: new RedisCeremonies(redis, { ttlMs: config.OTP_TTL_SECONDS * 1000, stepUpMs: config.mfa.stepUpMs }),
-      rateLimits: new RedisRateLimits(redis, config.rateLimits),
+      ceremonies: new RedisCeremonies(redis, { ttlMs: config.otp.ttlMs, stepUpMs: config.mfa.stepUpMs }),
+      rateLimits: new RedisRateLimits(redis, config.rateLimits.requests),
       hasher,
-      passwordScreen: new CommonPasswordList(config.breachedPasswordCheck),
+      passwordScreen: new CommonPasswordList(config.passwords.breachedCheck),
       tokens,
       avatars: new GridFsAvatars(mongo),
       firstAdmin: new MongoFirstAdminClaim(mongo),
@@ -118,7 +118,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       resetRequests,
       (request) => (request.purpose === 'verify' ? answerVerificationRequest(deps, request) : answerResetRequest(deps, request)),
       logger,
-      { pollMs: config.RESET_REQUEST_POLL_MS },
+      { pollMs: config.links.resetRequestPollMs },
     );
     resetMail.start();
     await open('reset-mail', resetMail, (w) => w.stop());
@@ -130,9 +130,9 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       app: createApp(deps, {
         verifier: tokens.verifier,
         bodyLimit: config.BODY_LIMIT,
-        refreshCookieMaxAgeSeconds: config.REFRESH_IDLE_TTL_SECONDS,
+        refreshCookieMaxAgeSeconds: config.sessions.idleTtlSeconds,
         http: httpMetrics(registry),
-        stepUpSeconds: config.STEP_UP_SECONDS,
+        stepUpSeconds: config.mfa.stepUpSeconds,
       }),
       metrics: registry,
       // Not the broker: while it is away the outbox keeps events, and logins go on.

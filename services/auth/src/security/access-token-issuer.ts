@@ -10,7 +10,7 @@ import type { TokenSigner } from '../domain/ports';
 /** Reads and checks the signing key; done before any connection so a bad key fails fast. */
 export function loadTokenIssuer(config: AuthConfig): AccessTokenIssuer {
   const privateKey = requireSecret(config.JWT_PRIVATE_KEY, 'JWT_PRIVATE_KEY');
-  return new AccessTokenIssuer(privateKey, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
+  return new AccessTokenIssuer(privateKey, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.sessions.accessTokenTtlSeconds });
 }
 
 export class AccessTokenIssuer implements TokenSigner {

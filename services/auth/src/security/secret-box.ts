@@ -4,7 +4,7 @@
 // so a sealed seed copied onto another account does not open.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { configError } from '@acct/shared';
-import { parseMfaKey } from '../config';
+import { parseMfaKey } from '../settings/second-factors';
 
 export class SecretBox {
   private readonly key: Buffer;
