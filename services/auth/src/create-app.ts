@@ -2,7 +2,7 @@
 import express, { type Express } from 'express';
 import { Operations, errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
 import type { AuthDeps } from './domain/ports';
-import { requireSession } from './domain/access';
+import { requireSession } from './domain/shared/access';
 import { accountOperations } from './entry-points/http/account-operations';
 import type { HttpSettings } from './entry-points/http/http-settings';
 import { adminUsersOperations } from './entry-points/http/admin-users-operations';

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import type { AccessClaims, AccountKind, EventInput, EventOutbox, EventType } from '@acct/shared';
-import type { Account, AccountChanges, NewAccount } from '../src/domain/account';
+import type { Account, AccountChanges, NewAccount } from '../src/domain/shared/account';
 import type {
   Accounts,
   ActivityEntry,

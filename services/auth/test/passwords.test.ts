@@ -1,4 +1,4 @@
-import { assertPasswordPolicy } from '../src/domain/passwords';
+import { assertPasswordPolicy } from '../src/domain/shared/passwords';
 import { BcryptPasswordHasher, Semaphore, TaskRefused } from '../src/security/password-hasher';
 
 describe('Semaphore, bounded', () => {

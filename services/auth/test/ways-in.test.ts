@@ -1,8 +1,8 @@
 // The ways-in rules on in-memory ports: an account never removes its last way in, whatever the
 // order or the race; a mailbox recovery removes what was added in the last week and names it.
-import type { Account } from '../src/domain/account';
+import type { Account } from '../src/domain/shared/account';
 import type { FactorSet, LinkedIdentity, Needs, Passkey } from '../src/domain/ports';
-import { RECENT_WAYS_IN_MS, removeRecentWaysIn, removeWayIn } from '../src/domain/ways-in';
+import { RECENT_WAYS_IN_MS, removeRecentWaysIn, removeWayIn } from '../src/domain/shared/ways-in';
 
 const DAY = 24 * 3600 * 1000;
 const NOW = Date.parse('2026-11-26T12:00:00Z');

@@ -3,7 +3,7 @@
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import { emailSkeleton, kindLabel, normalizeEmail, type AccountKind } from '@acct/shared';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
-import { isAccountId, type Account, type AccountChanges, type NewAccount } from '../domain/account';
+import { isAccountId, type Account, type AccountChanges, type NewAccount } from '../domain/shared/account';
 import type { Accounts } from '../domain/ports';
 
 interface AccountDoc {

@@ -1,6 +1,6 @@
 // Redis-backed rate limits (rate-limiter-flexible), enforced inside auth so that no path around the
 // gateway skips them. The store answers allowed or retry-after; the use case decides the 429
-// (domain/limits.ts). Failed logins have their own store (login-attempt-store.ts): they are
+// (domain/shared/limits.ts). Failed logins have their own store (redis-login-attempts.ts): they are
 // reserved before the password compare.
 import type { Redis } from '@acct/shared/redis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';

@@ -4,7 +4,7 @@
 import type { Readable } from 'node:stream';
 import type { AccessClaims, AccountKind, DesktopReleaseRecord, EventOutbox, Logger } from '@acct/shared';
 import type { RevocationCheck } from '@acct/shared';
-import type { Account, AccountChanges, NewAccount } from './account';
+import type { Account, AccountChanges, NewAccount } from './shared/account';
 
 export interface RequestContext {
   /** The client's address, as logged and sent in events. */
@@ -287,7 +287,7 @@ export interface CeremonyState {
   challenge: string;
   kind: AccountKind;
   accountId?: string;
-  /** The credential epoch a registration started under (credential-epoch.ts). */
+  /** The credential epoch a registration started under (shared/credential-epoch.ts). */
   credentialEpoch?: number;
 }
 
@@ -487,7 +487,7 @@ export interface IdentityFlow {
   returnTo: string;
   /** SHA-256 of the secret in the browser's flow cookie: the callback must come from the browser that started. */
   binding: string;
-  /** A link's: the account's credential epoch when it started (credential-epoch.ts). */
+  /** A link's: the account's credential epoch when it started (shared/credential-epoch.ts). */
   credentialEpoch?: number;
 }
 

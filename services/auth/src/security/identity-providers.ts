@@ -7,7 +7,7 @@
 import * as oidc from 'openid-client';
 import { isLocalUrl, type AccountKind, type Logger } from '@acct/shared';
 import { AuthErrors } from '../errors';
-import { IdentityRefused } from '../domain/identity-sign-in';
+import { IdentityRefused } from '../domain/identity/sign-in';
 import type { IdentityClaims, IdentityProviders, ProviderSummary } from '../domain/ports';
 
 export interface ProviderSettings {

@@ -111,7 +111,7 @@ export class BcryptPasswordHasher implements PasswordHasher {
    * A task refused for waiting too long is the client's 503 with Retry-After: the service is busy,
    * not broken. One dropped because its answer is no longer awaited (the gateway's deadline passed,
    * or the client left) answers as the gateway does then, 504: the same request gets the same answer
-   * whether its deadline passed while it queued or while it hashed (request-deadline.ts).
+   * whether its deadline passed while it queued or while it hashed (domain/shared/request-deadline.ts).
    */
   private async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {

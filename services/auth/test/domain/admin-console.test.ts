@@ -2,9 +2,9 @@
 // releases (the admin's recent proof, the activity log, the admin's own token to desktop), the users'
 // list and its filters, and who reads which activity. The end-to-end files keep to the contract.
 import { AuthErrors } from '../../src/errors';
-import { listUsers } from '../../src/domain/admin-users';
-import { readActivity } from '../../src/domain/activity';
-import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../src/domain/desktop-releases';
+import { listUsers } from '../../src/domain/admin/users';
+import { readActivity } from '../../src/domain/shared/activity';
+import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../src/domain/admin/desktop-releases';
 import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryDesktop, claimsOf, requestOf, silentLogger } from '../fakes';
 
 async function setUp() {

@@ -2,11 +2,11 @@
 // code, made live by its first code, each time step accepted once, removed behind a recent proof.
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
-import { callerAccount } from '../access';
-import { enforceLimit } from '../limits';
+import { callerAccount } from '../shared/access';
+import { enforceLimit } from '../shared/limits';
 import type { Needs, ProofVerdict, RequestContext } from '../ports';
-import { securityNotice } from '../security-notices';
-import { asBody, requireCode } from '../validation';
+import { securityNotice } from '../shared/security-notices';
+import { asBody, requireCode } from '../shared/validation';
 import { afterRemoval, checkCodeWithinBudget, hasOwnFactor, requireRecentProof, type OwnNeeds } from './common';
 import type { SecondStepMethod } from './method';
 import { issueRecoveryCodes } from './recovery-codes';

@@ -3,11 +3,11 @@
 // a factor's removal.
 import type { AccessClaims, AccountKind, SecurityChange } from '@acct/shared';
 import { AuthErrors } from '../../errors';
-import type { Account } from '../account';
-import { callerAccount, hasRecentProof } from '../access';
+import type { Account } from '../shared/account';
+import { callerAccount, hasRecentProof } from '../shared/access';
 import type { FactorSet, Needs, ProofVerdict, RelyingParty, RequestContext } from '../ports';
-import { securityNotice } from '../security-notices';
-import { announceEnded } from '../sessions';
+import { securityNotice } from '../shared/security-notices';
+import { announceEnded } from '../shared/sessions';
 
 /** What an account's own factor changes use. */
 export type OwnNeeds = Needs<'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger' | 'policy'>;

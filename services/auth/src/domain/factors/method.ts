@@ -3,7 +3,7 @@
 // registry.ts: the sign-in asks the registry which methods an account may use and which one checks a
 // proof, so a new method is one file and one row.
 import type { FactorSet, Needs, OpenChallenge, ProofVerdict, RequestContext } from '../ports';
-import type { SecondStepProof } from '../validation';
+import type { SecondStepProof } from '../shared/validation';
 
 /** How a login's answer names the methods an account may use (`factors`), in the order offered. */
 export type SecondFactor = 'totp' | 'passkey' | 'recovery_code';

@@ -1,11 +1,11 @@
 // A recent proof for a session (step-up): the password, or a code of the account's authenticator.
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../../errors';
-import { callerAccount } from '../access';
-import { enforceLimit } from '../limits';
-import { confirmOwnPassword } from '../passwords';
+import { callerAccount } from '../shared/access';
+import { enforceLimit } from '../shared/limits';
+import { confirmOwnPassword } from '../shared/passwords';
 import type { Needs, RequestContext } from '../ports';
-import { asBody, requireCode } from '../validation';
+import { asBody, requireCode } from '../shared/validation';
 import { useAuthenticatorCode } from './authenticator-app';
 import { checkCodeWithinBudget } from './common';
 

@@ -2,10 +2,10 @@
 // never what they are made of), and the admin's reset of a user who lost them all.
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../../errors';
-import { assertAdminProof } from '../access';
+import { assertAdminProof } from '../shared/access';
 import type { Needs, RequestContext } from '../ports';
-import { securityNotice } from '../security-notices';
-import { endEverySession } from '../sessions';
+import { securityNotice } from '../shared/security-notices';
+import { endEverySession } from '../shared/sessions';
 import { hasOwnFactor } from './common';
 
 export interface FactorList {

@@ -2,15 +2,17 @@
 // sessions, identities and activity, the deployment's activity, the admins and the desktop releases
 // (kept by desktop, asked with the admin's own token). Admin sessions only (the route table says so;
 // the dispatcher, operations.ts, holds them to it); an act that cannot be undone asks for the admin's
-// recent proof (admin-console.ts).
+// recent proof (domain/admin/console.ts).
 import type { Request, Response } from 'express';
 import { ok, type AccessClaims } from '@acct/shared';
-import { assertUserId, getUser, listUsers, readAvatar, replaceAvatar, updateUser } from '../../domain/admin-users';
-import { deleteUser } from '../../domain/account-deletion';
-import { isAccountId } from '../../domain/account';
-import { readActivity } from '../../domain/activity';
-import { endUserSession, endUserSessions, listAdmins, unlinkUserIdentity, userIdentities, userSessions } from '../../domain/admin-console';
-import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../domain/desktop-releases';
+import { getUser, listUsers, updateUser } from '../../domain/admin/users';
+import { assertUserId } from '../../domain/shared/account';
+import { readAvatar, replaceAvatar } from '../../domain/account/avatar';
+import { deleteUser } from '../../domain/account/deletion';
+import { isAccountId } from '../../domain/shared/account';
+import { readActivity } from '../../domain/shared/activity';
+import { endUserSession, endUserSessions, listAdmins, unlinkUserIdentity, userIdentities, userSessions } from '../../domain/admin/console';
+import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../domain/admin/desktop-releases';
 import type { AuthDeps } from '../../domain/ports';
 import { AuthErrors } from '../../errors';
 import { requestContextOf } from './request-context';
@@ -21,7 +23,7 @@ import type { Operations } from '@acct/shared/http';
 export function adminUsersOperations(router: Operations, deps: AuthDeps): void {
   type Run = (req: Request, res: Response, params: Record<string, string>, admin: AccessClaims) => Promise<void>;
   const reading = (method: 'get', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin));
-  // Changes to another account are read against the store too (access.ts says why).
+  // Changes to another account are read against the store too (domain/shared/access.ts says why).
   const changing = (method: 'put' | 'post' | 'delete', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin), { fresh: true });
 
   reading('get', '/api/admin/users', async (req, res) => {

@@ -2,7 +2,7 @@
 // a user's. Sessions of the route's kind only, still alive (the route table says so; the dispatcher,
 // operations.ts, holds them to it).
 import { ACCOUNT_KINDS, ok } from '@acct/shared';
-import { assertUserId } from '../../domain/admin-users';
+import { assertUserId } from '../../domain/shared/account';
 import {
   confirmAuthenticator,
   listOwnFactors,
@@ -78,7 +78,7 @@ export function factorsOperations(router: Operations, deps: AuthDeps, settings: 
     res.json(ok('User factors', { factors }));
   });
 
-  // Changes another account: read against the store too (access.ts says why).
+  // Changes another account: read against the store too (domain/shared/access.ts says why).
   router.session(
     'delete',
     '/api/admin/users/:userId/factors',

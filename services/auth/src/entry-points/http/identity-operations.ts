@@ -3,7 +3,7 @@
 // to the browser that started it travels in internal headers; the gateway alone speaks cookies.
 import type { Response } from 'express';
 import { ACCOUNT_KINDS, InternalHeaders, ok } from '@acct/shared';
-import { completeCallback, listIdentities, listProviders, startLink, startSignIn, unlinkIdentity, type StartedFlow } from '../../domain/identity-sign-in';
+import { completeCallback, listIdentities, listProviders, startLink, startSignIn, unlinkIdentity, type StartedFlow } from '../../domain/identity/sign-in';
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext } from './request-context';
 import { sendRefreshToken } from './refresh-token-headers';

@@ -4,9 +4,9 @@
 import { ok } from '@acct/shared';
 import type { AuthDeps } from '../../domain/ports';
 import type { Operations } from '@acct/shared/http';
-import { exportOwnData, ownAvatar, ownProfile, ownSessions, removeOwnAvatar, replaceOwnAvatar, signOutOthers, signOutSession, updateOwnProfile } from '../../domain/profile';
+import { exportOwnData, ownAvatar, ownProfile, ownSessions, removeOwnAvatar, replaceOwnAvatar, signOutOthers, signOutSession, updateOwnProfile } from '../../domain/account/profile';
 import { receiveAvatar } from './receive-avatar';
-import { readActivity } from '../../domain/activity';
+import { readActivity } from '../../domain/shared/activity';
 import { requestContext } from './request-context';
 import { sendAvatar } from './send-avatar';
 

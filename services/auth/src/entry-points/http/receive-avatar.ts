@@ -2,7 +2,7 @@
 // `req.file`, for the admin's and the owner's replacement alike; each way it can be wrong is a 4xx.
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import { AVATAR_MAX_BYTES } from '../../domain/admin-users';
+import { AVATAR_MAX_BYTES } from '../../domain/account/avatar';
 import { AuthErrors } from '../../errors';
 
 const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: AVATAR_MAX_BYTES, files: 1, fields: 5 } }).single('avatar');

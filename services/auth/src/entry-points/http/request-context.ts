@@ -19,7 +19,7 @@ export function requestContext(req: Request): RequestContext {
 /**
  * The context (`base`, by default the plain one) with a signal that tells when the answer is no longer
  * awaited: the client went away, or the gateway's deadline passed. For routes that do slow password
- * work and then commit: they drop the work, and commit nothing (request-deadline.ts).
+ * work and then commit: they drop the work, and commit nothing (domain/shared/request-deadline.ts).
  */
 export function requestContextWithSignal(req: Request, base: RequestContext = requestContext(req)): RequestContext {
   const gone = clientGone(req);

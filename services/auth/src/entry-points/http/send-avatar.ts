@@ -1,6 +1,6 @@
 // Streams a stored avatar as the answer: its type and length, revalidated on every use.
 import type { Response } from 'express';
-import type { AvatarContent } from '../../domain/admin-users';
+import type { AvatarContent } from '../../domain/account/avatar';
 
 export async function sendAvatar(res: Response, avatar: AvatarContent): Promise<void> {
   res.setHeader('Content-Type', avatar.contentType);

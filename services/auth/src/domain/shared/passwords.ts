@@ -1,8 +1,8 @@
 // The password policy: what a new password must be, checked after the spec's own validation order.
-import { AuthErrors } from '../errors';
+import { AuthErrors } from '../../errors';
 import type { AccountKind } from '@acct/shared';
 import type { Account } from './account';
-import type { Needs, RequestContext } from './ports';
+import type { Needs, RequestContext } from '../ports';
 import { hasRecentProof } from './access';
 import { assertStillAwaited } from './request-deadline';
 

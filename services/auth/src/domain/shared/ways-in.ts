@@ -5,10 +5,10 @@
 // in and second factors added in the last week go, as whoever held the password for a moment may
 // have added them; the owner's notice names what went and what stays.
 import type { AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
+import { AuthErrors } from '../../errors';
 import { exclusively } from './exclusively';
 import type { Account } from './account';
-import type { Needs } from './ports';
+import type { Needs } from '../ports';
 
 /** How far back a recovery through the mailbox reaches: the undo window of a change of address. */
 export const RECENT_WAYS_IN_MS = 7 * 24 * 3600 * 1000;

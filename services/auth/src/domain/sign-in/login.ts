@@ -1,15 +1,15 @@
 // Login for both kinds, the admin second factor, and the failed-login records of the spec.
 import type { AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
-import { toAccountRecord, type Account, type AccountRecord } from './account';
-import { enforceLimit } from './limits';
-import type { Needs, RequestContext } from './ports';
-import { openSession, type OpenedSession } from './sessions';
-import { assertMaySignIn } from './email-ownership';
-import { passkeySignInAccount, proveSecondStep, secondFactorsOf, type SecondFactor } from './factors';
-import { validateLogin, validateOtp } from './validation';
-import { assertStillAwaited } from './request-deadline';
-import { noteActivity } from './activity';
+import { AuthErrors } from '../../errors';
+import { toAccountRecord, type Account, type AccountRecord } from '../shared/account';
+import { enforceLimit } from '../shared/limits';
+import type { Needs, RequestContext } from '../ports';
+import { openSession, type OpenedSession } from '../shared/sessions';
+import { assertMaySignIn } from '../email/ownership';
+import { passkeySignInAccount, proveSecondStep, secondFactorsOf, type SecondFactor } from '../factors';
+import { validateLogin, validateOtp } from '../shared/validation';
+import { assertStillAwaited } from '../shared/request-deadline';
+import { noteActivity } from '../shared/activity';
 
 export type LoginResult =
   | ({ kind: 'session'; account: AccountRecord } & OpenedSession)

@@ -1,15 +1,15 @@
 // What a signed-in user reads and manages of their own: the profile (the name), the avatar, the sessions.
 // A user session only, and one still alive (a logged-out user's access token reads nothing).
 import type { AccessClaims } from '@acct/shared';
-import { AuthErrors } from '../errors';
-import { isSessionId, toAccountRecord, type AccountRecord } from './account';
-import { readAvatar, removeAvatar, replaceAvatar, type AvatarContent } from './admin-users';
-import { noteActivity } from './activity';
-import { asBody, requireName } from './validation';
-import { listOwnFactors, type FactorList } from './factors';
-import { callerAccount } from './access';
-import type { DesktopExport, Needs, RequestContext, SessionInfo } from './ports';
-import { announceEnded } from './sessions';
+import { AuthErrors } from '../../errors';
+import { isSessionId, toAccountRecord, type AccountRecord } from '../shared/account';
+import { readAvatar, removeAvatar, replaceAvatar, type AvatarContent } from './avatar';
+import { noteActivity } from '../shared/activity';
+import { asBody, requireName } from '../shared/validation';
+import { listOwnFactors, type FactorList } from '../factors';
+import { callerAccount } from '../shared/access';
+import type { DesktopExport, Needs, RequestContext, SessionInfo } from '../ports';
+import { announceEnded } from '../shared/sessions';
 
 export async function ownProfile(deps: Needs<'accounts'>, user: AccessClaims): Promise<AccountRecord> {
   return toAccountRecord('user', await callerAccount(deps, { kind: 'user', sub: user.sub }));

@@ -5,15 +5,15 @@
 // `account.deleted` event, idempotently, and the notifier mails the address a notice. The last
 // admin cannot be deleted.
 import type { AccessClaims, AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
-import { exclusively } from './exclusively';
-import type { Account } from './account';
-import { assertUserId } from './admin-users';
-import { assertAdminProof, callerAccount } from './access';
-import { confirmPasswordOrRecentProof } from './passwords';
-import { noteActivity } from './activity';
-import type { Needs, RequestContext } from './ports';
-import { asBody } from './validation';
+import { AuthErrors } from '../../errors';
+import { exclusively } from '../shared/exclusively';
+import type { Account } from '../shared/account';
+import { assertUserId } from '../shared/account';
+import { assertAdminProof, callerAccount } from '../shared/access';
+import { confirmPasswordOrRecentProof } from '../shared/passwords';
+import { noteActivity } from '../shared/activity';
+import type { Needs, RequestContext } from '../ports';
+import { asBody } from '../shared/validation';
 
 type DeletionNeeds = Needs<'accounts' | 'sessions' | 'otp' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'activity' | 'logger'>;
 

@@ -3,10 +3,10 @@
 // replica's memory, which the revocation feed keeps within a second of every ending (logout, a
 // reset, a disable, reuse detection), with no round trip per request.
 import { assertSessionLive, type AccessClaims, type AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
+import { AuthErrors } from '../../errors';
 import type { Account } from './account';
 import { startedUnderCurrentCredentials } from './credential-epoch';
-import type { Needs, RequestContext } from './ports';
+import type { Needs, RequestContext } from '../ports';
 
 export interface AccessOptions {
   /**

@@ -1,5 +1,6 @@
 // An account as the use cases see it, and what a client may see of it.
 import type { AccountKind } from '@acct/shared';
+import { AuthErrors } from '../../errors';
 
 export interface Account {
   id: string;
@@ -73,3 +74,8 @@ export const isAccountId = (id: string) => /^[0-9a-fA-F]{24}$/.test(id);
 
 /** A session id as the session store makes them: 128 random bits, base64url. */
 export const isSessionId = (id: string) => /^[A-Za-z0-9_-]{22}$/.test(id);
+
+/** A user id of a route: malformed is a 400 naming it, before any store is asked. */
+export function assertUserId(id: string): void {
+  if (!isAccountId(id)) throw AuthErrors.badUserId();
+}

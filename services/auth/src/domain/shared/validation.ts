@@ -2,7 +2,7 @@
 // spec's 400; nothing that is not a string ever reaches a query. Emails come out normalised
 // (`parseEmail`, the one rule routes and event schemas share).
 import { parseEmail } from '@acct/shared';
-import { AuthErrors } from '../errors';
+import { AuthErrors } from '../../errors';
 import { assertPasswordPolicy } from './passwords';
 import { isAccountId } from './account';
 

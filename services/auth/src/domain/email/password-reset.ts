@@ -2,21 +2,21 @@
 // whatever the email, and answers; the lookup and the mail happen later, in a worker on its own
 // schedule. Reset checks the token before it spends a bcrypt hash, and uses up every link of the account.
 // A reset proves the mailbox, which may be the owner taking the account back from whoever had the
-// password for a moment: the ways in added in the last week go (ways-in.ts), the link holds only
+// password for a moment: the ways in added in the last week go (shared/ways-in.ts), the link holds only
 // under the credentials it was mailed under, and everything pending ends with the epoch.
 import { randomBytes } from 'node:crypto';
 import type { AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
-import { enforceLimit, withinLimit } from './limits';
-import type { ClaimedResetRequest, Needs, RequestContext } from './ports';
-import { assertNotCommon } from './passwords';
-import { validateAdminForgot, validateReset, validateUserForgot } from './validation';
-import { endEverySession } from './sessions';
-import type { Account } from './account';
-import { noticeLines, removeRecentWaysIn } from './ways-in';
-import { assertStillAwaited } from './request-deadline';
-import { securityNotice } from './security-notices';
-import { noteActivity } from './activity';
+import { AuthErrors } from '../../errors';
+import { enforceLimit, withinLimit } from '../shared/limits';
+import type { ClaimedResetRequest, Needs, RequestContext } from '../ports';
+import { assertNotCommon } from '../shared/passwords';
+import { validateAdminForgot, validateReset, validateUserForgot } from '../shared/validation';
+import { endEverySession } from '../shared/sessions';
+import type { Account } from '../shared/account';
+import { noticeLines, removeRecentWaysIn } from '../shared/ways-in';
+import { assertStillAwaited } from '../shared/request-deadline';
+import { securityNotice } from '../shared/security-notices';
+import { noteActivity } from '../shared/activity';
 
 /** Validates, rate-limits and queues a forgot-password request. */
 export async function requestPasswordReset(deps: Needs<'rateLimits' | 'loginAttempts' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {

@@ -2,15 +2,15 @@
 // (ending one or all), their linked identities (unlinking one), and the admin accounts. An act that
 // cannot be taken back asks for the admin's recent proof (a login or `reauthenticate` in the last
 // STEP_UP_SECONDS), so a token lifted from an admin's browser cannot do it.
-import { AuthErrors } from '../errors';
-import { isSessionId, toAccountRecord, type AccountRecord } from './account';
-import { assertAdminProof } from './access';
-import { assertUserId } from './admin-users';
-import { pageParams } from './validation';
-import type { Needs, RequestContext } from './ports';
-import { toSessionRecord, type SessionRecord } from './profile';
-import { identityRecords, unlinkFrom } from './identity-sign-in';
-import { announceEnded, endEverySession } from './sessions';
+import { AuthErrors } from '../../errors';
+import { isSessionId, toAccountRecord, type AccountRecord } from '../shared/account';
+import { assertAdminProof } from '../shared/access';
+import { assertUserId } from '../shared/account';
+import { pageParams } from '../shared/validation';
+import type { Needs, RequestContext } from '../ports';
+import { toSessionRecord, type SessionRecord } from '../account/profile';
+import { identityRecords, unlinkFrom } from '../identity/sign-in';
+import { announceEnded, endEverySession } from '../shared/sessions';
 
 async function existingUser(deps: Needs<'accounts'>, userId: string) {
   assertUserId(userId);

@@ -2,9 +2,9 @@
 // them and checks a release (its rules are the release tool's); this side asks the admin's recent
 // proof before a change (a published release reaches every desktop client, and clients may download
 // it at once: it cannot be undone) and keeps the change in the deployment's activity log.
-import { noteActivity } from './activity';
-import { assertAdminProof } from './access';
-import type { DesktopRelease, Needs, RequestContext } from './ports';
+import { noteActivity } from '../shared/activity';
+import { assertAdminProof } from '../shared/access';
+import type { DesktopRelease, Needs, RequestContext } from '../ports';
 
 export function listDesktopReleases(deps: Needs<'desktop'>, authorization: string, platform: unknown, ctx: RequestContext): Promise<DesktopRelease[]> {
   return deps.desktop.releases(authorization, typeof platform === 'string' && platform !== '' ? platform : undefined, ctx.requestId);

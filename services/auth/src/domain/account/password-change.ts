@@ -3,15 +3,15 @@
 // raced the change too (the credential epoch moves on), and the caller gets a new session in the
 // same answer; the owner gets a notice by mail.
 import type { AccessClaims } from '@acct/shared';
-import { AuthErrors } from '../errors';
-import { toAccountRecord, type AccountRecord } from './account';
-import { callerAccount } from './access';
-import { assertNotCommon, assertPasswordPolicy, confirmOwnPassword } from './passwords';
-import type { Needs, RequestContext } from './ports';
-import { securityNotice } from './security-notices';
-import { endEverySession, openSession, type OpenedSession } from './sessions';
-import { asBody } from './validation';
-import { assertStillAwaited } from './request-deadline';
+import { AuthErrors } from '../../errors';
+import { toAccountRecord, type AccountRecord } from '../shared/account';
+import { callerAccount } from '../shared/access';
+import { assertNotCommon, assertPasswordPolicy, confirmOwnPassword } from '../shared/passwords';
+import type { Needs, RequestContext } from '../ports';
+import { securityNotice } from '../shared/security-notices';
+import { endEverySession, openSession, type OpenedSession } from '../shared/sessions';
+import { asBody } from '../shared/validation';
+import { assertStillAwaited } from '../shared/request-deadline';
 
 export async function changePassword(
   deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'otp' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,

@@ -1,14 +1,14 @@
 // Registration of admins and users.
 import type { AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
-import { toAccountRecord, type AccountRecord } from './account';
-import { isLiveAdmin } from './access';
-import { enforceLimit } from './limits';
-import type { Needs, RequestContext } from './ports';
-import { assertAddressFree, sendVerificationLink, verifiesEmail } from './email-ownership';
-import { assertNotCommon } from './passwords';
-import { validateRegister } from './validation';
-import { assertStillAwaited } from './request-deadline';
+import { AuthErrors } from '../../errors';
+import { toAccountRecord, type AccountRecord } from '../shared/account';
+import { isLiveAdmin } from '../shared/access';
+import { enforceLimit } from '../shared/limits';
+import type { Needs, RequestContext } from '../ports';
+import { assertAddressFree, sendVerificationLink, verifiesEmail } from '../email/ownership';
+import { assertNotCommon } from '../shared/passwords';
+import { validateRegister } from '../shared/validation';
+import { assertStillAwaited } from '../shared/request-deadline';
 
 export async function register(
   deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'firstAdmin' | 'links' | 'outbox' | 'activity' | 'policy' | 'metrics'>,

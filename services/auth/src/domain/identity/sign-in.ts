@@ -18,17 +18,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AppError, kindLabel } from '@acct/shared';
-import { AuthErrors } from '../errors';
-import type { Account } from './account';
-import { callerAccount, hasRecentProof } from './access';
-import { startedUnderCurrentCredentials } from './credential-epoch';
-import { removeWayIn } from './ways-in';
-import { assertMaySignIn, verifiesEmail } from './email-ownership';
-import { enforceLimit } from './limits';
-import { challengeAdmin, challengeOwnFactors, signIn } from './login';
-import type { IdentityClaims, IdentityFlow, LinkedIdentity, Needs, ProviderSummary, RequestContext } from './ports';
-import { securityNotice } from './security-notices';
-import { asBody } from './validation';
+import { AuthErrors } from '../../errors';
+import type { Account } from '../shared/account';
+import { callerAccount, hasRecentProof } from '../shared/access';
+import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
+import { removeWayIn } from '../shared/ways-in';
+import { assertMaySignIn, verifiesEmail } from '../email/ownership';
+import { enforceLimit } from '../shared/limits';
+import { challengeAdmin, challengeOwnFactors, signIn } from '../sign-in/login';
+import type { IdentityClaims, IdentityFlow, LinkedIdentity, Needs, ProviderSummary, RequestContext } from '../ports';
+import { securityNotice } from '../shared/security-notices';
+import { asBody } from '../shared/validation';
 
 /** What the callback tells the app in `?error=`, when it cannot sign the person in. */
 export type IdentityErrorCode =

@@ -3,7 +3,7 @@
 // A change of address is asked for with the password (or a recent second-factor proof), confirmed
 // from the new address, announced to the old one with a link that undoes it. Every link: 256 random
 // bits, stored hashed, single use, expiring, mailed through the outbox; a verify or confirm link only
-// the newest of its kind, and only under the credentials it was issued under (credential-epoch.ts).
+// the newest of its kind, and only under the credentials it was issued under (shared/credential-epoch.ts).
 // Admins are not asked to prove their address (an admin account is made by an admin or at
 // bootstrap, and a mail server must not lock the first one out).
 //
@@ -18,19 +18,19 @@
 // undo (the owner's) still wins, since an undo retires only what came after it.
 import { randomBytes } from 'node:crypto';
 import { normalizeEmail, type AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
-import { toAccountRecord, type Account, type AccountRecord } from './account';
-import { enforceLimit, withinLimit } from './limits';
-import { noteActivity } from './activity';
-import type { ClaimedResetRequest, LinkPurpose, Needs, RequestContext } from './ports';
-import { callerAccount } from './access';
-import { confirmPasswordOrRecentProof } from './passwords';
-import { securityNotice } from './security-notices';
-import { endEverySession } from './sessions';
-import { startedUnderCurrentCredentials } from './credential-epoch';
+import { AuthErrors } from '../../errors';
+import { toAccountRecord, type Account, type AccountRecord } from '../shared/account';
+import { enforceLimit, withinLimit } from '../shared/limits';
+import { noteActivity } from '../shared/activity';
+import type { ClaimedResetRequest, LinkPurpose, Needs, RequestContext } from '../ports';
+import { callerAccount } from '../shared/access';
+import { confirmPasswordOrRecentProof } from '../shared/passwords';
+import { securityNotice } from '../shared/security-notices';
+import { endEverySession } from '../shared/sessions';
+import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { mailResetLink } from './password-reset';
-import { noticeLines, removeRecentWaysIn } from './ways-in';
-import { asBody, requireEmail, validateUserForgot } from './validation';
+import { noticeLines, removeRecentWaysIn } from '../shared/ways-in';
+import { asBody, requireEmail, validateUserForgot } from '../shared/validation';
 
 const ACTIONS: Record<LinkPurpose, string> = { verify_email: 'verify', change_email: 'confirm', undo_email_change: 'undo' };
 

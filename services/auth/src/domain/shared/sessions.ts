@@ -1,8 +1,8 @@
 // Opening, refreshing and closing sessions: an access token plus a rotating refresh token.
 import type { AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
+import { AuthErrors } from '../../errors';
 import type { Account } from './account';
-import type { Needs, RequestContext } from './ports';
+import type { Needs, RequestContext } from '../ports';
 import { assertStillAwaited } from './request-deadline';
 import { noteActivity } from './activity';
 

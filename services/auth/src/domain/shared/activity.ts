@@ -4,10 +4,10 @@
 // request's address and device and, when someone else acted, who. A failure to record is logged and
 // never undoes what happened.
 import type { AccountKind } from '@acct/shared';
-import { AuthErrors } from '../errors';
+import { AuthErrors } from '../../errors';
 import { isAccountId } from './account';
 import { pageParams } from './validation';
-import type { ActivityEntry, Needs, NewActivity, RequestContext } from './ports';
+import type { ActivityEntry, Needs, NewActivity, RequestContext } from '../ports';
 
 export async function noteActivity(
   deps: Needs<'activity' | 'logger'>,
