@@ -1,0 +1,41 @@
+// The account's ports: avatars, the desktop data an export and the releases read, and the first
+// admin's claim.
+import type { Readable } from 'node:stream';
+import type { DesktopReleaseRecord } from '@acct/shared';
+
+export interface Avatars {
+  save(userId: string, content: Buffer, contentType: string): Promise<string>;
+  open(fileId: string): Readable;
+  remove(fileId: string): Promise<void>;
+}
+
+export interface DesktopExport {
+  devices: Array<{ id: string; platform: string; appVersion: string; lastSyncAt: string | null }>;
+  sync: { items: number; cursor: string };
+}
+
+/** A desktop release as admins manage it (desktop's own record). */
+export type DesktopRelease = DesktopReleaseRecord;
+
+/**
+ * The desktop service, asked with the caller's own access token (desktop checks it as it checks any):
+ * a user's part of their export, and the releases admins manage. Desktop's refusals (a 4xx) come back
+ * as they are; no answer in time is a 503.
+ */
+export interface DesktopData {
+  exportOf(authorization: string, requestId?: string): Promise<DesktopExport>;
+  releases(authorization: string, platform: string | undefined, requestId?: string): Promise<DesktopRelease[]>;
+  publishRelease(authorization: string, release: unknown, requestId?: string): Promise<DesktopRelease>;
+  withdrawRelease(authorization: string, platform: string, version: string, requestId?: string): Promise<void>;
+}
+
+export interface FirstAdminClaim {
+  /** Claims the one-time right to create the first admin; answers a release for when creation fails. */
+  claim(): Promise<(() => Promise<void>) | undefined>;
+}
+
+export interface AccountDeps {
+  avatars: Avatars;
+  firstAdmin: FirstAdminClaim;
+  desktop: DesktopData;
+}

@@ -1,0 +1,82 @@
+// The identity providers' ports: the configured providers, the linked identities and the
+// short-lived flows between a start and its callback.
+import type { AccountKind } from '@acct/shared';
+
+/** What a provider's verified ID token says of the person. */
+export interface IdentityClaims {
+  subject: string;
+  email?: string;
+  /** True only when the provider says the address is verified. */
+  emailVerified: boolean;
+  /** Why it is not, naming the claim that was missing or not `true` (for the audit record). */
+  unverified?: string;
+  name?: string;
+}
+
+export interface ProviderSummary {
+  id: string;
+  name: string;
+  /** False while its discovery has not succeeded: its routes answer 503. */
+  available: boolean;
+}
+
+/** The configured OpenID Connect providers (security/identity-providers.ts). */
+export interface IdentityProviders {
+  list(): ProviderSummary[];
+  has(id: string): boolean;
+  /** Where to send the browser, to come back to the kind's callback; 404 for an unknown provider, 503 for one not discovered yet. */
+  authorizationUrl(id: string, kind: AccountKind, checks: { state: string; nonce: string; codeVerifier: string }): Promise<string>;
+  /** The redirect's parameters (at the kind's callback) exchanged for the verified claims; throws `IdentityRefused` when they do not hold. */
+  exchange(id: string, kind: AccountKind, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims>;
+}
+
+/** An account's identity at a provider: one per provider and account, and a provider's subject belongs to one account. */
+export interface LinkedIdentity {
+  provider: string;
+  subject: string;
+  kind: AccountKind;
+  accountId: string;
+  email?: string;
+  linkedAt: Date;
+}
+
+export interface Identities {
+  find(provider: string, subject: string): Promise<LinkedIdentity | null>;
+  listFor(kind: AccountKind, accountId: string): Promise<LinkedIdentity[]>;
+  /** `taken`: the subject is another account's, or the account has an identity at this provider already. */
+  add(identity: LinkedIdentity): Promise<'added' | 'taken'>;
+  remove(kind: AccountKind, accountId: string, provider: string): Promise<boolean>;
+  removeAll(kind: AccountKind, accountId: string): Promise<number>;
+}
+
+/** A started sign-in (or link) with a provider, kept server-side until its callback, once. */
+export interface IdentityFlow {
+  provider: string;
+  /** Whose sign-in (or link) it is; flows stored before admins could sign in are the users'. */
+  kind?: AccountKind;
+  purpose: 'sign_in' | 'link';
+  /** The signed-in account a link is for. */
+  accountId?: string;
+  nonce: string;
+  codeVerifier: string;
+  returnTo: string;
+  /** SHA-256 of the secret in the browser's flow cookie: the callback must come from the browser that started. */
+  binding: string;
+  /** A link's: the account's credential epoch when it started (shared/credential-epoch.ts). */
+  credentialEpoch?: number;
+}
+
+/** A callback's flow: taken (used up), or left to the browser that started it when `binding` is another's. */
+export type TakenFlow = { outcome: 'unknown' } | { outcome: 'taken' | 'other_browser'; flow: IdentityFlow };
+
+export interface IdentityFlows {
+  begin(state: string, flow: IdentityFlow): Promise<void>;
+  /** The flow of `state`, taken once and only with its binding (the SHA-256 of the browser's flow cookie): a replayed callback finds nothing. */
+  take(state: string, binding: string): Promise<TakenFlow>;
+}
+
+export interface IdentityDeps {
+  identityProviders: IdentityProviders;
+  identities: Identities;
+  identityFlows: IdentityFlows;
+}

@@ -1,0 +1,249 @@
+// The ports every feature uses: the request's context, accounts, sessions, recent proofs, rate
+// limits, locks, password hashing, token signing, activity, metrics, and the policy the use cases apply.
+import type { AccessClaims, AccountKind, EventOutbox, Logger, RevocationCheck } from '@acct/shared';
+import type { Account, AccountChanges, NewAccount } from '../shared/account';
+
+export interface RequestContext {
+  /** The client's address, as logged and sent in events. */
+  ip: string;
+  /** What the client's rate-limit budgets count under: its address, or its /64 for IPv6 (client-address.ts). */
+  budget: string;
+  requestId?: string;
+  /** The verified caller, on the routes that use one (admin registration by an admin). */
+  actor?: AccessClaims;
+  /** Aborted when the client goes away before its answer: slow work for it is dropped. */
+  signal?: AbortSignal;
+  /** A browser page sent the request (it carried `Origin`): answers may say what a browser needs. */
+  fromBrowserPage?: boolean;
+  /** The client's User-Agent (cut to 200 characters): the device an activity record names. */
+  userAgent?: string;
+}
+
+/** What happened to an account, as its owner and admins read it back (never a secret: names, dates, addresses of the request). */
+export interface ActivityEntry {
+  id: string;
+  kind: AccountKind;
+  accountId: string;
+  /** What happened: `signed_in`, `sign_in_failed`, a security change (`totp_added` …), `password_reset`, `email_changed`, `sessions_ended`, `profile_updated` … */
+  type: string;
+  at: Date;
+  ip?: string;
+  userAgent?: string;
+  /** Who did it, when not the account itself (an admin). */
+  actor?: { kind: AccountKind; id: string };
+  /** Lines about it: what changed (field names, never values), a method, a count. */
+  details?: string[];
+}
+
+export type NewActivity = Omit<ActivityEntry, 'id' | 'at'>;
+
+export interface ActivityFilter {
+  kind?: AccountKind;
+  accountId?: string;
+  type?: string;
+  actorId?: string;
+  /** Entries older than this id (the previous page's last). */
+  before?: string;
+  limit: number;
+}
+
+/** The accounts' activity history: kept ACTIVITY_RETENTION_DAYS, at most a bounded number per account. */
+export interface ActivityLog {
+  record(entry: NewActivity): Promise<void>;
+  /** Newest first. */
+  list(filter: ActivityFilter): Promise<ActivityEntry[]>;
+  /** Drops an account's history but `keep` (a deletion keeps its own record, for the admins' log). */
+  forget(kind: AccountKind, accountId: string, keep?: string): Promise<void>;
+}
+
+export interface Accounts {
+  findByEmail(email: string): Promise<Account | null>;
+  findById(id: string): Promise<Account | null>;
+  /** The new account, or `email_taken` when the kind already has the address. */
+  create(fields: NewAccount): Promise<Account | 'email_taken'>;
+  /**
+   * The changed account, null when there is none with the id (or, with `ifEpoch`, when its credential
+   * epoch is another: a credential change came first), or `email_taken`.
+   */
+  update(id: string, changes: AccountChanges, options?: { ifEpoch?: number }): Promise<Account | null | 'email_taken'>;
+  /** Deletes the account; answers it as it was, or null when there was none. */
+  remove(id: string): Promise<Account | null>;
+  /** How many accounts of the kind are not disabled. */
+  countEnabled(): Promise<number>;
+  /** Replaces the hash only if it is still `previous`, so a concurrent password change wins. */
+  upgradePasswordHash(id: string, previous: string, next: string): Promise<void>;
+  /** Accounts in id order after `after`, whose email or name contains `query` (any letter case), and whose flags are those given. */
+  list(options: { query?: string; after?: string; limit: number; emailVerified?: boolean; disabled?: boolean }): Promise<Account[]>;
+}
+
+export interface SessionOwner {
+  kind: AccountKind;
+  accountId: string;
+  role: string;
+}
+
+/**
+ * The owner of a session about to open, the credential epoch of the account it was checked against,
+ * and where it was opened from (the address and User-Agent the owner sees in their session list).
+ */
+export type NewSession = SessionOwner & { credentialEpoch: number; ip?: string; userAgent?: string };
+
+/** A session just opened: its first refresh token, and the oldest sessions it ended to stay within the cap per account. */
+export interface OpenedStoredSession {
+  token: string;
+  sessionId: string;
+  /** The session's absolute end (epoch ms): no access token of it outlives this. */
+  endsAt: number;
+  evicted: string[];
+}
+
+export type RotateResult =
+  /** `late_retry`: the token just rotated out, after the grace window, whose successor was never presented (an answer lost). */
+  | { outcome: 'rotated' | 'grace' | 'late_retry'; token: string; sessionId: string; owner: SessionOwner; endsAt: number }
+  | { outcome: 'missing' | 'wrong_kind' | 'expired' | 'invalid' | 'superseded' }
+  | { outcome: 'reused'; sessionId: string; owner: SessionOwner };
+
+export interface SessionInfo {
+  id: string;
+  createdAt: Date;
+  /** When its refresh token was last rotated (its creation, before any refresh). */
+  lastUsedAt: Date;
+  /** The absolute end of the session (it may end earlier when unused). */
+  expiresAt: Date;
+  /** The address and User-Agent of the sign-in that opened it (absent on sessions opened before they were kept). */
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface Sessions {
+  /**
+   * Opens a session; `superseded` when the account's credentials changed after it was checked
+   * (the epoch moved on), and then no session is left behind.
+   */
+  create(owner: NewSession): Promise<OpenedStoredSession | 'superseded'>;
+  /** The account's live sessions, newest first. */
+  list(kind: AccountKind, accountId: string): Promise<SessionInfo[]>;
+  /** Ends one session of the account; answers whether it was there. */
+  revokeSession(kind: AccountKind, accountId: string, sessionId: string): Promise<boolean>;
+  /** Ends every session of the account but one; answers the ended ones' ids. */
+  revokeOthers(kind: AccountKind, accountId: string, keepSessionId: string): Promise<string[]>;
+  rotate(kind: AccountKind, presented: string): Promise<RotateResult>;
+  isActive(kind: AccountKind, sessionId: string, accountId: string): Promise<boolean>;
+  /** Ends the session of a presented refresh token; answers whose it was, when there was one. */
+  revoke(kind: AccountKind, presented: string): Promise<{ sessionId: string; accountId: string } | undefined>;
+  /**
+   * Ends every session of the account, now and of any login that raced the change: the account's
+   * credential epoch (already moved on in the store of accounts) becomes `credentialEpoch`, and a
+   * session of an older epoch is refused wherever it is checked.
+   */
+  revokeAll(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<number>;
+}
+
+/** Short-lived, single-use state of the WebAuthn ceremonies and the sessions' recent proofs (Redis). */
+export interface Ceremonies {
+  /** Stores a WebAuthn challenge under a new token (sign-in) or the session (registration). */
+  begin(purpose: 'login' | 'register', key: string | undefined, state: CeremonyState): Promise<string>;
+  /** Takes the state back once: a second call answers undefined. */
+  finish(purpose: 'login' | 'register', key: string): Promise<CeremonyState | undefined>;
+  /** The session just proved the password or a second factor, under the account's credential epoch. */
+  markProof(sessionId: string, credentialEpoch: number): Promise<void>;
+  /** The credential epoch of the session's proof of the last STEP_UP_SECONDS; undefined without one. */
+  recentProof(sessionId: string): Promise<number | undefined>;
+}
+
+export interface CeremonyState {
+  challenge: string;
+  kind: AccountKind;
+  accountId?: string;
+  /** The credential epoch a registration started under (shared/credential-epoch.ts). */
+  credentialEpoch?: number;
+}
+
+export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'emailLinkIp';
+export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+export interface RateLimits {
+  /** Spends one point of the limit for `key`; answers whether there was one. */
+  consume(name: LimiterName, key: string): Promise<LimitAnswer>;
+}
+
+/**
+ * Password hashing, bounded: under overload a hash or compare is refused (a 503 with Retry-After)
+ * rather than queued past its use; `signal` tells that the client went away.
+ */
+export interface PasswordHasher {
+  hash(password: string, signal?: AbortSignal): Promise<string>;
+  verify(password: string, hash: string, signal?: AbortSignal): Promise<boolean>;
+  /** Whether a hash was made at a lower cost than today's and should be remade at the next login. */
+  needsUpgrade(hash: string): boolean;
+  /** Spends one compare's time, so that an unknown email costs what a known one does. */
+  burn(password: string, signal?: AbortSignal): Promise<void>;
+}
+
+/** New passwords are screened against a bundled list of commonly breached ones (when the check is on). */
+export interface PasswordScreen {
+  isCommon(password: string): boolean;
+}
+
+export interface TokenSigner {
+  /** A signed access token; it expires after the configured lifetime, or at `notAfterMs` if sooner. */
+  sign(claims: AccessClaims, notAfterMs?: number): string;
+}
+
+/** Mutual exclusion across replicas, for a check and a write that must not interleave. */
+export interface Locks {
+  /** Runs `work` while holding the named lock; `busy` when another holder keeps it past the wait (the work never ran). */
+  run<T>(name: string, work: () => Promise<T>): Promise<T | 'busy'>;
+}
+
+export type LoginOutcome = 'success' | 'otp_required' | 'invalid_credentials' | 'account_disabled' | 'email_not_verified' | 'rate_limited';
+export type RefreshOutcome = 'rotated' | 'grace' | 'reused' | 'invalid' | 'missing';
+export type OtpOutcome = 'issued' | 'verified' | 'wrong_code' | 'invalid_challenge' | 'throttled';
+
+/** What the use cases count (metrics.ts makes them Prometheus counters). No label is an email, id or token. */
+export interface AuthMetrics {
+  login(kind: AccountKind, outcome: LoginOutcome): void;
+  refresh(kind: AccountKind, outcome: RefreshOutcome): void;
+  /** A request refused by a rate limit, or a login by the failed-attempt budget (`loginAttempts`). */
+  rateLimited(limiter: LimiterName | 'loginAttempts'): void;
+  otp(outcome: OtpOutcome): void;
+}
+
+/** The decisions of configuration the use cases apply. */
+export interface AuthPolicy {
+  accessTokenTtlSeconds: number;
+  otpTtlSeconds: number;
+  resetTokenTtlSeconds: number;
+  resetUrlBase: Record<AccountKind, string>;
+  adminRegistrationOpen: boolean;
+  /** Whether a new admin gets a second factor. */
+  adminTwoFactor: boolean;
+  emailVerification: 'off' | 'soft' | 'required';
+  /** The page that takes email links (`?action=verify|confirm|undo&token=…`), and their lifetimes. */
+  emailLinks: { urlBase: string; ttlSeconds: number; undoSeconds: number };
+  /** The second factors' settings; `webauthn` undefined: passkeys are off. */
+  mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[] } };
+  /** Sign-in with identity providers: the app URLs it may return to (the first by default), and how long a flow may take. */
+  identity: { appUrls: string[]; flowTtlMs: number; /** The providers admins may use too. */ adminProviders: string[] };
+}
+
+/** What every feature's use cases may ask for. */
+export interface SharedDeps {
+  policy: AuthPolicy;
+  logger: Logger;
+  /** Security records in the spec's exact shape (no service field). */
+  audit: Logger;
+  accounts: Record<AccountKind, Accounts>;
+  sessions: Sessions;
+  /** Whether a session ended, from the replica's memory (the revocation feed). */
+  revocations: RevocationCheck;
+  ceremonies: Ceremonies;
+  rateLimits: RateLimits;
+  outbox: EventOutbox;
+  activity: ActivityLog;
+  hasher: PasswordHasher;
+  passwordScreen: PasswordScreen;
+  tokens: TokenSigner;
+  locks: Locks;
+  metrics: AuthMetrics;
+}
