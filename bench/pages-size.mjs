@@ -1,5 +1,5 @@
 // What each hosted page loads, as the gateway sends it: node bench/pages-size.mjs (after npm run
-// build, which makes apps/web/dist). The budgets are held by test/pages.test.ts.
+// build, which makes apps/web/dist). The budgets are held by test/repo/pages.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';

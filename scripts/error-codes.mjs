@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes the table of error codes in docs/errors.md from the services' catalogues (their errors.ts, built):
-// `npm run docs:errors` after adding or changing a code. test/error-codes-docs.test.ts fails while
+// `npm run docs:errors` after adding or changing a code. test/repo/error-codes-docs.test.ts fails while
 // docs/errors.md and the catalogues differ.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -9,9 +9,9 @@ import { buildWorkspaces } from '@acct/test-harness/build';
 import { testKeys } from '@acct/test-harness/keys';
 import { scaled } from '@acct/test-harness/time-scale';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const deps = require('../scripts/lib/dependencies.js');
+const deps = require('../../scripts/lib/dependencies.js');
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..', '..');
 const { publicKey } = testKeys();
 
 // The test runs the built gateway, as production does.

@@ -4,7 +4,7 @@ import amqp from 'amqplib';
 import Redis from 'ioredis';
 import mongoose from 'mongoose';
 import { issuedNamesFile, testUrls } from '@acct/test-harness/isolation';
-import { findLeftovers } from './setup/leftovers';
+import { findLeftovers } from '../setup/leftovers';
 
 describe('the leftover check', () => {
   const run = `chk${Date.now().toString(36)}`;

@@ -2,7 +2,7 @@
 // listen on 27017 (a developer's `npm start` stand-in would mix its data with the tests').
 import net from 'node:net';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const deps = require('../scripts/lib/dependencies.js');
+const deps = require('../../scripts/lib/dependencies.js');
 
 describe('resolveMongo for tests', () => {
   const saved = process.env.MONGO_URL;

@@ -14,7 +14,7 @@ import { loadNotifierConfig, notifierSchema } from '@acct/notifier';
 import { variablesOf } from '@acct/shared';
 import { withMountedFiles } from '@acct/test-harness/mounted-files';
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..', '..');
 type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; spec?: any; data?: Record<string, string> };
 
 function render(dir: string): Doc[] {

@@ -17,9 +17,9 @@ import { loadNotifierConfig } from '@acct/notifier';
 import { testKeys } from '@acct/test-harness/keys';
 import { until } from '@acct/test-harness/until';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const deps = require('../scripts/lib/dependencies.js');
+const deps = require('../../scripts/lib/dependencies.js');
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..', '..');
 type Span = { service: string; traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes: Record<string, unknown> };
 
 const spans: Span[] = [];

@@ -28,7 +28,7 @@ type Service = {
   deploy?: { resources?: { limits?: { memory?: string } } };
 };
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..', '..');
 const composeText = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
 const productionText = fs.readFileSync(path.join(root, 'docker-compose.production.yml'), 'utf8');
 

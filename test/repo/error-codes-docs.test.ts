@@ -6,7 +6,7 @@ import { authErrorCatalogue } from '@acct/auth';
 import { desktopErrorCatalogue } from '@acct/desktop';
 import { gatewayErrorCatalogue } from '@acct/gateway';
 
-const readme = fs.readFileSync(path.resolve(__dirname, '..', 'docs', 'errors.md'), 'utf8');
+const readme = fs.readFileSync(path.resolve(__dirname, '..', '..', 'docs', 'errors.md'), 'utf8');
 
 describe('the documented error codes', () => {
   it('lists exactly the codes of the catalogues, with their status and meaning', () => {

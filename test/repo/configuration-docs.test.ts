@@ -7,7 +7,7 @@ import { desktopSchema } from '@acct/desktop';
 import { gatewaySchema } from '@acct/gateway';
 import { notifierSchema } from '@acct/notifier';
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..', '..');
 const section = fs.readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8');
 const documented = [...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]);
 const example = fs

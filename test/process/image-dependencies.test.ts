@@ -10,9 +10,9 @@ import { testUrls } from '@acct/test-harness/isolation';
 import { testKeys } from '@acct/test-harness/keys';
 import { until } from '@acct/test-harness/until';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const deps = require('../scripts/lib/dependencies.js');
+const deps = require('../../scripts/lib/dependencies.js');
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..', '..');
 const workspaces: string[] = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).workspaces;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 

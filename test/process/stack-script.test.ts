@@ -12,9 +12,9 @@ import { loadNotifierConfig } from '@acct/notifier';
 import { deleteRedisPrefix, testUrls } from '@acct/test-harness/isolation';
 import { notifierQueues } from '@acct/test-stack/notifier';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const deps = require('../scripts/lib/dependencies.js');
+const deps = require('../../scripts/lib/dependencies.js');
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..', '..');
 
 /** What the stack left on the shared servers: its exchange and queues, its Redis keys and its databases. */
 async function removeStackNames(isolation: Record<string, string>, amqpUrl: string): Promise<void> {

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AccessTokenVerifier, type AccessClaims } from '@acct/shared';
-import { AccessTokenIssuer } from '../services/auth/src/security/access-token-issuer';
+import { AccessTokenIssuer } from '../../services/auth/src/security/access-token-issuer';
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..', '..');
 // Each test its own key files: tests run in any order.
 let dir: string;
 beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'key-rotation-'))));

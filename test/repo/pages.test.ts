@@ -7,7 +7,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import yaml from 'js-yaml';
 import { buildPages, repositoryRoot } from '@acct/test-harness/build';
-import { texts } from '../apps/web/src/texts';
+import { texts } from '../../apps/web/src/texts';
 
 /** Bytes of JavaScript each page may load, gzip-compressed. */
 const BUDGET_GZIP_BYTES: Record<string, number> = { 'signin.html': 60 * 1024, 'account.html': 80 * 1024, 'admin.html': 80 * 1024 };
