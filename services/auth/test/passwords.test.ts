@@ -1,4 +1,4 @@
-import { assertPasswordPolicy } from '../src/domain/shared/passwords';
+import { assertPasswordPolicy, passwordWork } from '../src/domain/shared/passwords';
 import { BcryptPasswordHasher, Semaphore, TaskRefused } from '../src/security/password-hasher';
 
 describe('Semaphore, bounded', () => {
@@ -52,20 +52,25 @@ describe('Semaphore, bounded', () => {
     expect(slots.queued).toBe(0);
   });
 
-  it('answers 504 through the hasher when the caller’s deadline passed while its hash waited, as the gateway does then', async () => {
+  it('answers abandoned when the caller’s deadline passed while its hash waited: the domain’s 504, as the gateway does then', async () => {
     const hasher = new BcryptPasswordHasher(12, 1, { maxQueue: 10, maxWaitMs: 60_000 });
     const first = hasher.hash('first one');
     const controller = new AbortController();
     const waiting = hasher.hash('second one', controller.signal);
     controller.abort();
-    await expect(waiting).rejects.toMatchObject({ httpStatus: 504, code: 'upstream_timeout' });
+    const answer = await waiting;
+    expect(answer).toEqual({ refused: 'abandoned' });
+    expect(() => passwordWork(answer)).toThrow(expect.objectContaining({ httpStatus: 504, code: 'upstream_timeout' }));
     await first;
   }, 20_000);
 
-  it('answers 503 with Retry-After through the hasher when its queue is full', async () => {
+  it('answers busy when its queue is full: the domain’s 503 with Retry-After', async () => {
     const hasher = new BcryptPasswordHasher(12, 1, { maxQueue: 1, maxWaitMs: 60_000 });
     const work = [hasher.hash('first one'), hasher.hash('second one')];
-    await expect(hasher.hash('third one')).rejects.toMatchObject({ httpStatus: 503, code: 'service_unavailable', retryAfterSeconds: 1 });
+    const answer = await hasher.hash('third one');
+    expect(answer).toEqual({ refused: 'busy' });
+    expect(() => passwordWork(answer)).toThrow(expect.objectContaining({ httpStatus: 503, code: 'service_unavailable', retryAfterSeconds: 1 }));
+    expect(passwordWork(await work[0])).toMatch(/^\$2b\$12\$/);
     await Promise.all(work);
   }, 20_000);
 });
@@ -98,20 +103,20 @@ describe('BcryptPasswordHasher', () => {
   const hasher = new BcryptPasswordHasher(4, 1);
 
   it('verifies what it hashed, and nothing else', async () => {
-    const hash = await hasher.hash('correct horse battery');
+    const hash = passwordWork(await hasher.hash('correct horse battery'));
     expect(await hasher.verify('correct horse battery', hash)).toBe(true);
     expect(await hasher.verify('correct horse batterY', hash)).toBe(false);
   });
 
   it('does not truncate at 72 bytes as bare bcrypt would', async () => {
     const long = 'x'.repeat(72);
-    const hash = await hasher.hash(`${long}A`);
+    const hash = passwordWork(await hasher.hash(`${long}A`));
     expect(await hasher.verify(`${long}B`, hash)).toBe(false);
   });
 
   it('asks for an upgrade of a hash cheaper than its cost', async () => {
-    expect(hasher.needsUpgrade(await new BcryptPasswordHasher(4).hash('whatever1'))).toBe(false);
-    expect(new BcryptPasswordHasher(5).needsUpgrade(await hasher.hash('whatever1'))).toBe(true);
+    expect(hasher.needsUpgrade(passwordWork(await new BcryptPasswordHasher(4).hash('whatever1')))).toBe(false);
+    expect(new BcryptPasswordHasher(5).needsUpgrade(passwordWork(await hasher.hash('whatever1')))).toBe(true);
   });
 
   it('enforces 8 to 128 characters', () => {

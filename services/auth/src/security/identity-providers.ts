@@ -6,7 +6,6 @@
 // checks on, the ID token's signature against the provider's published keys.
 import * as oidc from 'openid-client';
 import { isLocalUrl, type AccountKind, type Logger } from '@acct/shared';
-import { AuthErrors } from '../errors';
 import { IdentityRefused } from '../domain/identity/sign-in';
 import type { IdentityClaims, IdentityProviders, ProviderSummary } from '../domain/ports';
 
@@ -68,8 +67,10 @@ export class OidcIdentityProviders implements IdentityProviders {
     return this.providers.has(id);
   }
 
-  async authorizationUrl(id: string, kind: AccountKind, checks: { state: string; nonce: string; codeVerifier: string }): Promise<string> {
-    const { config, settings } = this.ready(id);
+  async authorizationUrl(id: string, kind: AccountKind, checks: { state: string; nonce: string; codeVerifier: string }): Promise<{ url: string } | { refused: 'unknown' | 'unavailable' }> {
+    const ready = this.ready(id);
+    if ('refused' in ready) return ready;
+    const { config, settings } = ready;
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: settings.redirectUris[kind],
       scope: settings.scopes,
@@ -79,11 +80,14 @@ export class OidcIdentityProviders implements IdentityProviders {
       code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier),
       code_challenge_method: 'S256',
     });
-    return url.href;
+    return { url: url.href };
   }
 
   async exchange(id: string, kind: AccountKind, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims> {
-    const { config, settings } = this.ready(id);
+    const ready = this.ready(id);
+    // A flow started with this provider: gone from the configuration since, or not discovered again yet.
+    if ('refused' in ready) throw ready.refused === 'unavailable' ? new IdentityRefused('identity_provider_unavailable', 'not discovered yet') : new IdentityRefused('service_unavailable', 'no longer configured');
+    const { config, settings } = ready;
     const current = new URL(settings.redirectUris[kind]);
     current.search = query.toString();
     let claims: Record<string, unknown> | undefined;
@@ -116,10 +120,10 @@ export class OidcIdentityProviders implements IdentityProviders {
     };
   }
 
-  private ready(id: string): { config: oidc.Configuration; settings: ProviderSettings } {
+  private ready(id: string): { config: oidc.Configuration; settings: ProviderSettings } | { refused: 'unknown' | 'unavailable' } {
     const state = this.providers.get(id);
-    if (!state) throw AuthErrors.identityProviderUnknown();
-    if (!state.config) throw AuthErrors.identityProviderUnavailable();
+    if (!state) return { refused: 'unknown' };
+    if (!state.config) return { refused: 'unavailable' };
     return { config: state.config, settings: state.settings };
   }
 

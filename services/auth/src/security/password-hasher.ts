@@ -3,9 +3,7 @@
 import { createHmac } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
-import { errors } from '@acct/shared';
-import type { PasswordHasher } from '../domain/ports';
-import { AuthErrors } from '../errors';
+import type { PasswordHasher, PasswordWorkRefused } from '../domain/ports';
 
 // A fixed, public key: the pre-hash only normalises length; bcrypt does the work.
 const PREHASH_KEY = 'acct-password-prehash-v1';
@@ -99,25 +97,20 @@ export class BcryptPasswordHasher implements PasswordHasher {
     return createHmac('sha256', PREHASH_KEY).update(password, 'utf8').digest('base64');
   }
 
-  hash(password: string, signal?: AbortSignal): Promise<string> {
+  hash(password: string, signal?: AbortSignal): Promise<string | PasswordWorkRefused> {
     return this.run(() => bcrypt.hash(this.prehash(password), this.cost), signal);
   }
 
-  verify(password: string, hash: string, signal?: AbortSignal): Promise<boolean> {
+  verify(password: string, hash: string, signal?: AbortSignal): Promise<boolean | PasswordWorkRefused> {
     return this.run(() => bcrypt.compare(this.prehash(password), hash), signal);
   }
 
-  /**
-   * A task refused for waiting too long is the client's 503 with Retry-After: the service is busy,
-   * not broken. One dropped because its answer is no longer awaited (the gateway's deadline passed,
-   * or the client left) answers as the gateway does then, 504: the same request gets the same answer
-   * whether its deadline passed while it queued or while it hashed (domain/shared/request-deadline.ts).
-   */
-  private async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /** A task the slots refused is answered as such: `abandoned` when its caller went away, `busy` otherwise. */
+  private async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T | PasswordWorkRefused> {
     try {
       return await this.slots.run(task, signal);
     } catch (err) {
-      if (err instanceof TaskRefused) throw signal?.aborted ? errors.upstreamTimeout() : AuthErrors.busy();
+      if (err instanceof TaskRefused) return { refused: signal?.aborted ? 'abandoned' : 'busy' };
       throw err;
     }
   }
@@ -131,9 +124,10 @@ export class BcryptPasswordHasher implements PasswordHasher {
   }
 
   /** Spends one compare's time, so that an unknown email costs what a known one does. */
-  async burn(password: string, signal?: AbortSignal): Promise<void> {
+  async burn(password: string, signal?: AbortSignal): Promise<void | PasswordWorkRefused> {
     this.dummy ??= bcrypt.hash('dummy-password-never-matches', this.cost);
     const dummy = await this.dummy;
-    await this.run(() => bcrypt.compare(this.prehash(password), dummy), signal);
+    const answer = await this.run(() => bcrypt.compare(this.prehash(password), dummy), signal);
+    if (typeof answer === 'object') return answer;
   }
 }

@@ -6,7 +6,7 @@ import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { toAccountRecord, type AccountRecord } from '../shared/account';
 import { callerAccount } from '../shared/access';
-import { assertNotCommon, assertPasswordPolicy, confirmOwnPassword } from '../shared/passwords';
+import { assertNotCommon, assertPasswordPolicy, confirmOwnPassword, passwordWork } from '../shared/passwords';
 import type { Needs, RequestContext } from '../ports';
 import { securityNotice } from '../shared/security-notices';
 import { endEverySession, openSession, type OpenedSession } from '../shared/sessions';
@@ -27,7 +27,7 @@ export async function changePassword(
   const account = await callerAccount(deps, caller);
   await confirmOwnPassword(deps, kind, account, currentPassword, ctx);
   assertNotCommon(deps, newPassword);
-  const passwordHash = await deps.hasher.hash(newPassword, ctx.signal);
+  const passwordHash = passwordWork(await deps.hasher.hash(newPassword, ctx.signal));
   assertStillAwaited(ctx);
   const changed = await deps.accounts[kind].update(account.id, { passwordHash, endSessions: true });
   if (!changed || changed === 'email_taken') throw AuthErrors.sessionRevoked();

@@ -6,7 +6,7 @@ import { isLiveAdmin } from '../shared/access';
 import { enforceLimit } from '../shared/limits';
 import type { Needs, RequestContext } from '../ports';
 import { assertAddressFree, sendVerificationLink, verifiesEmail } from '../email/ownership';
-import { assertNotCommon } from '../shared/passwords';
+import { assertNotCommon, passwordWork } from '../shared/passwords';
 import { validateRegister } from '../shared/validation';
 import { assertStillAwaited } from '../shared/request-deadline';
 
@@ -28,7 +28,7 @@ export async function register(
   try {
     // Held for another account's undo: taken, as an address in use is.
     await assertAddressFree(deps, kind, input.email);
-    const passwordHash = await deps.hasher.hash(input.password, ctx.signal);
+    const passwordHash = passwordWork(await deps.hasher.hash(input.password, ctx.signal));
     assertStillAwaited(ctx);
     account = await deps.accounts[kind].create({
       email: input.email,

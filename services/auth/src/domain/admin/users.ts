@@ -2,7 +2,7 @@
 import { noteActivity } from '../shared/activity';
 import { AuthErrors } from '../../errors';
 import { assertUserId, toAccountRecord, type AccountChanges, type AccountRecord } from '../shared/account';
-import { assertNotCommon, assertPasswordPolicy } from '../shared/passwords';
+import { assertNotCommon, assertPasswordPolicy, passwordWork } from '../shared/passwords';
 import { assertAddressFree, sendVerificationLink, verifiesEmail } from '../email/ownership';
 import type { Needs, RequestContext } from '../ports';
 import { asBody, pageParams, requireEmail, requireName } from '../shared/validation';
@@ -30,7 +30,7 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordSc
     if (typeof password !== 'string') throw AuthErrors.passwordPolicy();
     assertPasswordPolicy(password);
     assertNotCommon(deps, password);
-    changes.passwordHash = await deps.hasher.hash(password);
+    changes.passwordHash = passwordWork(await deps.hasher.hash(password));
   }
   // A disable or a new password ends every session, also of a login that raced this change.
   if (changes.disabled === true || changes.passwordHash) changes.endSessions = true;

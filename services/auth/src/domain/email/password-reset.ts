@@ -9,7 +9,7 @@ import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { enforceLimit, withinLimit } from '../shared/limits';
 import type { ClaimedResetRequest, Needs, RequestContext } from '../ports';
-import { assertNotCommon } from '../shared/passwords';
+import { assertNotCommon, passwordWork } from '../shared/passwords';
 import { validateAdminForgot, validateReset, validateUserForgot } from '../shared/validation';
 import { endEverySession } from '../shared/sessions';
 import type { Account } from '../shared/account';
@@ -75,7 +75,7 @@ export async function resetPassword(
   // A cheap read first: a bogus token costs no bcrypt hash.
   if (!(await deps.resets.find(token, kind))) throw AuthErrors.resetInvalid();
   assertNotCommon(deps, newPassword);
-  const passwordHash = await deps.hasher.hash(newPassword, ctx.signal);
+  const passwordHash = passwordWork(await deps.hasher.hash(newPassword, ctx.signal));
   assertStillAwaited(ctx);
   // Used up atomically: of two resets with one token, one wins.
   const used = await deps.resets.consume(token, kind);

@@ -24,8 +24,8 @@ export interface ProviderSummary {
 export interface IdentityProviders {
   list(): ProviderSummary[];
   has(id: string): boolean;
-  /** Where to send the browser, to come back to the kind's callback; 404 for an unknown provider, 503 for one not discovered yet. */
-  authorizationUrl(id: string, kind: AccountKind, checks: { state: string; nonce: string; codeVerifier: string }): Promise<string>;
+  /** Where to send the browser, to come back to the kind's callback; refused for a provider not configured (`unknown`) or not discovered yet (`unavailable`). */
+  authorizationUrl(id: string, kind: AccountKind, checks: { state: string; nonce: string; codeVerifier: string }): Promise<{ url: string } | { refused: 'unknown' | 'unavailable' }>;
   /** The redirect's parameters (at the kind's callback) exchanged for the verified claims; throws `IdentityRefused` when they do not hold. */
   exchange(id: string, kind: AccountKind, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims>;
 }

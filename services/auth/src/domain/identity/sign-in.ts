@@ -103,7 +103,9 @@ async function beginFlow(deps: FlowNeeds, kind: AccountKind, providerId: string,
   const codeVerifier = randomToken(48);
   const binding = randomToken();
   // Asked first: an unknown provider is a 404, one not discovered yet a 503, and no flow is stored for either.
-  const authorizationUrl = await deps.identityProviders.authorizationUrl(providerId, kind, { state, nonce, codeVerifier });
+  const started = await deps.identityProviders.authorizationUrl(providerId, kind, { state, nonce, codeVerifier });
+  if ('refused' in started) throw started.refused === 'unknown' ? AuthErrors.identityProviderUnknown() : AuthErrors.identityProviderUnavailable();
+  const authorizationUrl = started.url;
   await deps.identityFlows.begin(state, { ...flow, kind, provider: providerId, nonce, codeVerifier, binding: sha256(binding) });
   return { authorizationUrl, binding };
 }

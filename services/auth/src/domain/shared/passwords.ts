@@ -1,8 +1,8 @@
 // The password policy: what a new password must be, checked after the spec's own validation order.
 import { AuthErrors } from '../../errors';
-import type { AccountKind } from '@acct/shared';
+import { errors, type AccountKind } from '@acct/shared';
 import type { Account } from './account';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, PasswordWorkRefused, RequestContext } from '../ports';
 import { hasRecentProof } from './access';
 import { assertStillAwaited } from './request-deadline';
 
@@ -21,13 +21,24 @@ export function assertNotCommon(deps: Needs<'passwordScreen'>, password: string)
 }
 
 /**
+ * The hasher's answer, or the client's: work refused for load is a 503 with Retry-After (busy, not
+ * broken); work dropped because its answer is no longer awaited (the gateway's deadline passed, or
+ * the client left) answers as the gateway then does, 504, so the same request gets the same answer
+ * whether its deadline passed while it queued or while it hashed (request-deadline.ts).
+ */
+export function passwordWork<T>(answer: T | PasswordWorkRefused): T {
+  if (typeof answer === 'object' && answer !== null && 'refused' in answer) throw answer.refused === 'abandoned' ? errors.upstreamTimeout() : AuthErrors.busy();
+  return answer;
+}
+
+/**
  * A signed-in account proves its password again (to change it, its address, its factors): a wrong
  * one is a failed login, limited as one, so a stolen access token buys no faster guessing.
  */
 export async function confirmOwnPassword(deps: Needs<'hasher' | 'loginAttempts'>, kind: AccountKind, account: Account, password: string, ctx: RequestContext): Promise<void> {
   const reservation = await deps.loginAttempts.reserve(kind, account.email, ctx.budget);
   if (!reservation.allowed) throw AuthErrors.rateLimited(reservation.retryAfterMs / 1000);
-  const valid = account.passwordHash !== null && (await deps.hasher.verify(password, account.passwordHash, ctx.signal));
+  const valid = account.passwordHash !== null && passwordWork(await deps.hasher.verify(password, account.passwordHash, ctx.signal));
   if (!valid) throw AuthErrors.invalidCredentials();
   await deps.loginAttempts.succeed(kind, account.email, ctx.budget);
   // What the password was proven for (a change, a deletion) is committed only if still awaited.

@@ -168,16 +168,24 @@ export interface RateLimits {
 }
 
 /**
- * Password hashing, bounded: under overload a hash or compare is refused (a 503 with Retry-After)
- * rather than queued past its use; `signal` tells that the client went away.
+ * Why the hasher did not do a piece of work: too much already waiting for too long (`busy`), or the
+ * caller went away or its deadline passed (`abandoned`). What the client is answered is the domain's.
+ */
+export interface PasswordWorkRefused {
+  readonly refused: 'busy' | 'abandoned';
+}
+
+/**
+ * Password hashing, bounded: under overload a hash or compare is refused rather than queued past its
+ * use (answered, not thrown); `signal` tells that the client went away.
  */
 export interface PasswordHasher {
-  hash(password: string, signal?: AbortSignal): Promise<string>;
-  verify(password: string, hash: string, signal?: AbortSignal): Promise<boolean>;
+  hash(password: string, signal?: AbortSignal): Promise<string | PasswordWorkRefused>;
+  verify(password: string, hash: string, signal?: AbortSignal): Promise<boolean | PasswordWorkRefused>;
   /** Whether a hash was made at a lower cost than today's and should be remade at the next login. */
   needsUpgrade(hash: string): boolean;
   /** Spends one compare's time, so that an unknown email costs what a known one does. */
-  burn(password: string, signal?: AbortSignal): Promise<void>;
+  burn(password: string, signal?: AbortSignal): Promise<void | PasswordWorkRefused>;
 }
 
 /** New passwords are screened against a bundled list of commonly breached ones (when the check is on). */

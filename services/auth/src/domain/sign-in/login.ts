@@ -10,6 +10,7 @@ import { passkeySignInAccount, proveSecondStep, secondFactorsOf, type SecondFact
 import { validateLogin, validateOtp } from '../shared/validation';
 import { assertStillAwaited } from '../shared/request-deadline';
 import { noteActivity } from '../shared/activity';
+import { passwordWork } from '../shared/passwords';
 
 export type LoginResult =
   | ({ kind: 'session'; account: AccountRecord } & OpenedSession)
@@ -171,21 +172,21 @@ export async function verifyOtp(
 /** Answers the failure reason, having spent one bcrypt compare whatever the case. */
 async function checkCredentials(deps: Needs<'hasher'>, account: Account | null, password: string, signal?: AbortSignal): Promise<FailureReason | undefined> {
   if (!account) {
-    await deps.hasher.burn(password, signal);
+    passwordWork(await deps.hasher.burn(password, signal));
     return 'not_found';
   }
   if (!account.passwordHash) {
-    await deps.hasher.burn(password, signal);
+    passwordWork(await deps.hasher.burn(password, signal));
     return 'no_password';
   }
-  return (await deps.hasher.verify(password, account.passwordHash, signal)) ? undefined : 'wrong_password';
+  return passwordWork(await deps.hasher.verify(password, account.passwordHash, signal)) ? undefined : 'wrong_password';
 }
 
 function upgradeHashLater(deps: Needs<'hasher' | 'accounts' | 'logger'>, kind: AccountKind, account: Account & { passwordHash: string }, password: string): void {
   if (!deps.hasher.needsUpgrade(account.passwordHash)) return;
   void deps.hasher
     .hash(password)
-    .then((next) => deps.accounts[kind].upgradePasswordHash(account.id, account.passwordHash, next))
+    .then((next) => deps.accounts[kind].upgradePasswordHash(account.id, account.passwordHash, passwordWork(next)))
     .catch((err) => deps.logger.warn({ reason: (err as Error).message, account_id: account.id }, 'Password hash upgrade failed'));
 }
 
