@@ -15,6 +15,7 @@ import { Secret, TOTP } from 'otpauth';
 import { measurePaced } from './lib/paced.mjs';
 import { pairedCost } from './lib/paired.mjs';
 import { cpuSeconds, spawnLines } from './lib/processes.mjs';
+import { againstBare } from './scenarios/against-bare.mjs';
 
 const require = createRequire(import.meta.url);
 const bcrypt = require('bcrypt');
@@ -204,7 +205,21 @@ const COMPARED = {
   },
   'compared 404': { request: { method: 'GET', path: '/no/such/route' }, expectStatus: 404 },
   'compared proxy': { request: { method: 'POST', path: '/api/auth/user/register', headers: { 'content-type': 'application/json' }, body: '{}' }, expectStatus: 400 },
+  'compared version check': { request: { method: 'GET', path: '/api/desktop/latest-version?platform=linux' }, expectStatus: 200 },
 };
+
+/** A linux release on the stack's desktop (its own MongoDB), so that the version check answers 200. */
+async function publishRelease(stack) {
+  if (!stack.mongoUrl) return;
+  await new Promise((resolve, reject) => {
+    const cli = spawn(
+      process.execPath,
+      [path.join(root, 'services/desktop/dist/release-cli.js'), 'publish', '--platform', 'linux', '--version', `9.${Date.now() % 100000}.0`, '--url', 'https://downloads.example.com/bench', '--sha256', 'b'.repeat(64)],
+      { cwd: root, env: { ...process.env, MONGO_URL: stack.mongoUrl, MONGO_DB: stack.isolation?.MONGO_DB_DESKTOP ?? 'desktop' }, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    cli.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`release tool exited ${code}`))));
+  });
+}
 
 function comparedScenario(gatewayUrl, tokens, { request, bearer, expectStatus }) {
   let next = 0;
@@ -468,16 +483,7 @@ async function main() {
     });
     notFound.ratioToBare = ratio(notFound.requestsPerSecond, bareResult.requestsPerSecond);
 
-    if (stack.mongoUrl && wants('desktop latest-version')) {
-      await new Promise((resolve, reject) => {
-        const cli = spawn(
-          process.execPath,
-          [path.join(root, 'services/desktop/dist/release-cli.js'), 'publish', '--platform', 'linux', '--version', `9.${Date.now() % 100000}.0`, '--url', 'https://downloads.example.com/bench', '--sha256', 'b'.repeat(64)],
-          { cwd: root, env: { ...process.env, MONGO_URL: stack.mongoUrl, MONGO_DB: stack.isolation?.MONGO_DB_DESKTOP ?? 'desktop' }, stdio: ['ignore', 'ignore', 'inherit'] },
-        );
-        cli.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`release tool exited ${code}`))));
-      });
-    }
+    if (wants('desktop latest-version') || wants('against bare') || wants('compared version check')) await publishRelease(stack);
     // The second step with an authenticator code: each request uses up one prepared challenge (and
     // its account's time step), so the run is a set number of them, not a time.
     await scenario('verify-otp: authenticator code', async () => {
@@ -506,6 +512,7 @@ async function main() {
       );
     });
     await scenario('desktop latest-version', () => measure({ url: `${stack.gatewayUrl}/api/desktop/latest-version?platform=linux`, connections: CONNECTIONS }, { expectStatus: 200 }));
+    await scenario('against bare: 404 and the version check', () => againstBare(stack, { root, connections: CONNECTIONS, rounds: ROUNDS, say }));
 
     if (['compare', 'control'].includes(process.env.BENCH_TRACING)) await tracingCost(stack, accounts, scenario, process.env.BENCH_TRACING === 'control');
 
@@ -518,6 +525,7 @@ async function main() {
       if (process.env.BENCH_BEFORE) {
         before = await startStack(path.resolve(process.env.BENCH_BEFORE), 'before');
         before.tokens = await accessTokens(before.gatewayUrl, await seed(before.gatewayUrl));
+        if (wants('compared version check')) await publishRelease(before);
       }
       try {
         for (const [name, spec] of Object.entries(COMPARED)) {

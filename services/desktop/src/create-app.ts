@@ -5,15 +5,23 @@ import { Operations, errorHandler, httpMetricsMiddleware, jsonBody, notFoundHand
 import { desktopInternalRouter, desktopOperations, type DesktopRouterDeps } from './entry-points/http/desktop-router';
 import { requireUserSession } from './domain/sync';
 import { traceIncoming } from '@acct/shared/tracing';
+import type http from 'node:http';
+import { versionAnswers as versionAnswersFor, versionCheckFirst } from './entry-points/http/latest-version';
 
-export interface DesktopDeps extends DesktopRouterDeps {
+export interface DesktopDeps extends Omit<DesktopRouterDeps, 'versionAnswers'> {
   logger: Logger;
   /** The largest JSON body, in bytes. */
   bodyLimit: number;
   http: HttpMetrics;
 }
 
-export function createApp(deps: DesktopDeps): Express {
+/** Desktop's HTTP listener: the version check's direct path (latest-version.ts), then the Express app. */
+export function createApp(deps: DesktopDeps): http.RequestListener {
+  const versionAnswers = versionAnswersFor();
+  return versionCheckFirst({ ...deps }, versionAnswers, expressApp({ ...deps, versionAnswers }));
+}
+
+function expressApp(deps: DesktopDeps & Pick<DesktopRouterDeps, 'versionAnswers'>): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

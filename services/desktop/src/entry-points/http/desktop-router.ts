@@ -2,14 +2,14 @@
 // cacheable; the per-user sync), dispatched by @acct/shared/http's Operations, and the internal routes
 // auth calls with the caller's own token (a user's export, the admins' releases), which no gateway
 // routes (an Express router: they are not public, so not in the table).
-import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import type { Operations } from '@acct/shared/http';
 import { InternalHeaders, ok, type AccessTokenVerifier, type EventOutbox } from '@acct/shared';
 import type { RevocationCheck } from '@acct/shared';
-import type { LatestReleases, Release, ReleaseStore, SyncLimits, SyncStore } from '../../domain/ports';
-import { latestRelease, listReleases, publishRelease, requireAdminSession, toReleaseRecord, withdrawRelease } from '../../domain/releases';
+import type { LatestReleases, ReleaseStore, SyncLimits, SyncStore } from '../../domain/ports';
+import { latestRelease, listReleases, publishRelease, requireAdminSession, withdrawRelease } from '../../domain/releases';
 import { requireUserSession, sync } from '../../domain/sync';
+import type { versionAnswers } from './latest-version';
 
 export interface DesktopRouterDeps {
   latestReleases: LatestReleases;
@@ -20,21 +20,13 @@ export interface DesktopRouterDeps {
   revocations: RevocationCheck;
   limits: SyncLimits;
   latestVersionMaxAgeSeconds: number;
+  /** The version check's answers, shared with its direct path (latest-version.ts). */
+  versionAnswers: ReturnType<typeof versionAnswers>;
 }
 
 /** The public routes, on the service's dispatcher. */
 export function desktopOperations(router: Operations, deps: DesktopRouterDeps): void {
-  // The answer for one release, serialised once: the cache hands back the same release object.
-  const answers = new WeakMap<object, { etag: string; body: Buffer }>();
-  const answerFor = (release: Release) => {
-    let answer = answers.get(release);
-    if (!answer) {
-      const body = Buffer.from(JSON.stringify(ok('Latest version', toReleaseRecord(release))));
-      answer = { etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, body };
-      answers.set(release, answer);
-    }
-    return answer;
-  };
+  const answerFor = deps.versionAnswers;
 
   router.open('get', '/api/desktop/latest-version', async (req, res) => {
     const { etag, body } = answerFor(await latestRelease(deps, req.query.platform));

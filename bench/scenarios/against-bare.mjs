@@ -1,0 +1,69 @@
+// The gateway's two cheapest paths against what they cost without it (issue 50, item 3), measured in
+// alternating warmed rounds so that the machine's drift falls on both sides alike: a 404 against a
+// bare node:http server answering the same 404 and writing the same pino request record
+// (bench/bare-404.mjs), and the version check through the gateway against desktop answering it
+// straight (the proxy's own cost). Each side is BENCH_ROUNDS measured runs (each after its own
+// warm-up); the ratios are of the medians, and each round's own ratio is kept beside them.
+import path from 'node:path';
+import { measure } from '../lib/load.mjs';
+import { cpuSeconds, spawnLines } from '../lib/processes.mjs';
+
+const median = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+};
+const ratio = (a, b) => Math.round((a / b) * 1000) / 1000;
+
+export async function againstBare(stack, { root, connections, rounds, say }) {
+  const bare = spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], { BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log') });
+  const barePort = Number(await bare.firstLine);
+  const desktopPort = stack.services?.desktop?.port;
+  const version = '/api/desktop/latest-version?platform=linux';
+  // CPU µs per request of each process serving the side, besides its throughput (on 2 cores the load
+  // generator's share of the CPU moves the throughput too).
+  const pids = { gateway: stack.services?.gateway?.pid, desktop: stack.services?.desktop?.pid, bare: bare.child.pid };
+  const cpuOf = (...names) => () => Object.fromEntries(names.filter((n) => pids[n]).map((n) => [n, cpuSeconds(pids[n])]));
+  const sides = {
+    '404 through the gateway': () => measure({ url: `${stack.gatewayUrl}/no/such/route`, connections }, { expectStatus: 404, cpu: cpuOf('gateway') }),
+    '404 bare node:http': () => measure({ url: `http://127.0.0.1:${barePort}/no/such/route`, connections }, { expectStatus: 404, cpu: cpuOf('bare') }),
+    ...(desktopPort
+      ? {
+          'version check through the gateway': () => measure({ url: `${stack.gatewayUrl}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('gateway', 'desktop') }),
+          'version check straight to desktop': () => measure({ url: `http://127.0.0.1:${desktopPort}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('desktop') }),
+        }
+      : {}),
+  };
+  const runs = Object.fromEntries(Object.keys(sides).map((name) => [name, []]));
+  const cpu = Object.fromEntries(Object.keys(sides).map((name) => [name, []]));
+  let failed = false;
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, run] of Object.entries(sides)) {
+        const result = await run();
+        failed ||= result.failed;
+        runs[name].push(result.requestsPerSecond);
+        cpu[name].push(result.cpuMicrosPerRequest);
+        say(`  round ${round + 1}: ${name} ${result.requestsPerSecond}/s, CPU µs a request ${JSON.stringify(result.cpuMicrosPerRequest)}`);
+      }
+    }
+  } finally {
+    bare.child.kill('SIGTERM');
+  }
+  const medians = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
+  const pairs = (a, b) => runs[a].map((value, i) => ratio(value, runs[b][i]));
+  return {
+    requestsPerSecond: medians['404 through the gateway'],
+    runs,
+    medians,
+    cpuMicrosPerRequest: cpu,
+    notFoundToBare: ratio(medians['404 through the gateway'], medians['404 bare node:http']),
+    notFoundToBareByRound: pairs('404 through the gateway', '404 bare node:http'),
+    ...(desktopPort
+      ? {
+          versionToDesktop: ratio(medians['version check through the gateway'], medians['version check straight to desktop']),
+          versionToDesktopByRound: pairs('version check through the gateway', 'version check straight to desktop'),
+        }
+      : {}),
+    failed,
+  };
+}
