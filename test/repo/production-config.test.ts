@@ -100,7 +100,7 @@ describe('production configuration', () => {
   it('refuses an MFA_ENCRYPTION_KEY that is not 32 bytes anywhere, never showing it; and gives passkeys to localhost only outside production', () => {
     expect(() => loadAuthConfig({ MFA_ENCRYPTION_KEY: 'hunter2-too-short' })).toThrow(/^Invalid configuration: MFA_ENCRYPTION_KEY: must be 32 bytes.*\(value not shown: a secret\)$/);
     expect(() => loadAuthConfig({ MFA_ENCRYPTION_KEY: 'hunter2-too-short' })).not.toThrow(/hunter2/);
-    expect(loadAuthConfig({ MFA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).mfa.key).toBeDefined();
+    expect(loadAuthConfig({ MFA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).mfa.key).toEqual(Buffer.alloc(32, 7));
     expect(loadAuthConfig({}).policy.mfa.webauthn).toMatchObject({ rpId: 'localhost' });
     expect(loadAuthConfig({ ...authProduction, WEBAUTHN_RP_ID: undefined }).policy.mfa.webauthn).toBeUndefined();
     expect(loadAuthConfig(authProduction).policy.mfa.webauthn).toEqual({ rpId: 'example.com', rpName: 'Account Service', origins: ['https://example.com'] });
@@ -131,7 +131,7 @@ describe('production configuration', () => {
     });
 
     it('accepts a proper key from a file (the control), and names an unreadable file once', () => {
-      expect(loadAuthConfig(withKeyFile(`${'5f'.repeat(32)}\n`)).mfa.key.trim()).toBe('5f'.repeat(32));
+      expect(loadAuthConfig(withKeyFile(`${'5f'.repeat(32)}\n`)).mfa.key.toString('hex')).toBe('5f'.repeat(32));
       expect(() => loadAuthConfig({ ...authProduction, MFA_ENCRYPTION_KEY: undefined, MFA_ENCRYPTION_KEY_FILE: path.join(dir, 'missing') })).toThrow(/^Invalid configuration: MFA_ENCRYPTION_KEY_FILE: cannot read/);
     });
   });

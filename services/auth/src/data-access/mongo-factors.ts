@@ -7,7 +7,6 @@
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
-import type { SecretBox } from '../security/secret-box';
 import type { FactorSet, Factors, NewPasskey, Passkey } from '../domain/ports';
 
 type FactorType = 'totp' | 'recovery' | 'passkey';
@@ -63,12 +62,23 @@ const slots = {
   passkey: (credentialId: string) => `passkey:${credentialId}`,
 };
 
+/**
+ * How the store keeps what it must not hold in the clear (security/secret-box.ts): seeds sealed and
+ * bound to their slot, recovery codes as keyed hashes.
+ */
+export interface Sealer {
+  seal(plain: string, boundTo: string): string;
+  /** The plain value; throws when it was altered, sealed for something else, or under another key. */
+  open(sealed: string, boundTo: string): string;
+  hash(value: string): string;
+}
+
 export class MongoFactors implements Factors {
   private readonly model: Model<FactorDoc>;
 
   constructor(
     connection: Connection,
-    private readonly box: SecretBox,
+    private readonly box: Sealer,
   ) {
     this.model = modelOn<FactorDoc>(connection, 'Factor', factorSchema, 'factors');
   }

@@ -4,18 +4,16 @@
 // so a sealed seed copied onto another account does not open.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { configError } from '@acct/shared';
-import { parseMfaKey } from '../settings/second-factors';
+import type { Sealer } from '../data-access/mongo-factors';
 
-export class SecretBox {
-  private readonly key: Buffer;
+export class SecretBox implements Sealer {
   private readonly macKey: Buffer;
 
-  constructor(key: string) {
-    const parsed = parseMfaKey(key);
-    if (!parsed) throw configError('MFA_ENCRYPTION_KEY', 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -hex 32)');
-    this.key = parsed;
+  /** `key`: the 32 bytes of MFA_ENCRYPTION_KEY, as the config parsed them. */
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw configError('MFA_ENCRYPTION_KEY', 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -hex 32)');
     // A separate key for hashes, so no value is ever both encrypted and MACed under one key.
-    this.macKey = createHmac('sha256', parsed).update('recovery-code-hash').digest();
+    this.macKey = createHmac('sha256', key).update('recovery-code-hash').digest();
   }
 
   seal(plain: string, boundTo: string): string {

@@ -28,7 +28,8 @@ export const secondFactorSettings = feature({
     const rpId = v.WEBAUTHN_RP_ID ?? (v.NODE_ENV === 'production' ? undefined : 'localhost');
     const origins = v.WEBAUTHN_ORIGINS.length ? v.WEBAUTHN_ORIGINS : rpId === 'localhost' ? DEVELOPMENT_ORIGINS : rpId ? [`https://${rpId}`] : [];
     return {
-      key: v.MFA_ENCRYPTION_KEY ?? DEVELOPMENT_MFA_KEY,
+      /** The 32 bytes of the key (a malformed key is refused by `rules` before the config is used). */
+      key: parseMfaKey(v.MFA_ENCRYPTION_KEY ?? DEVELOPMENT_MFA_KEY) ?? Buffer.alloc(0),
       totpIssuer: v.TOTP_ISSUER,
       stepUpSeconds: v.STEP_UP_SECONDS,
       stepUpMs: v.STEP_UP_SECONDS * 1000,
