@@ -6,22 +6,23 @@ import { desktopInternalRouter, desktopOperations, type DesktopRouterDeps } from
 import { requireUserSession } from './domain/sync';
 import { traceIncoming } from '@acct/shared/tracing';
 import type http from 'node:http';
-import { versionAnswers as versionAnswersFor, versionCheckFirst } from './entry-points/http/latest-version';
+import { versionAnswerWriter, versionCheckFirst } from './entry-points/http/latest-version';
 
-export interface DesktopDeps extends Omit<DesktopRouterDeps, 'versionAnswers'> {
+export interface DesktopDeps extends Omit<DesktopRouterDeps, 'writeVersionAnswer'> {
   logger: Logger;
   /** The largest JSON body, in bytes. */
   bodyLimit: number;
   http: HttpMetrics;
+  latestVersionMaxAgeSeconds: number;
 }
 
 /** Desktop's HTTP listener: the version check's direct path (latest-version.ts), then the Express app. */
 export function createApp(deps: DesktopDeps): http.RequestListener {
-  const versionAnswers = versionAnswersFor();
-  return versionCheckFirst({ ...deps }, versionAnswers, expressApp({ ...deps, versionAnswers }));
+  const writeVersionAnswer = versionAnswerWriter(deps.latestVersionMaxAgeSeconds);
+  return versionCheckFirst(deps, writeVersionAnswer, expressApp({ ...deps, writeVersionAnswer }));
 }
 
-function expressApp(deps: DesktopDeps & Pick<DesktopRouterDeps, 'versionAnswers'>): Express {
+function expressApp(deps: DesktopRouterDeps & DesktopDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -18,7 +18,7 @@ const providerSchema = z
   })
   .strict();
 
-export type ProviderEntry = z.infer<typeof providerSchema>;
+type ProviderEntry = z.infer<typeof providerSchema>;
 
 export const identityProviderSettings = feature({
   variables: {

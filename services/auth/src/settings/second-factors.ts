@@ -57,7 +57,7 @@ export const secondFactorSettings = feature({
   weakened: (s) => (s.webauthn ? [] : ['WEBAUTHN_RP_ID unset: passkeys are off (set it to the site passkeys belong to)']),
 });
 
-export function parseMfaKey(value: string): Buffer | undefined {
+function parseMfaKey(value: string): Buffer | undefined {
   const text = value.trim();
   if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
   const decoded = Buffer.from(text, 'base64');

@@ -9,7 +9,7 @@ import type { RevocationCheck } from '@acct/shared';
 import type { LatestReleases, ReleaseStore, SyncLimits, SyncStore } from '../../domain/ports';
 import { latestRelease, listReleases, publishRelease, requireAdminSession, withdrawRelease } from '../../domain/releases';
 import { requireUserSession, sync } from '../../domain/sync';
-import type { versionAnswers } from './latest-version';
+import type { VersionAnswerWriter } from './latest-version';
 
 export interface DesktopRouterDeps {
   latestReleases: LatestReleases;
@@ -19,24 +19,14 @@ export interface DesktopRouterDeps {
   verifier: AccessTokenVerifier;
   revocations: RevocationCheck;
   limits: SyncLimits;
-  latestVersionMaxAgeSeconds: number;
-  /** The version check's answers, shared with its direct path (latest-version.ts). */
-  versionAnswers: ReturnType<typeof versionAnswers>;
+  /** The version check's answer, written by this route and by its direct path alike (latest-version.ts). */
+  writeVersionAnswer: VersionAnswerWriter;
 }
 
 /** The public routes, on the service's dispatcher. */
 export function desktopOperations(router: Operations, deps: DesktopRouterDeps): void {
-  const answerFor = deps.versionAnswers;
-
   router.open('get', '/api/desktop/latest-version', async (req, res) => {
-    const { etag, body } = answerFor(await latestRelease(deps, req.query.platform));
-    res.setHeader('Cache-Control', `public, max-age=${deps.latestVersionMaxAgeSeconds}`);
-    res.setHeader('ETag', etag);
-    if (req.get('if-none-match') === etag) {
-      res.status(304).end();
-      return;
-    }
-    res.type('application/json').send(body);
+    deps.writeVersionAnswer(req, res, await latestRelease(deps, req.query.platform));
   });
 
   // A user's session (the dispatcher's guard: requireUserSession); its row names no caching, so no-store.
