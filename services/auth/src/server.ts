@@ -17,12 +17,11 @@ import { RedisCeremonies } from './data-access/redis-ceremonies';
 import { RedisLocks } from './data-access/redis-locks';
 import { DesktopClient } from './data-access/desktop-client';
 import { MongoIdentities } from './data-access/mongo-identities';
-import { RedisIdentityFlows } from './data-access/redis-identity-flows';
 import { OidcIdentityProviders } from './security/identity-providers';
 import { SecretBox } from './security/secret-box';
 import { CommonPasswordList } from './security/common-passwords';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
-import { RedisOtpChallenges } from './data-access/redis-otp-challenges';
+import { RedisSignInFlows } from './data-access/redis-sign-in-flows';
 import { RedisCodeGuesses } from './data-access/redis-code-guesses';
 import { RedisRateLimits } from './data-access/redis-rate-limits';
 import { RedisSessions } from './data-access/redis-sessions';
@@ -91,7 +90,11 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       loginAttempts: new RedisLoginAttempts(redis, config.rateLimits.loginFailures),
       sessions: new RedisSessions(sessionRedis, config.sessions, revocations),
       revocations,
-      otp: new RedisOtpChallenges(redis, config.otp, codeGuesses),
+      flows: new RedisSignInFlows(
+        redis,
+        { secret: config.otp.secret, maxAttempts: config.otp.maxAttempts, ttlMs: { second_step: config.otp.ttlMs, passkey: config.otp.ttlMs, provider: config.policy.identity.flowTtlMs } },
+        codeGuesses,
+      ),
       codeGuesses,
       factors,
       totp: new OtpauthTotp(),
@@ -108,7 +111,6 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       desktop: new DesktopClient(config.DESKTOP_URL),
       identityProviders,
       identities,
-      identityFlows: new RedisIdentityFlows(redis, config.policy.identity.flowTtlMs),
       metrics: authMetrics(registry),
     };
 

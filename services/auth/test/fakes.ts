@@ -17,10 +17,19 @@ import type {
   DesktopRelease,
   FactorSet,
   Factors,
+  AttemptResult,
+  FlowKey,
+  FlowPurpose,
   NewActivity,
   NewPasskey,
+  NewSignInFlow,
+  OpenChallenge,
   Passkey,
+  ProofVerdict,
   RequestContext,
+  SignInFlow,
+  SignInFlows,
+  TakenFlow,
   TotpCodes,
 } from '../src/domain/ports';
 
@@ -77,14 +86,12 @@ export class MemoryAccounts implements Accounts {
 export class MemoryCeremonies implements Ceremonies {
   readonly proofs = new Map<string, number>();
   readonly pending = new Map<string, CeremonyState>();
-  async begin(purpose: 'login' | 'register', key: string | undefined, state: CeremonyState) {
-    const token = key ?? objectId();
-    this.pending.set(`${purpose}:${token}`, state);
-    return token;
+  async beginRegistration(sessionId: string, state: CeremonyState) {
+    this.pending.set(sessionId, state);
   }
-  async finish(purpose: 'login' | 'register', key: string) {
-    const state = this.pending.get(`${purpose}:${key}`);
-    this.pending.delete(`${purpose}:${key}`);
+  async finishRegistration(sessionId: string) {
+    const state = this.pending.get(sessionId);
+    this.pending.delete(sessionId);
     return state;
   }
   async markProof(sessionId: string, credentialEpoch: number) {
@@ -262,4 +269,90 @@ export class MemoryOutbox implements EventOutbox {
     this.events.push({ type, input });
     return objectId();
   }
+}
+
+/**
+ * Sign-in flows in memory, with the store's rules (redis-sign-in-flows.ts): an attempt is counted
+ * before the proof, a second step has the account's guesses and ends at its next login, a passkey or
+ * provider flow is taken once and only with its secret. `now` moves time for the lifetimes.
+ */
+export class MemorySignInFlows implements SignInFlows {
+  readonly flows = new Map<string, SignInFlow & { secret: string; max: number; code?: string }>();
+  private readonly owners = new Map<string, string>();
+  now = () => Date.now();
+  constructor(
+    private readonly guesses: CodeGuesses,
+    private readonly ttlMs: Record<FlowPurpose, number> = { second_step: 300_000, passkey: 300_000, provider: 600_000 },
+  ) {}
+
+  async open(flow: NewSignInFlow, options: { mailCode?: boolean; key?: { id: string; secret: string } } = {}) {
+    const id = options.key?.id ?? objectId();
+    const secret = options.key?.secret ?? objectId();
+    const expiresAt = new Date(this.now() + this.ttlMs[flow.purpose]);
+    const secondStep = flow.purpose === 'second_step' ? flow.accountId : undefined;
+    const max = secondStep ? await this.guesses.guessesPerChallenge(flow.kind, secondStep) : 1;
+    const code = options.mailCode ? String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0') : undefined;
+    const { ip: _ip, ...stored } = flow;
+    this.flows.set(id, { ...stored, expiresAt, attempts: 0, secret, max, code });
+    if (secondStep) {
+      const previous = this.owners.get(`${flow.kind}:${secondStep}`);
+      if (previous) this.flows.delete(previous);
+      this.owners.set(`${flow.kind}:${secondStep}`, id);
+    }
+    return { token: `${id}.${secret}`, code, expiresAt };
+  }
+
+  async attempt(token: string, prove: (challenge: OpenChallenge) => Promise<ProofVerdict>): Promise<AttemptResult> {
+    const [id, secret] = token.split('.');
+    const flow = this.live(id);
+    if (!flow || flow.secret !== secret || flow.purpose !== 'second_step' || !flow.accountId || flow.attempts >= flow.max) return { outcome: 'invalid_challenge' };
+    const wait = await this.guesses.waitBeforeGuess(flow.kind, flow.accountId);
+    if (wait > 0) return { outcome: 'throttled', retryAfterMs: wait };
+    flow.attempts += 1;
+    const verdict = await prove({ kind: flow.kind, accountId: flow.accountId, isMailedCode: (c) => flow.code !== undefined && c === flow.code, webauthnChallenge: flow.webauthnChallenge });
+    if (verdict === true) {
+      if (!this.flows.delete(id)) return { outcome: 'invalid_challenge' };
+      await this.guesses.succeeded(flow.kind, flow.accountId);
+      return { outcome: 'verified', flow: publicFlow(flow) };
+    }
+    if (verdict !== 'used') await this.guesses.failed(flow.kind, flow.accountId);
+    return { outcome: 'wrong_code' };
+  }
+
+  async take(purpose: Exclude<FlowPurpose, 'second_step'>, key: FlowKey): Promise<TakenFlow> {
+    const [id, secret] = 'token' in key ? key.token.split('.') : [key.id, key.secret];
+    const flow = this.live(id);
+    if (!flow || flow.purpose !== purpose) return { outcome: 'unknown' };
+    if (flow.secret !== secret) return { outcome: 'other_browser', flow: publicFlow(flow) };
+    this.flows.delete(id);
+    return { outcome: 'taken', flow: publicFlow(flow) };
+  }
+
+  async attachWebauthn(token: string, webauthnChallenge: string) {
+    const [id, secret] = token.split('.');
+    const flow = this.live(id);
+    if (!flow || flow.secret !== secret || flow.purpose !== 'second_step' || !flow.accountId) return undefined;
+    flow.webauthnChallenge = webauthnChallenge;
+    return { kind: flow.kind, accountId: flow.accountId };
+  }
+
+  async cancel(token: string) {
+    this.flows.delete(token.split('.')[0]);
+  }
+
+  async cancelFor(kind: AccountKind, accountId: string) {
+    const id = this.owners.get(`${kind}:${accountId}`);
+    if (id) this.flows.delete(id);
+  }
+
+  private live(id: string) {
+    const flow = this.flows.get(id);
+    if (flow && flow.expiresAt.getTime() <= this.now()) this.flows.delete(id);
+    return flow && flow.expiresAt.getTime() > this.now() ? flow : undefined;
+  }
+}
+
+function publicFlow(flow: SignInFlow & { secret: string; max: number; code?: string }): SignInFlow {
+  const { secret: _secret, max: _max, code: _code, ...rest } = flow;
+  return { ...rest };
 }

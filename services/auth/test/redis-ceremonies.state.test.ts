@@ -1,4 +1,4 @@
-// Ceremonies and recent proofs against real Redis: a WebAuthn challenge is taken back once, and a
+// A session's ceremonies and recent proofs against real Redis: a registration challenge is taken back once, and a
 // session's recent proof holds its credential epoch and expires on its own after `stepUpMs`.
 import Redis from 'ioredis';
 import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
@@ -30,10 +30,11 @@ describe('RedisCeremonies', () => {
     expect(await ceremonies.recentProof('sid-old')).toBeUndefined();
   });
 
-  it('when a WebAuthn challenge is taken twice, then the second finds nothing', async () => {
+  it('when a registration challenge is taken twice, then the second finds nothing', async () => {
     const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 60_000 });
-    const token = await ceremonies.begin('login', undefined, { challenge: 'c', kind: 'user' });
-    expect(await ceremonies.finish('login', token)).toEqual({ challenge: 'c', kind: 'user' });
-    expect(await ceremonies.finish('login', token)).toBeUndefined();
+    const state = { challenge: 'c', kind: 'user' as const, accountId: 'u1', credentialEpoch: 2 };
+    await ceremonies.beginRegistration('sid-register', state);
+    expect(await ceremonies.finishRegistration('sid-register')).toEqual(state);
+    expect(await ceremonies.finishRegistration('sid-register')).toBeUndefined();
   });
 });

@@ -8,12 +8,11 @@ import pino from 'pino';
 import { closeRedis, connectRedis, openRevocationFeed, type Redis } from '@acct/shared/redis';
 import { startRedisCluster, type RedisClusterServers } from '@acct/test-harness/redis-servers';
 import { RedisSessions } from '../src/data-access/redis-sessions';
-import { RedisOtpChallenges } from '../src/data-access/redis-otp-challenges';
+import { RedisSignInFlows } from '../src/data-access/redis-sign-in-flows';
 import { RedisLoginAttempts } from '../src/data-access/redis-login-attempts';
 import { RedisLocks } from '../src/data-access/redis-locks';
 import { RedisRateLimits } from '../src/data-access/redis-rate-limits';
 import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
-import { RedisIdentityFlows } from '../src/data-access/redis-identity-flows';
 import { IdempotencyStore } from '../../notifier/src/data-access/idempotency-store';
 
 const logger = pino({ level: 'silent' });
@@ -102,18 +101,19 @@ describe('the stores on a Redis Cluster', () => {
     expect((await sessions.rotate('user', third.token)).outcome).toBe('reused');
   });
 
-  it('takes a second-step challenge through wrong and right codes, with its failure counters on one slot', async () => {
-    const otp = new RedisOtpChallenges(redis, { secret: 'a test secret of enough length', ttlMs: 60_000, maxAttempts: 1 });
-    const opened = await otp.create('admin', 'o1', '203.0.113.1', 0, { mailCode: true });
-    expect(await otp.attachWebauthn(opened.challengeToken, 'challenge')).toEqual({ kind: 'admin', accountId: 'o1' });
-    expect(await otp.verify(opened.challengeToken, async () => false)).toEqual({ outcome: 'wrong_code' });
-    const again = await otp.create('admin', 'o1', '203.0.113.1', 0, { mailCode: true });
+  it('takes a second step through wrong and right codes, with its failure counters on one slot', async () => {
+    const flows = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 60_000, provider: 60_000 }, maxAttempts: 1 });
+    const step = { purpose: 'second_step' as const, kind: 'admin' as const, accountId: 'o1', credentialEpoch: 0, proven: ['password' as const], next: ['email_code' as const] };
+    const opened = await flows.open(step, { mailCode: true });
+    expect(await flows.attachWebauthn(opened.token, 'challenge')).toEqual({ kind: 'admin', accountId: 'o1' });
+    expect(await flows.attempt(opened.token, async () => false)).toEqual({ outcome: 'wrong_code' });
+    const again = await flows.open(step, { mailCode: true });
     // One wrong code of one allowed: the next guess waits (the counters are read together).
-    expect((await otp.verify(again.challengeToken, async (c) => c.isMailedCode(again.code!))).outcome).toBe('throttled');
+    expect((await flows.attempt(again.token, async (c) => c.isMailedCode(again.code!))).outcome).toBe('throttled');
     await redis.del('otp-fail:{admin:o1}', 'otp-fail-at:{admin:o1}');
-    expect((await otp.verify(again.challengeToken, async (c) => c.isMailedCode(again.code!))).outcome).toBe('verified');
-    await otp.cancelFor('admin', 'o1');
-    await otp.cancel(again.challengeToken);
+    expect((await flows.attempt(again.token, async (c) => c.isMailedCode(again.code!))).outcome).toBe('verified');
+    await flows.cancelFor('admin', 'o1');
+    await flows.cancel(again.token);
   });
 
   it('reserves, releases and clears login attempts across an account’s keys', async () => {
@@ -132,17 +132,17 @@ describe('the stores on a Redis Cluster', () => {
     expect((await limits.consume('loginIp', '203.0.113.5')).allowed).toBe(true);
     expect((await limits.consume('loginIp', '203.0.113.5')).allowed).toBe(false);
     const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 60_000 });
-    const id = await ceremonies.begin('login', undefined, { challenge: 'c', kind: 'user' });
-    expect(await ceremonies.finish('login', id)).toEqual({ challenge: 'c', kind: 'user' });
+    await ceremonies.beginRegistration('sid', { challenge: 'c', kind: 'user', accountId: 'u1', credentialEpoch: 0 });
+    expect(await ceremonies.finishRegistration('sid')).toMatchObject({ challenge: 'c', kind: 'user' });
     await ceremonies.markProof('sid', 3);
     expect(await ceremonies.recentProof('sid')).toBe(3);
-    const flows = new RedisIdentityFlows(redis, 60_000);
-    const flow = { provider: 'p', purpose: 'sign_in' as const, nonce: 'n', codeVerifier: 'v', returnTo: 'https://app.example/', binding: 'b' };
+    const flows = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 60_000, provider: 60_000 }, maxAttempts: 5 });
+    const provider = { id: 'p', intent: 'sign_in' as const, nonce: 'n', codeVerifier: 'v', returnTo: 'https://app.example/' };
     const state = 'S'.repeat(43);
-    await flows.begin(state, flow);
-    expect(await flows.take(state, 'another')).toMatchObject({ outcome: 'other_browser' });
-    expect(await flows.take(state, 'b')).toMatchObject({ outcome: 'taken', flow: { provider: 'p' } });
-    expect(await flows.take(state, 'b')).toEqual({ outcome: 'unknown' });
+    await flows.open({ purpose: 'provider', kind: 'user', proven: [], next: ['provider_callback'], provider }, { key: { id: state, secret: 'b' } });
+    expect(await flows.take('provider', { id: state, secret: 'another' })).toMatchObject({ outcome: 'other_browser' });
+    expect(await flows.take('provider', { id: state, secret: 'b' })).toMatchObject({ outcome: 'taken', flow: { provider } });
+    expect(await flows.take('provider', { id: state, secret: 'b' })).toEqual({ outcome: 'unknown' });
     const claims = new IdempotencyStore(redis, { claimTtlMs: 10_000, doneTtlSeconds: 60 });
     const claim = await claims.claim('e1');
     if (claim.status !== 'claimed') throw new Error(claim.status);

@@ -1,10 +1,8 @@
-// The short-lived state of second-factor ceremonies in Redis. A WebAuthn challenge waits under a
-// fresh token (a passkey sign-in: `webauthn:login:{<id>}`) or under the session that asked (adding a
-// passkey: `webauthn:register:{<sid>}`), for a few minutes, and is taken back once (GETDEL): a
-// replayed answer finds nothing. A session's recent proof of the password or a second factor
-// (`step-up:{<sid>}`, holding the account's credential epoch of the proof) lets it add or remove
-// factors for `stepUpMs`, and only while no credential change came after it.
-import { randomBytes } from 'node:crypto';
+// A signed-in session's short-lived state in Redis. The WebAuthn challenge of a passkey it is
+// registering waits under the session (`webauthn:register:{<sid>}`) for a few minutes and is taken
+// back once (GETDEL): a replayed answer finds nothing. Its recent proof of the password or a second
+// factor (`step-up:{<sid>}`, holding the account's credential epoch of the proof) lets it add or
+// remove factors for `stepUpMs`, and only while no credential change came after it.
 import type { Redis } from '@acct/shared/redis';
 import type { CeremonyState, Ceremonies } from '../domain/ports';
 
@@ -14,15 +12,12 @@ export class RedisCeremonies implements Ceremonies {
     private readonly options: { ttlMs: number; stepUpMs: number },
   ) {}
 
-  async begin(purpose: 'login' | 'register', key: string | undefined, state: CeremonyState): Promise<string> {
-    const id = key ?? randomBytes(16).toString('base64url');
-    await this.redis.set(ceremonyKey(purpose, id), JSON.stringify(state), 'PX', this.options.ttlMs);
-    return id;
+  async beginRegistration(sessionId: string, state: CeremonyState): Promise<void> {
+    await this.redis.set(registrationKey(sessionId), JSON.stringify(state), 'PX', this.options.ttlMs);
   }
 
-  async finish(purpose: 'login' | 'register', key: string): Promise<CeremonyState | undefined> {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return undefined;
-    const raw = await this.redis.getdel(ceremonyKey(purpose, key));
+  async finishRegistration(sessionId: string): Promise<CeremonyState | undefined> {
+    const raw = await this.redis.getdel(registrationKey(sessionId));
     return raw ? (JSON.parse(raw) as CeremonyState) : undefined;
   }
 
@@ -37,5 +32,5 @@ export class RedisCeremonies implements Ceremonies {
   }
 }
 
-const ceremonyKey = (purpose: string, id: string) => `webauthn:${purpose}:{${id}}`;
+const registrationKey = (sessionId: string) => `webauthn:register:{${sessionId}}`;
 const stepUpKey = (sessionId: string) => `step-up:{${sessionId}}`;

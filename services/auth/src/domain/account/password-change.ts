@@ -14,7 +14,7 @@ import { asBody } from '../shared/validation';
 import { assertStillAwaited } from '../shared/request-deadline';
 
 export async function changePassword(
-  deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'otp' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'flows' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
   caller: AccessClaims,
   raw: unknown,
   ctx: RequestContext,

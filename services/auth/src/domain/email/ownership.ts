@@ -175,7 +175,7 @@ export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'out
  * changed it is out (see the head of this file for all it ends).
  */
 export async function undoEmailChange(
-  deps: Needs<'accounts' | 'links' | 'resets' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger' | 'policy' | 'sessions' | 'otp' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'accounts' | 'links' | 'resets' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger' | 'policy' | 'sessions' | 'flows' | 'rateLimits' | 'metrics'>,
   kind: AccountKind,
   raw: unknown,
   ctx: RequestContext,

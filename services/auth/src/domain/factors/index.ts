@@ -7,7 +7,8 @@
 export type { SecondFactor, SecondStepMethod } from './method';
 export { SECOND_STEP_METHODS, proveSecondStep, secondFactorsOf } from './registry';
 export { confirmAuthenticator, removeAuthenticator, startAuthenticator } from './authenticator-app';
-export { passkeyRegistrationOptions, passkeySignInAccount, passkeySignInOptions, registerPasskey, removePasskey, secondStepPasskeyOptions } from './passkey';
+export { passkeyRegistrationOptions, registerPasskey, removePasskey, secondStepPasskeyOptions, verifyAssertion } from './passkey';
+export { requireWebauthn } from './common';
 export { regenerateRecoveryCodes } from './recovery-codes';
 export { reauthenticate } from './step-up';
 export { listOwnFactors, resetUserFactors, userFactorSummary, type FactorList, type UserFactorSummary } from './views';

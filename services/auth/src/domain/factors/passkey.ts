@@ -1,10 +1,9 @@
 // Passkeys (WebAuthn, the library behind the PasskeyCeremonies port): registered behind a recent
-// proof, used in place of the password (both factors at once) or as the second step, removed unless
-// it is the account's last way in.
+// proof, used as the second step or in place of the password (sign-in/passkey-sign-in.ts), removed
+// unless it is the account's last way in.
 import { randomBytes } from 'node:crypto';
-import { kindLabel, type AccessClaims, type AccountKind } from '@acct/shared';
+import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
-import type { Account } from '../shared/account';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { enforceLimit } from '../shared/limits';
 import type { Needs, PasskeyOptions, RequestContext } from '../ports';
@@ -28,55 +27,20 @@ export const passkey: SecondStepMethod<'passkey'> = {
 };
 
 /** Options for answering a pending second step with a passkey: the account's own passkeys only. */
-export async function secondStepPasskeyOptions(deps: Needs<'otp' | 'factors' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<PasskeyOptions> {
+export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<PasskeyOptions> {
   const rp = requireWebauthn(deps);
   await enforceLimit(deps, 'otpIp', ctx.budget);
   const { challenge_token: challengeToken } = asBody(raw);
   if (typeof challengeToken !== 'string' || challengeToken === '') throw AuthErrors.challengeTokenMissing();
   const challenge = randomBytes(32).toString('base64url');
-  const owner = await deps.otp.attachWebauthn(challengeToken, challenge);
+  const owner = await deps.flows.attachWebauthn(challengeToken, challenge);
   if (!owner) throw AuthErrors.invalidChallenge();
   const { passkeys } = await deps.factors.of(owner.kind, owner.accountId);
   return deps.passkeys.authenticationOptions(rp, { challenge, allow: passkeys });
 }
 
-/** Options for signing in with a passkey (any of the kind's: the browser offers the ones it holds), and the token that takes the answer. */
-export async function passkeySignInOptions(
-  deps: Needs<'ceremonies' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>,
-  kind: AccountKind,
-  ctx: RequestContext,
-): Promise<{ options: PasskeyOptions; passkeyToken: string }> {
-  const rp = requireWebauthn(deps);
-  await enforceLimit(deps, 'loginIp', ctx.budget);
-  const options = await deps.passkeys.authenticationOptions(rp, {});
-  const passkeyToken = await deps.ceremonies.begin('login', undefined, { challenge: options.challenge, kind });
-  return { options, passkeyToken };
-}
-
-/** The account whose passkey answered the sign-in ceremony of `passkey_token`: the passkey is both factors. */
-export async function passkeySignInAccount(
-  deps: Needs<'ceremonies' | 'factors' | 'accounts' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics' | 'audit'>,
-  kind: AccountKind,
-  raw: unknown,
-  ctx: RequestContext,
-): Promise<Account> {
-  requireWebauthn(deps);
-  await enforceLimit(deps, 'loginIp', ctx.budget);
-  const { passkey_token: token, passkey: presented } = asBody(raw);
-  if (typeof token !== 'string' || token === '' || presented === undefined || presented === null) throw AuthErrors.passkeySignInMissing();
-  const answer = requirePasskeyAnswer(presented);
-  const state = await deps.ceremonies.finish('login', token);
-  const owner = state?.kind === kind ? await verifyAssertion(deps, kind, answer, state.challenge) : undefined;
-  const account = owner ? await deps.accounts[kind].findById(owner.accountId) : null;
-  if (!account) {
-    deps.audit.warn({ ip: ctx.ip, reason: state ? 'passkey_not_verified' : 'ceremony_unknown' }, `${kindLabel(kind)} passkey login failed`);
-    throw AuthErrors.passkeyRejected();
-  }
-  return account;
-}
-
 /** The passkey's owner when its answer verifies against `challenge`; its counter moves on. */
-async function verifyAssertion(deps: Needs<'factors' | 'policy' | 'passkeys'>, kind: AccountKind, answer: PasskeyAnswer, challenge: string): Promise<{ accountId: string } | undefined> {
+export async function verifyAssertion(deps: Needs<'factors' | 'policy' | 'passkeys'>, kind: AccountKind, answer: PasskeyAnswer, challenge: string): Promise<{ accountId: string } | undefined> {
   const rp = requireWebauthn(deps);
   const stored = await deps.factors.findPasskey(answer.id);
   if (!stored || stored.kind !== kind) return undefined;
@@ -94,7 +58,7 @@ export async function passkeyRegistrationOptions(deps: OwnNeeds & Needs<'passkey
   // An opaque handle, the same for every passkey of the account; never the address.
   const user = { name: account.email, displayName: account.name, handle: `${caller.kind}:${account.id}` };
   const options = await deps.passkeys.registrationOptions(rp, user, passkeys);
-  await deps.ceremonies.begin('register', caller.sid, { challenge: options.challenge, kind: caller.kind, accountId: caller.sub, credentialEpoch: account.credentialEpoch });
+  await deps.ceremonies.beginRegistration(caller.sid, { challenge: options.challenge, kind: caller.kind, accountId: caller.sub, credentialEpoch: account.credentialEpoch });
   return options;
 }
 
@@ -110,7 +74,7 @@ export async function registerPasskey(
   const { name, passkey: presented } = asBody(raw);
   if (name !== undefined && (typeof name !== 'string' || name.trim().length < 1 || name.trim().length > 64)) throw AuthErrors.passkeyName();
   const answer = requirePasskeyAnswer(presented);
-  const state = await deps.ceremonies.finish('register', caller.sid);
+  const state = await deps.ceremonies.finishRegistration(caller.sid);
   if (!state || state.accountId !== caller.sub || state.kind !== caller.kind || !startedUnderCurrentCredentials(account, state.credentialEpoch)) throw AuthErrors.passkeyRejected();
   const credential = await deps.passkeys.verifyRegistration(rp, answer, state.challenge);
   if (!credential) throw AuthErrors.passkeyRejected();

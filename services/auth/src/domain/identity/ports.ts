@@ -1,5 +1,5 @@
-// The identity providers' ports: the configured providers, the linked identities and the
-// short-lived flows between a start and its callback.
+// The identity providers' ports: the configured providers and the linked identities (a flow between
+// a start and its callback is a sign-in flow, sign-in/flow.ts).
 import type { AccountKind } from '@acct/shared';
 
 /** What a provider's verified ID token says of the person. */
@@ -49,34 +49,7 @@ export interface Identities {
   removeAll(kind: AccountKind, accountId: string): Promise<number>;
 }
 
-/** A started sign-in (or link) with a provider, kept server-side until its callback, once. */
-export interface IdentityFlow {
-  provider: string;
-  /** Whose sign-in (or link) it is; flows stored before admins could sign in are the users'. */
-  kind?: AccountKind;
-  purpose: 'sign_in' | 'link';
-  /** The signed-in account a link is for. */
-  accountId?: string;
-  nonce: string;
-  codeVerifier: string;
-  returnTo: string;
-  /** SHA-256 of the secret in the browser's flow cookie: the callback must come from the browser that started. */
-  binding: string;
-  /** A link's: the account's credential epoch when it started (shared/credential-epoch.ts). */
-  credentialEpoch?: number;
-}
-
-/** A callback's flow: taken (used up), or left to the browser that started it when `binding` is another's. */
-export type TakenFlow = { outcome: 'unknown' } | { outcome: 'taken' | 'other_browser'; flow: IdentityFlow };
-
-export interface IdentityFlows {
-  begin(state: string, flow: IdentityFlow): Promise<void>;
-  /** The flow of `state`, taken once and only with its binding (the SHA-256 of the browser's flow cookie): a replayed callback finds nothing. */
-  take(state: string, binding: string): Promise<TakenFlow>;
-}
-
 export interface IdentityDeps {
   identityProviders: IdentityProviders;
   identities: Identities;
-  identityFlows: IdentityFlows;
 }

@@ -15,7 +15,7 @@
 // no address match, no account created. And the provider is only the first factor: the callback
 // always answers the second step (the admin's own factors, else the mailed code), and an admin
 // with neither is refused.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AppError, kindLabel } from '@acct/shared';
 import { AuthErrors } from '../../errors';
@@ -26,7 +26,8 @@ import { removeWayIn } from '../shared/ways-in';
 import { assertMaySignIn, verifiesEmail } from '../email/ownership';
 import { enforceLimit } from '../shared/limits';
 import { challengeAdmin, challengeOwnFactors, signIn } from '../sign-in/login';
-import type { IdentityClaims, IdentityFlow, LinkedIdentity, Needs, ProviderSummary, RequestContext } from '../ports';
+import type { IdentityClaims, LinkedIdentity, Needs, ProviderSummary, ProviderLeg, RequestContext, SignInFlow } from '../ports';
+import { providerFlow } from '../sign-in/flow';
 import { securityNotice } from '../shared/security-notices';
 import { asBody } from '../shared/validation';
 
@@ -56,9 +57,9 @@ export class IdentityRefused extends Error {
   }
 }
 
-type FlowNeeds = Needs<'identityProviders' | 'identityFlows' | 'policy'>;
+type FlowNeeds = Needs<'identityProviders' | 'flows' | 'policy'>;
 type CallbackNeeds = Needs<
-  'identityProviders' | 'identityFlows' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'otp' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
+  'identityProviders' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'flows' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
 >;
 
 /** A started flow: where the browser goes, and the secret of its flow cookie. */
@@ -83,7 +84,7 @@ export function listProviders(deps: Needs<'identityProviders' | 'policy'>): (Pro
 
 /** Starts a sign-in (for users, or sign-up) with a provider; `returnTo` must be an allow-listed app URL. */
 export async function startSignIn(deps: FlowNeeds, kind: AccountKind, providerId: string, returnTo: unknown): Promise<StartedFlow> {
-  return beginFlow(deps, kind, providerId, { purpose: 'sign_in', returnTo: allowedReturnTo(deps, returnTo) });
+  return beginFlow(deps, kind, providerId, { intent: 'sign_in', returnTo: allowedReturnTo(deps, returnTo) });
 }
 
 /** Starts linking a provider to the signed-in account, which proved a factor in the last few minutes (as for adding a passkey). */
@@ -92,10 +93,16 @@ export async function startLink(deps: FlowNeeds & Needs<'ceremonies' | 'accounts
   const target = allowedReturnTo(deps, returnTo);
   const account = await callerAccount(deps, caller);
   if (!(await hasRecentProof(deps, caller, account))) throw AuthErrors.stepUpRequired();
-  return beginFlow(deps, caller.kind, providerId, { purpose: 'link', accountId: caller.sub, returnTo: target, credentialEpoch: account.credentialEpoch });
+  return beginFlow(deps, caller.kind, providerId, { intent: 'link', returnTo: target }, { accountId: caller.sub, credentialEpoch: account.credentialEpoch });
 }
 
-async function beginFlow(deps: FlowNeeds, kind: AccountKind, providerId: string, flow: Pick<IdentityFlow, 'purpose' | 'accountId' | 'returnTo' | 'credentialEpoch'>): Promise<StartedFlow> {
+async function beginFlow(
+  deps: FlowNeeds,
+  kind: AccountKind,
+  providerId: string,
+  leg: Pick<ProviderLeg, 'intent' | 'returnTo'>,
+  link?: { accountId: string; credentialEpoch: number },
+): Promise<StartedFlow> {
   // A provider admins may not use is, on their routes, as unknown as one never configured.
   if (kind === 'admin' && !deps.policy.identity.adminProviders.includes(providerId)) throw AuthErrors.identityProviderUnknown();
   const state = randomToken();
@@ -106,7 +113,8 @@ async function beginFlow(deps: FlowNeeds, kind: AccountKind, providerId: string,
   const started = await deps.identityProviders.authorizationUrl(providerId, kind, { state, nonce, codeVerifier });
   if ('refused' in started) throw started.refused === 'unknown' ? AuthErrors.identityProviderUnknown() : AuthErrors.identityProviderUnavailable();
   const authorizationUrl = started.url;
-  await deps.identityFlows.begin(state, { ...flow, kind, provider: providerId, nonce, codeVerifier, binding: sha256(binding) });
+  // The flow is addressed by `state` (which the provider sees) and proven by the cookie's secret (which it never does).
+  await deps.flows.open(providerFlow(kind, { ...leg, id: providerId, nonce, codeVerifier }, link), { key: { id: state, secret: binding } });
   return { authorizationUrl, binding };
 }
 
@@ -118,33 +126,33 @@ async function beginFlow(deps: FlowNeeds, kind: AccountKind, providerId: string,
 export async function completeCallback(deps: CallbackNeeds, kind: AccountKind, providerId: string, query: URLSearchParams, presentedBinding: string | undefined, ctx: RequestContext): Promise<CallbackOutcome> {
   const state = query.get('state') ?? '';
   // Without the flow's cookie nothing is taken: a leaked callback URL cannot use the flow up.
-  const taken = state && presentedBinding ? await deps.identityFlows.take(state, sha256(presentedBinding)) : undefined;
+  const taken = state && presentedBinding ? await deps.flows.take('provider', { id: state, secret: presentedBinding }) : undefined;
   const flow = taken?.outcome === 'taken' ? taken.flow : undefined;
   const fallback = deps.policy.identity.appUrls[0];
-  const flowKind = flow?.kind ?? 'user';
-  if (!flow || flow.provider !== providerId || flowKind !== kind) {
+  if (!flow?.provider || flow.provider.id !== providerId || flow.kind !== kind) {
     const reason = !presentedBinding || taken?.outcome === 'other_browser'
       ? 'flow cookie missing or of another browser'
-      : !flow
+      : !flow?.provider
         ? 'unknown, used or expired state'
-        : flow.provider !== providerId
+        : flow.provider.id !== providerId
           ? 'state of another provider'
-          : `state of ${flowKind === 'admin' ? 'an admin' : 'a user'} flow`;
+          : `state of ${flow.kind === 'admin' ? 'an admin' : 'a user'} flow`;
     return { ...refuse(deps, kind, fallback, providerId, new IdentityRefused('identity_state_invalid', reason), ctx), flowUsed: flow !== undefined };
   }
-  return { ...(await finishFlow(deps, kind, providerId, flow, query, state, ctx)), flowUsed: true };
+  return { ...(await finishFlow(deps, kind, flow, flow.provider, query, state, ctx)), flowUsed: true };
 }
 
-async function finishFlow(deps: CallbackNeeds, kind: AccountKind, providerId: string, flow: IdentityFlow, query: URLSearchParams, state: string, ctx: RequestContext): Promise<CallbackOutcome> {
+async function finishFlow(deps: CallbackNeeds, kind: AccountKind, flow: SignInFlow, leg: ProviderLeg, query: URLSearchParams, state: string, ctx: RequestContext): Promise<CallbackOutcome> {
+  const providerId = leg.id;
   try {
     await enforceLimit(deps, 'loginIp', ctx.budget);
-    const claims = await deps.identityProviders.exchange(providerId, kind, query, { state, nonce: flow.nonce, codeVerifier: flow.codeVerifier });
-    if (flow.purpose === 'link') return await linkToCaller(deps, kind, providerId, flow, claims, ctx);
+    const claims = await deps.identityProviders.exchange(providerId, kind, query, { state, nonce: leg.nonce, codeVerifier: leg.codeVerifier });
+    if (leg.intent === 'link') return await linkToCaller(deps, kind, providerId, flow, leg.returnTo, claims, ctx);
     const account = kind === 'admin' ? await linkedAdmin(deps, providerId, claims) : await accountFor(deps, providerId, claims, ctx);
     assertMaySignIn(deps, kind, account);
-    return kind === 'admin' ? await adminSecondStep(deps, account, flow.returnTo, ctx) : await signInWithIdentity(deps, account, providerId, flow.returnTo, ctx);
+    return kind === 'admin' ? await adminSecondStep(deps, account, providerId, leg.returnTo, ctx) : await signInWithIdentity(deps, account, providerId, leg.returnTo, ctx);
   } catch (err) {
-    return refuse(deps, kind, flow.returnTo, providerId, asRefusal(err), ctx);
+    return refuse(deps, kind, leg.returnTo, providerId, asRefusal(err), ctx);
   }
 }
 
@@ -230,7 +238,7 @@ async function addIdentity(deps: Needs<'identities'>, kind: AccountKind, provide
   if ((await deps.identities.add(identity)) === 'taken') throw new IdentityRefused('identity_taken', 'the identity or the provider slot is linked already');
 }
 
-async function linkToCaller(deps: CallbackNeeds, kind: AccountKind, providerId: string, flow: IdentityFlow, claims: IdentityClaims, ctx: RequestContext): Promise<CallbackOutcome> {
+async function linkToCaller(deps: CallbackNeeds, kind: AccountKind, providerId: string, flow: SignInFlow, returnTo: string, claims: IdentityClaims, ctx: RequestContext): Promise<CallbackOutcome> {
   const account = flow.accountId ? await deps.accounts[kind].findById(flow.accountId) : null;
   if (!account) throw new IdentityRefused('identity_state_invalid', 'the account that started the link is gone');
   // A reset, a new password or an undone change of address since the link started ends it.
@@ -243,13 +251,13 @@ async function linkToCaller(deps: CallbackNeeds, kind: AccountKind, providerId: 
     await securityNotice(deps, kind, account, 'identity_linked', ctx);
   }
   deps.audit.info({ event: 'identity_linked', provider: providerId, account_id: account.id, ip: ctx.ip }, `${kindLabel(kind)} identity linked`);
-  return { location: withParams(flow.returnTo, { linked: providerId }) };
+  return { location: withParams(returnTo, { linked: providerId }) };
 }
 
 /** The same session and push as a password login; an account with factors of its own gets the second step. */
 async function signInWithIdentity(deps: CallbackNeeds, account: Account, providerId: string, returnTo: string, ctx: RequestContext): Promise<CallbackOutcome> {
-  const ownFactors = await challengeOwnFactors(deps, 'user', account, ctx);
-  if (ownFactors) return { location: secondStepLocation(deps, returnTo, ownFactors.challengeToken, ownFactors.factors ?? []) };
+  const ownFactors = await challengeOwnFactors(deps, 'user', account, ctx, `provider ${providerId}`);
+  if (ownFactors) return { location: secondStepLocation(deps, returnTo, ownFactors) };
   const result = await signIn(deps, 'user', account, ctx, `provider ${providerId}`);
   if (result.kind !== 'session') throw new IdentityRefused('service_unavailable', 'no session opened');
   return { location: returnTo, refreshToken: result.refreshToken };
@@ -260,18 +268,16 @@ async function signInWithIdentity(deps: CallbackNeeds, account: Account, provide
  * else the mailed code when the admin has the second factor on; an admin with neither has no
  * second factor to give, and signs in with the password (and sets one up) instead.
  */
-async function adminSecondStep(deps: CallbackNeeds, admin: Account, returnTo: string, ctx: RequestContext): Promise<CallbackOutcome> {
-  const ownFactors = await challengeOwnFactors(deps, 'admin', admin, ctx);
-  if (ownFactors) return { location: secondStepLocation(deps, returnTo, ownFactors.challengeToken, ownFactors.factors ?? []) };
+async function adminSecondStep(deps: CallbackNeeds, admin: Account, providerId: string, returnTo: string, ctx: RequestContext): Promise<CallbackOutcome> {
+  const ownFactors = await challengeOwnFactors(deps, 'admin', admin, ctx, `provider ${providerId}`);
+  if (ownFactors) return { location: secondStepLocation(deps, returnTo, ownFactors) };
   if (!admin.twoFactorEnabled) throw new IdentityRefused('second_factor_required', 'the admin has no second factor');
-  const result = await challengeAdmin(deps, admin, ctx);
-  if (result.kind !== 'otp_required') throw new IdentityRefused('service_unavailable', 'no challenge opened');
-  return { location: secondStepLocation(deps, returnTo, result.challengeToken, ['email_code']) };
+  return { location: secondStepLocation(deps, returnTo, await challengeAdmin(deps, admin, ctx, `provider ${providerId}`)) };
 }
 
-/** The second step's challenge, in the fragment (which browsers never send to a server): the app posts it to verify-otp. */
-function secondStepLocation(deps: Needs<'policy'>, returnTo: string, challengeToken: string, factors: string[]): string {
-  const fragment = new URLSearchParams({ challenge_token: challengeToken, factors: factors.join(','), expires_in: String(deps.policy.otpTtlSeconds) });
+/** The second step's flow, in the fragment (which browsers never send to a server): what comes next, for the app to post to verify-otp. */
+function secondStepLocation(deps: Needs<'policy'>, returnTo: string, step: { challengeToken: string; next: string[] }): string {
+  const fragment = new URLSearchParams({ challenge_token: step.challengeToken, factors: step.next.join(','), expires_in: String(deps.policy.otpTtlSeconds) });
   return `${returnTo.split('#')[0]}#${fragment}`;
 }
 
@@ -326,4 +332,3 @@ function displayName(name: string | undefined, email: string): string {
 }
 
 const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
-const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');

@@ -139,24 +139,28 @@ export interface Sessions {
   revokeAll(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<number>;
 }
 
-/** Short-lived, single-use state of the WebAuthn ceremonies and the sessions' recent proofs (Redis). */
+/**
+ * A signed-in session's short-lived state (Redis): the WebAuthn challenge of a passkey it is
+ * registering (taken back once) and its recent proof of the password or a second factor. What comes
+ * before a session is a sign-in flow's (sign-in/flow.ts).
+ */
 export interface Ceremonies {
-  /** Stores a WebAuthn challenge under a new token (sign-in) or the session (registration). */
-  begin(purpose: 'login' | 'register', key: string | undefined, state: CeremonyState): Promise<string>;
-  /** Takes the state back once: a second call answers undefined. */
-  finish(purpose: 'login' | 'register', key: string): Promise<CeremonyState | undefined>;
+  /** Stores the session's registration challenge (a newer one replaces it). */
+  beginRegistration(sessionId: string, state: CeremonyState): Promise<void>;
+  /** Takes the session's registration challenge back once: a second call answers undefined. */
+  finishRegistration(sessionId: string): Promise<CeremonyState | undefined>;
   /** The session just proved the password or a second factor, under the account's credential epoch. */
   markProof(sessionId: string, credentialEpoch: number): Promise<void>;
   /** The credential epoch of the session's proof of the last STEP_UP_SECONDS; undefined without one. */
   recentProof(sessionId: string): Promise<number | undefined>;
 }
 
+/** A passkey registration under way: its WebAuthn challenge, for whom, and the credential epoch it started under. */
 export interface CeremonyState {
   challenge: string;
   kind: AccountKind;
-  accountId?: string;
-  /** The credential epoch a registration started under (shared/credential-epoch.ts). */
-  credentialEpoch?: number;
+  accountId: string;
+  credentialEpoch: number;
 }
 
 export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'emailLinkIp';

@@ -61,9 +61,9 @@ export async function refreshSession(
  * Ends every session of an account whose credentials just changed (its epoch already moved on in
  * the store of accounts), and an admin's pending code challenge with them.
  */
-export async function endEverySession(deps: Needs<'sessions' | 'otp' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
+export async function endEverySession(deps: Needs<'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch);
-  await deps.otp.cancelFor(kind, account.id);
+  await deps.flows.cancelFor(kind, account.id);
   await announceEnded(deps, kind, account.id, 'all', ctx);
 }
 

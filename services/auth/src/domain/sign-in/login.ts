@@ -6,16 +6,26 @@ import { enforceLimit } from '../shared/limits';
 import type { Needs, RequestContext } from '../ports';
 import { openSession, type OpenedSession } from '../shared/sessions';
 import { assertMaySignIn } from '../email/ownership';
-import { passkeySignInAccount, proveSecondStep, secondFactorsOf, type SecondFactor } from '../factors';
+import { proveSecondStep, secondFactorsOf, type SecondFactor } from '../factors';
+import { passkeySignInAccount } from './passkey-sign-in';
+import { provenBy, secondStepFlow, type NextStep } from './flow';
 import { validateLogin, validateOtp } from '../shared/validation';
 import { assertStillAwaited } from '../shared/request-deadline';
 import { noteActivity } from '../shared/activity';
 import { passwordWork } from '../shared/passwords';
+import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 
 export type LoginResult =
   | ({ kind: 'session'; account: AccountRecord } & OpenedSession)
-  /** `factors`: what the account may answer with, when it has factors of its own (absent: the mailed code). */
-  | { kind: 'otp_required'; challengeToken: string; expiresInSeconds: number; factors?: SecondFactor[] };
+  /**
+   * The second step is next: `next` is what the account may answer with (its own factors, else
+   * `email_code`); `factors` is the same list as the login's answer names it, only for an account
+   * with factors of its own (the contract's admin answer carries no list).
+   */
+  | { kind: 'otp_required'; challengeToken: string; expiresInSeconds: number; next: NextStep[]; factors?: SecondFactor[] };
+
+/** What signed a person in (or opened their second step), as their activity records it. */
+export type FirstFactor = 'password' | `provider ${string}`;
 
 type FailureReason = 'not_found' | 'no_password' | 'wrong_password';
 
@@ -32,7 +42,7 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'otp' | 'factors' | 'passkeys' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'passkeys' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
@@ -71,9 +81,9 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
   upgradeHashLater(deps, kind, found, input.password);
 
   // An account with factors of its own answers with one of them; an admin without, with a mailed code.
-  const ownFactors = await challengeOwnFactors(deps, kind, found, ctx);
+  const ownFactors = await challengeOwnFactors(deps, kind, found, ctx, 'password');
   if (ownFactors) return ownFactors;
-  if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(deps, found, ctx);
+  if (kind === 'admin' && found.twoFactorEnabled) return challengeAdmin(deps, found, ctx, 'password');
   return signIn(deps, kind, found, ctx, 'password');
 }
 
@@ -93,7 +103,7 @@ export async function signIn(
   kind: AccountKind,
   account: Account,
   ctx: RequestContext,
-  method: 'password' | 'passkey' | `provider ${string}`,
+  method: FirstFactor | 'passkey',
 ): Promise<LoginResult> {
   const session = await openSession(deps, kind, account, ctx);
   deps.metrics.login(kind, 'success');
@@ -104,22 +114,28 @@ export async function signIn(
 
 /** The second step with the account's own factors (authenticator app, passkey, recovery codes); undefined when it has none. */
 export async function challengeOwnFactors(
-  deps: Needs<'factors' | 'otp' | 'policy' | 'metrics'>,
+  deps: Needs<'factors' | 'flows' | 'policy' | 'metrics'>,
   kind: AccountKind,
   account: Account,
   ctx: RequestContext,
+  method: FirstFactor,
 ): Promise<(LoginResult & { kind: 'otp_required' }) | undefined> {
   const factors = secondFactorsOf(await deps.factors.of(kind, account.id));
   if (factors.length === 0) return undefined;
-  const challenge = await deps.otp.create(kind, account.id, ctx.ip, account.credentialEpoch, { mailCode: false });
+  const flow = await deps.flows.open(secondStepFlow(kind, account, provenBy(method), factors, ctx.ip));
   deps.metrics.login(kind, 'otp_required');
-  return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: deps.policy.otpTtlSeconds, factors };
+  return { kind: 'otp_required', challengeToken: flow.token, expiresInSeconds: deps.policy.otpTtlSeconds, next: factors, factors };
 }
 
 /** Opens the admin's one challenge (ending any older one) and mails its code through the outbox. */
-export async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'activity' | 'policy' | 'metrics'>, admin: Account, ctx: RequestContext): Promise<LoginResult> {
+export async function challengeAdmin(
+  deps: Needs<'flows' | 'outbox' | 'activity' | 'policy' | 'metrics'>,
+  admin: Account,
+  ctx: RequestContext,
+  method: FirstFactor,
+): Promise<LoginResult & { kind: 'otp_required' }> {
   const adminId = admin.id;
-  const challenge = await deps.otp.create('admin', adminId, ctx.ip, admin.credentialEpoch, { mailCode: true });
+  const challenge = await deps.flows.open(secondStepFlow('admin', admin, provenBy(method), ['email_code'], ctx.ip), { mailCode: true });
   try {
     await deps.outbox.add('admin.otp.requested', {
       adminId,
@@ -131,12 +147,12 @@ export async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'activity' |
     });
   } catch (err) {
     // A challenge whose code was never sent must not stay open to guesses.
-    await deps.otp.cancel(challenge.challengeToken).catch(() => undefined);
+    await deps.flows.cancel(challenge.token).catch(() => undefined);
     throw err;
   }
   deps.metrics.otp('issued');
   deps.metrics.login('admin', 'otp_required');
-  return { kind: 'otp_required', challengeToken: challenge.challengeToken, expiresInSeconds: deps.policy.otpTtlSeconds };
+  return { kind: 'otp_required', challengeToken: challenge.token, expiresInSeconds: deps.policy.otpTtlSeconds, next: ['email_code'] };
 }
 
 /**
@@ -144,20 +160,20 @@ export async function challengeAdmin(deps: Needs<'otp' | 'outbox' | 'activity' |
  * passkey. Each is one attempt against the challenge, so a recovery code guess costs a code guess.
  */
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'otp' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
+  deps: Needs<'rateLimits' | 'flows' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
   body: unknown,
   ctx: RequestContext,
 ): Promise<{ kind: AccountKind; account: AccountRecord } & OpenedSession> {
   const input = validateOtp(body);
   await enforceLimit(deps, 'otpIp', ctx.budget);
-  const result = await deps.otp.verify(input.challengeToken, (challenge) => proveSecondStep(deps, challenge, input.proof, ctx));
+  const result = await deps.flows.attempt(input.challengeToken, (challenge) => proveSecondStep(deps, challenge, input.proof, ctx));
   deps.metrics.otp(result.outcome);
   if (result.outcome === 'throttled') throw AuthErrors.rateLimited(result.retryAfterMs / 1000);
   if (result.outcome !== 'verified') throw result.outcome === 'wrong_code' ? AuthErrors.invalidCode() : AuthErrors.invalidChallenge();
-  const { kind } = result;
-  const account = await deps.accounts[kind].findById(result.accountId);
+  const { kind, accountId } = result.flow;
+  const account = accountId === undefined ? null : await deps.accounts[kind].findById(accountId);
   // Opened with a password that a reset (or a disable) has since replaced: it ended with the change.
-  if (!account || account.credentialEpoch > result.credentialEpoch) throw AuthErrors.invalidChallenge();
+  if (!account || !startedUnderCurrentCredentials(account, result.flow.credentialEpoch)) throw AuthErrors.invalidChallenge();
   assertMaySignIn(deps, kind, account);
   const session = await openSession(deps, kind, account, ctx);
   if (kind === 'user') {

@@ -1,0 +1,208 @@
+// The sign-in's rules on in-memory ports (test/fakes.ts), in milliseconds: what a login answers and
+// opens for each kind of account, the one flow a sign-in in progress is (what it has proven, what
+// comes next, its lifetime, its attempts), the second step's single use and its end at a credential
+// change, and a passkey sign-in's flow taken once. The end-to-end files (otp.state,
+// second-factors.security, passkeys.browser, identity-providers.security) keep to the contract and
+// the wiring.
+import type { AccountKind } from '@acct/shared';
+import { AuthErrors } from '../../src/errors';
+import { login, passkeyLogin, verifyOtp } from '../../src/domain/sign-in/login';
+import { passkeySignInOptions } from '../../src/domain/sign-in/passkey-sign-in';
+import type { AuthPolicy, LoginAttempts, PasswordHasher, PasskeyCeremonies, Sessions, TokenSigner } from '../../src/domain/ports';
+import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, MemorySignInFlows, StepTotp, requestOf, silentLogger } from '../fakes';
+
+const rp = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] };
+
+/** `h:<password>` is the hash of a password. */
+const hasher: PasswordHasher = {
+  hash: async (password) => `h:${password}`,
+  verify: async (password, hash) => hash === `h:${password}`,
+  needsUpgrade: () => false,
+  burn: async () => undefined,
+};
+
+/** Verifies an answer whose `response.signedBy` names the challenge it signed. */
+const passkeys: PasskeyCeremonies = {
+  registrationOptions: async () => ({ challenge: 'reg' }),
+  verifyRegistration: async () => undefined,
+  authenticationOptions: async (_rp, options) => ({ challenge: options.challenge ?? `challenge-${Math.random()}` }),
+  verifyAuthentication: async (_rp, answer, challenge, stored) => ((answer as { response: { signedBy?: string } }).response.signedBy === challenge ? { counter: stored.counter + 1 } : undefined),
+};
+
+async function setUp() {
+  const accounts = { user: new MemoryAccounts(), admin: new MemoryAccounts() };
+  const opened: Array<{ kind: AccountKind; accountId: string }> = [];
+  const sessions = {
+    create: async (owner: { kind: AccountKind; accountId: string }) => {
+      opened.push({ kind: owner.kind, accountId: owner.accountId });
+      return { token: `refresh-${opened.length}`, sessionId: `sid-${opened.length}`, endsAt: Date.now() + 60_000, evicted: [] };
+    },
+  } as unknown as Sessions;
+  const attempts: string[] = [];
+  const loginAttempts: LoginAttempts = {
+    reserve: async (kind, email) => (attempts.push(`reserve ${kind} ${email}`), { allowed: true }),
+    release: async (kind, email) => void attempts.push(`release ${kind} ${email}`),
+    succeed: async (kind, email) => void attempts.push(`succeed ${kind} ${email}`),
+    isKnown: async () => false,
+  };
+  const codeGuesses = new MemoryCodeGuesses(3);
+  const deps = {
+    accounts,
+    rateLimits: { consume: async () => ({ allowed: true as const }) },
+    loginAttempts,
+    hasher,
+    sessions,
+    tokens: { sign: (claims: { sub: string }) => `access-for-${claims.sub}` } as unknown as TokenSigner,
+    flows: new MemorySignInFlows(codeGuesses),
+    factors: new MemoryFactors(),
+    totp: new StepTotp(),
+    passkeys,
+    ceremonies: new MemoryCeremonies(),
+    codeGuesses,
+    outbox: new MemoryOutbox(),
+    activity: new MemoryActivity(),
+    audit: silentLogger,
+    logger: silentLogger,
+    policy: { otpTtlSeconds: 300, emailVerification: 'soft', mfa: { totpIssuer: 'Example', webauthn: rp } } as unknown as AuthPolicy,
+    metrics: { login() {}, refresh() {}, rateLimited() {}, otp() {} },
+  };
+  const make = async (kind: AccountKind, email: string, extra: { twoFactorEnabled?: boolean } = {}) =>
+    (await accounts[kind].create({ email, name: 'Grace', passwordHash: 'h:right password', role: kind, ...extra })) as { id: string; credentialEpoch: number };
+  return { deps, make, opened, attempts };
+}
+
+const body = (email: string, password = 'right password') => ({ email, password });
+
+describe('a login', () => {
+  it('opens a session for an account without a second step, pushes a user’s login, and records how', async () => {
+    const { deps, make, opened } = await setUp();
+    const user = await make('user', 'grace@example.com');
+    const result = await login(deps, 'user', body('grace@example.com'), requestOf());
+    expect(result).toMatchObject({ kind: 'session', accessToken: `access-for-${user.id}`, refreshToken: 'refresh-1' });
+    expect(opened).toEqual([{ kind: 'user', accountId: user.id }]);
+    expect(deps.outbox.events.map((e) => e.type)).toEqual(['user.login.succeeded']);
+    expect(deps.activity.entries.map((e) => [e.type, e.details])).toEqual([['signed_in', ['method: password']]]);
+    expect(deps.flows.flows.size).toBe(0);
+  });
+
+  it('refuses a wrong password with the account’s history noting it, and an unknown address alike', async () => {
+    const { deps, make, attempts } = await setUp();
+    await make('user', 'grace@example.com');
+    await expect(login(deps, 'user', body('grace@example.com', 'wrong password'), requestOf())).rejects.toMatchObject(AuthErrors.invalidCredentials());
+    await expect(login(deps, 'user', body('nobody@example.com'), requestOf())).rejects.toMatchObject(AuthErrors.invalidCredentials());
+    expect(deps.activity.entries.map((e) => [e.type, e.details])).toEqual([['sign_in_failed', ['method: password']]]);
+    // Each attempt was counted before the compare, and none was given back or cleared.
+    expect(attempts).toEqual(['reserve user grace@example.com', 'reserve user nobody@example.com']);
+  });
+
+  it('opens a second step with the account’s own factors named as what comes next, and no session', async () => {
+    const { deps, make, opened } = await setUp();
+    const user = await make('user', 'grace@example.com');
+    await deps.factors.startTotp('user', user.id, 'S');
+    await deps.factors.confirmTotp('user', user.id, 1);
+    const result = await login(deps, 'user', body('grace@example.com'), requestOf());
+    expect(result).toMatchObject({ kind: 'otp_required', expiresInSeconds: 300, next: ['totp'], factors: ['totp'] });
+    expect(opened).toEqual([]);
+    const [flow] = [...deps.flows.flows.values()];
+    expect(flow).toMatchObject({ purpose: 'second_step', kind: 'user', accountId: user.id, credentialEpoch: user.credentialEpoch, proven: ['password'], next: ['totp'], attempts: 0 });
+    expect(flow.expiresAt.getTime() - Date.now()).toBeGreaterThan(299_000);
+  });
+
+  it('mails an admin with the second factor on a code, names it as next, and opens nothing when the mail cannot be queued', async () => {
+    const { deps, make } = await setUp();
+    const admin = await make('admin', 'ada@example.com', { twoFactorEnabled: true });
+    const result = await login(deps, 'admin', body('ada@example.com'), requestOf());
+    expect(result).toMatchObject({ kind: 'otp_required', next: ['email_code'] });
+    expect(result).not.toHaveProperty('factors');
+    const mailed = deps.outbox.events.find((e) => e.type === 'admin.otp.requested')?.input as { adminId: string; code: string };
+    expect(mailed).toMatchObject({ adminId: admin.id, code: expect.stringMatching(/^\d{6}$/) });
+
+    deps.outbox.add = async () => {
+      throw new Error('broker gone');
+    };
+    await expect(login(deps, 'admin', body('ada@example.com'), requestOf())).rejects.toThrow('broker gone');
+    // The new flow was cancelled, and it had ended the older one: nothing is open to guesses.
+    expect(deps.flows.flows.size).toBe(0);
+  });
+});
+
+describe('the second step', () => {
+  async function pending() {
+    const setup = await setUp();
+    const admin = await setup.make('admin', 'ada@example.com', { twoFactorEnabled: true });
+    const result = await login(setup.deps, 'admin', body('ada@example.com'), requestOf());
+    if (result.kind !== 'otp_required') throw new Error(result.kind);
+    const code = (setup.deps.outbox.events.at(-1)?.input as { code: string }).code;
+    return { ...setup, admin, token: result.challengeToken, code };
+  }
+  const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+  it('opens the session once for the right code; the same code again opens nothing', async () => {
+    const { deps, admin, token, code, opened } = await pending();
+    const session = await verifyOtp(deps, { challenge_token: token, code }, requestOf());
+    expect(session).toMatchObject({ kind: 'admin', accessToken: `access-for-${admin.id}` });
+    await expect(verifyOtp(deps, { challenge_token: token, code }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
+    expect(opened).toHaveLength(1);
+    expect(deps.activity.entries.at(-1)).toMatchObject({ type: 'signed_in', details: ['second step: a code'] });
+  });
+
+  it('counts every wrong code as an attempt, and a flow out of attempts is as gone as a used one', async () => {
+    const { deps, token, code } = await pending();
+    for (let i = 0; i < 3; i++) await expect(verifyOtp(deps, { challenge_token: token, code: wrong(code) }, requestOf())).rejects.toMatchObject(AuthErrors.invalidCode());
+    await expect(verifyOtp(deps, { challenge_token: token, code }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
+  });
+
+  it('ends when the password changes before the code is given', async () => {
+    const { deps, admin, token, code, opened } = await pending();
+    await deps.accounts.admin.update(admin.id, { passwordHash: 'h:new password', endSessions: true });
+    await expect(verifyOtp(deps, { challenge_token: token, code }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
+    expect(opened).toHaveLength(0);
+  });
+
+  it('ends when the account logs in again, and when its lifetime is over', async () => {
+    const { deps, token, code } = await pending();
+    const again = await login(deps, 'admin', body('ada@example.com'), requestOf());
+    await expect(verifyOtp(deps, { challenge_token: token, code }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
+    if (again.kind !== 'otp_required') throw new Error(again.kind);
+    const newer = (deps.outbox.events.at(-1)?.input as { code: string }).code;
+    deps.flows.now = () => Date.now() + 300_001;
+    await expect(verifyOtp(deps, { challenge_token: again.challengeToken, code: newer }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
+  });
+
+  it('refuses a disabled account even with the right code', async () => {
+    const { deps, admin, token, code, opened } = await pending();
+    await deps.accounts.admin.update(admin.id, { disabled: true });
+    await expect(verifyOtp(deps, { challenge_token: token, code }, requestOf())).rejects.toMatchObject(AuthErrors.accountDisabled());
+    expect(opened).toHaveLength(0);
+  });
+});
+
+describe('a passkey sign-in', () => {
+  it('takes its flow once: the answer to its challenge signs in, a replay of it finds nothing', async () => {
+    const { deps, make, opened } = await setUp();
+    const user = await make('user', 'grace@example.com');
+    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    const { options, passkeyToken } = await passkeySignInOptions(deps, 'user', requestOf());
+    const [flow] = [...deps.flows.flows.values()];
+    expect(flow).toMatchObject({ purpose: 'passkey', kind: 'user', proven: [], next: ['passkey'], webauthnChallenge: options.challenge });
+    const answer = { passkey_token: passkeyToken, passkey: { id: 'pk1', response: { signedBy: options.challenge } } };
+    expect(await passkeyLogin(deps, 'user', answer, requestOf())).toMatchObject({ kind: 'session' });
+    await expect(passkeyLogin(deps, 'user', answer, requestOf())).rejects.toMatchObject(AuthErrors.passkeyRejected());
+    expect(opened).toHaveLength(1);
+    expect(deps.activity.entries.at(-1)).toMatchObject({ type: 'signed_in', details: ['method: passkey'] });
+  });
+
+  it('is refused on the other kind’s route, and a wrong answer uses the flow up', async () => {
+    const { deps, make } = await setUp();
+    const user = await make('user', 'grace@example.com');
+    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    const first = await passkeySignInOptions(deps, 'user', requestOf());
+    await expect(passkeyLogin(deps, 'admin', { passkey_token: first.passkeyToken, passkey: { id: 'pk1', response: { signedBy: first.options.challenge } } }, requestOf())).rejects.toMatchObject(
+      AuthErrors.passkeyRejected(),
+    );
+    const second = await passkeySignInOptions(deps, 'user', requestOf());
+    const presented = (signedBy: string) => ({ passkey_token: second.passkeyToken, passkey: { id: 'pk1', response: { signedBy } } });
+    await expect(passkeyLogin(deps, 'user', presented('another challenge'), requestOf())).rejects.toMatchObject(AuthErrors.passkeyRejected());
+    await expect(passkeyLogin(deps, 'user', presented(second.options.challenge), requestOf())).rejects.toMatchObject(AuthErrors.passkeyRejected());
+  });
+});
