@@ -111,6 +111,32 @@ describe('checking a second step', () => {
   });
 });
 
+describe('recovery codes', () => {
+  it('regenerated, end the old set: an old code is wrong, a new one answers', async () => {
+    const { deps, caller, ctx } = await setUp();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    await startAuthenticator(deps, caller);
+    const { recoveryCodes: old } = await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    const fresh = await regenerateRecoveryCodes(deps, caller, ctx);
+    expect(fresh).toHaveLength(10);
+    expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'recovery', code: old![0].replace('-', '') }, ctx)).toBe(false);
+    expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'recovery', code: fresh[0].replace('-', '') }, ctx)).toBe(true);
+  });
+
+  it('of a removed last factor never answer again, not even once a new factor brings a new set', async () => {
+    const { deps, caller, ctx } = await setUp();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    await startAuthenticator(deps, caller);
+    const { recoveryCodes: old } = await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    await removeAuthenticator(deps, caller, ctx);
+    await startAuthenticator(deps, caller);
+    deps.totp.now = 200;
+    const { recoveryCodes: fresh } = await confirmAuthenticator(deps, caller, { code: code(200) }, ctx);
+    expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'recovery', code: old![0].replace('-', '') }, ctx)).toBe(false);
+    expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'recovery', code: fresh![0].replace('-', '') }, ctx)).toBe(true);
+  });
+});
+
 describe('an account’s own authenticator app', () => {
   it('is set up behind a recent proof, from a QR code of its otpauth URI', async () => {
     const { deps, caller } = await setUp();

@@ -108,6 +108,17 @@ describe('a login', () => {
     expect(flow.expiresAt.getTime() - Date.now()).toBeGreaterThan(299_000);
   });
 
+  it('mails no code to an admin with an app of their own: the app answers, whatever the admin’s second-factor setting', async () => {
+    const { deps, make } = await setUp();
+    const admin = await make('admin', 'ada@example.com', { twoFactorEnabled: true });
+    await deps.factors.startTotp('admin', admin.id, 'S');
+    await deps.factors.confirmTotp('admin', admin.id, 1);
+    expect(await login(deps, 'admin', body('ada@example.com'), requestOf())).toMatchObject({ kind: 'otp_required', next: ['totp'], factors: ['totp'] });
+    expect(deps.outbox.events).toEqual([]);
+    const [flow] = [...deps.flows.flows.values()];
+    expect(flow.code).toBeUndefined();
+  });
+
   it('mails an admin with the second factor on a code, names it as next, and opens nothing when the mail cannot be queued', async () => {
     const { deps, make } = await setUp();
     const admin = await make('admin', 'ada@example.com', { twoFactorEnabled: true });
@@ -174,6 +185,24 @@ describe('the second step', () => {
     await deps.accounts.admin.update(admin.id, { disabled: true });
     await expect(verifyOtp(deps, { challenge_token: token, code }, requestOf())).rejects.toMatchObject(AuthErrors.accountDisabled());
     expect(opened).toHaveLength(0);
+  });
+});
+
+describe('the second step with the account’s own factors', () => {
+  it('counts a wrong recovery code as one of the flow’s attempts, as a wrong code is', async () => {
+    const { deps, make } = await setUp();
+    const user = await make('user', 'grace@example.com');
+    await deps.factors.startTotp('user', user.id, 'S');
+    await deps.factors.confirmTotp('user', user.id, 1);
+    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij']);
+    const result = await login(deps, 'user', body('grace@example.com'), requestOf());
+    if (result.kind !== 'otp_required') throw new Error(result.kind);
+    expect(result.next).toEqual(['totp', 'recovery_code']);
+    for (let i = 0; i < 3; i++) {
+      await expect(verifyOtp(deps, { challenge_token: result.challengeToken, recovery_code: 'zzzzz-zzzzz' }, requestOf())).rejects.toMatchObject(AuthErrors.invalidCode());
+    }
+    await expect(verifyOtp(deps, { challenge_token: result.challengeToken, recovery_code: 'abcde-fghij' }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
+    expect((await deps.factors.of('user', user.id)).recoveryCodesLeft).toBe(1);
   });
 });
 
