@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { errorCodeTable } from '@acct/shared';
-import { authErrorCatalogue } from '@acct/auth';
+import { authErrorCatalogue, identityRedirectErrorTable, identityRedirectErrors } from '@acct/auth';
 import { desktopErrorCatalogue } from '@acct/desktop';
 import { gatewayErrorCatalogue } from '@acct/gateway';
 
@@ -12,6 +12,13 @@ describe('the documented error codes', () => {
   it('lists exactly the codes of the catalogues, with their status and meaning', () => {
     const block = /<!-- error-codes:start[^>]*-->\n([\s\S]*?)\n<!-- error-codes:end -->/.exec(readme)?.[1];
     expect(block).toBe(errorCodeTable({ gateway: gatewayErrorCatalogue, auth: authErrorCatalogue, desktop: desktopErrorCatalogue }));
+  });
+
+  it('lists exactly the codes a provider\'s callback redirects with, and the OpenAPI file names each', () => {
+    const block = /<!-- identity-redirect-errors:start[^>]*-->\n([\s\S]*?)\n<!-- identity-redirect-errors:end -->/.exec(readme)?.[1];
+    expect(block).toBe(identityRedirectErrorTable());
+    const openapi = fs.readFileSync(path.resolve(__dirname, '..', '..', 'openapi', 'openapi.yaml'), 'utf8');
+    expect(Object.keys(identityRedirectErrors).filter((code) => !openapi.includes(`\`${code}\``))).toEqual([]);
   });
 
   it('gives every code one status, whichever service answers it', () => {

@@ -31,6 +31,33 @@ export const authErrorCatalogue = errorCatalogue({
   last_sign_in_method: { status: 409, meaning: 'Unlinking this identity would leave the account no way to sign in: set a password (forgot-password) or link another provider first.' },
 });
 
+/**
+ * What a provider's callback tells the app in `?error=<code>` when it cannot sign the person in (it
+ * redirects; it never answers an error body). A closed list like the catalogue above, documented
+ * from here (docs/errors.md, `npm run docs:errors`); codes the API answers too mean the same thing.
+ */
+export const identityRedirectErrors = {
+  identity_state_invalid: 'The flow is unknown, used, expired or another browser\'s (then the browser goes to the first app URL), or the account\'s credentials changed since a link started: start again.',
+  identity_provider_refused: 'The person cancelled at the provider, or the provider refused.',
+  identity_provider_unavailable: 'The provider could not be reached: retry later; every other sign-in works.',
+  identity_token_invalid: 'The provider\'s ID token did not validate (signature, issuer, audience, nonce or expiry).',
+  identity_email_unverified: 'The provider did not say the address is verified: sign in another way.',
+  identity_account_exists: 'An account has this address and has not verified it: sign in with its password, then link the provider from the account.',
+  identity_taken: 'The identity is another account\'s, or an admin\'s, or the account has an identity at this provider already.',
+  identity_not_linked: 'Admins only: no admin linked this identity; sign in with the password and link it.',
+  second_factor_required: 'Admins only: the admin has no second factor, and a provider is only ever the first: sign in with the password.',
+  account_disabled: 'The account exists but an admin disabled it.',
+  email_not_verified: 'The account has not proven its address yet (EMAIL_VERIFICATION=required).',
+  rate_limited: 'Too many sign-ins from this address: wait a minute.',
+  service_unavailable: 'A store or service behind auth is unreachable: retry with back-off.',
+} as const;
+
+export type IdentityErrorCode = keyof typeof identityRedirectErrors;
+
+/** The redirect errors as a Markdown table, for docs/errors.md. */
+export const identityRedirectErrorTable = (): string =>
+  ['| code | meaning |', '| --- | --- |', ...Object.entries(identityRedirectErrors).map(([code, meaning]) => `| \`${code}\` | ${meaning} |`)].join('\n');
+
 const { error } = authErrorCatalogue;
 const bad = (message: string) => errors.validation(message);
 

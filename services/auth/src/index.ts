@@ -1,3 +1,3 @@
 export { authSchema, loadAuthConfig, weakenedSettings, type AuthConfig } from './config';
-export { authErrorCatalogue } from './errors';
+export { authErrorCatalogue, identityRedirectErrorTable, identityRedirectErrors } from './errors';
 export { startAuth } from './server';

@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AppError, kindLabel } from '@acct/shared';
-import { AuthErrors } from '../../errors';
+import { AuthErrors, identityRedirectErrors, type IdentityErrorCode } from '../../errors';
 import type { Account } from '../shared/account';
 import { callerAccount, hasRecentProof } from '../shared/access';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
@@ -30,22 +30,6 @@ import type { IdentityClaims, LinkedIdentity, Needs, ProviderSummary, ProviderLe
 import { providerFlow } from '../sign-in/flow';
 import { securityNotice } from '../shared/security-notices';
 import { asBody } from '../shared/validation';
-
-/** What the callback tells the app in `?error=`, when it cannot sign the person in. */
-export type IdentityErrorCode =
-  | 'identity_state_invalid'
-  | 'identity_provider_refused'
-  | 'identity_provider_unavailable'
-  | 'identity_token_invalid'
-  | 'identity_email_unverified'
-  | 'identity_account_exists'
-  | 'identity_taken'
-  | 'identity_not_linked'
-  | 'second_factor_required'
-  | 'account_disabled'
-  | 'email_not_verified'
-  | 'rate_limited'
-  | 'service_unavailable';
 
 /** A sign-in with a provider that did not hold: `code` goes back to the app, `reason` to the audit record. */
 export class IdentityRefused extends Error {
@@ -290,8 +274,8 @@ function refuse(deps: Needs<'audit' | 'metrics'>, kind: AccountKind, returnTo: s
 function asRefusal(err: unknown): IdentityRefused {
   if (err instanceof IdentityRefused) return err;
   if (err instanceof AppError) {
-    const known: IdentityErrorCode[] = ['account_disabled', 'email_not_verified', 'rate_limited', 'identity_provider_unavailable'];
-    return new IdentityRefused(known.includes(err.code as IdentityErrorCode) ? (err.code as IdentityErrorCode) : 'service_unavailable', err.message);
+    // An API error whose code the redirect list has too means the same there; any other is an outage.
+    return new IdentityRefused(Object.hasOwn(identityRedirectErrors, err.code) ? (err.code as IdentityErrorCode) : 'service_unavailable', err.message);
   }
   return new IdentityRefused('service_unavailable', (err as Error).message ?? String(err));
 }
