@@ -25,7 +25,17 @@ import type {
   NewSignInFlow,
   OpenChallenge,
   Passkey,
+  PasskeyCeremonies,
+  PasswordHasher,
   ProofVerdict,
+  AuthPolicy,
+  Identities,
+  IdentityClaims,
+  IdentityProviders,
+  LinkedIdentity,
+  LoginAttempts,
+  Sessions,
+  TokenSigner,
   RequestContext,
   SignInFlow,
   SignInFlows,
@@ -355,4 +365,123 @@ export class MemorySignInFlows implements SignInFlows {
 function publicFlow(flow: SignInFlow & { secret: string; max: number; code?: string }): SignInFlow {
   const { secret: _secret, max: _max, code: _code, ...rest } = flow;
   return { ...rest };
+}
+
+const signInRp = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] };
+
+/** `h:<password>` is the hash of a password. */
+export const memoryHasher: PasswordHasher = {
+  hash: async (password) => `h:${password}`,
+  verify: async (password, hash) => hash === `h:${password}`,
+  needsUpgrade: () => false,
+  burn: async () => undefined,
+};
+
+/** Verifies an answer whose `response.signedBy` names the challenge it signed. */
+const signedByChallenge: PasskeyCeremonies = {
+  registrationOptions: async () => ({ challenge: 'reg' }),
+  verifyRegistration: async () => undefined,
+  authenticationOptions: async (_rp, options) => ({ challenge: options.challenge ?? `challenge-${Math.random()}` }),
+  verifyAuthentication: async (_rp, answer, challenge, stored) => ((answer as { response: { signedBy?: string } }).response.signedBy === challenge ? { counter: stored.counter + 1 } : undefined),
+};
+
+/**
+ * Everything a sign-in works with, in memory: accounts of both kinds (`make` adds one whose password
+ * is 'right password'), sessions that record what they opened, login attempts that record what was
+ * reserved, flows, factors, passkeys that verify an answer whose `response.signedBy` is the
+ * challenge, identities and providers whose next claims a test sets (`providers.claims`).
+ */
+export async function memorySignIn() {
+  const accounts = { user: new MemoryAccounts(), admin: new MemoryAccounts() };
+  const opened: Array<{ kind: AccountKind; accountId: string }> = [];
+  const sessions = {
+    create: async (owner: { kind: AccountKind; accountId: string }) => {
+      opened.push({ kind: owner.kind, accountId: owner.accountId });
+      return { token: `refresh-${opened.length}`, sessionId: `sid-${opened.length}`, endsAt: Date.now() + 60_000, evicted: [] };
+    },
+  } as unknown as Sessions;
+  const attempts: string[] = [];
+  const loginAttempts: LoginAttempts = {
+    reserve: async (kind, email) => (attempts.push(`reserve ${kind} ${email}`), { allowed: true }),
+    release: async (kind, email) => void attempts.push(`release ${kind} ${email}`),
+    succeed: async (kind, email) => void attempts.push(`succeed ${kind} ${email}`),
+    isKnown: async () => false,
+  };
+  const codeGuesses = new MemoryCodeGuesses(3);
+  const deps = {
+    accounts,
+    rateLimits: { consume: async () => ({ allowed: true as const }) },
+    loginAttempts,
+    hasher: memoryHasher,
+    sessions,
+    tokens: { sign: (claims: { sub: string }) => `access-for-${claims.sub}` } as unknown as TokenSigner,
+    flows: new MemorySignInFlows(codeGuesses),
+    factors: new MemoryFactors(),
+    totp: new StepTotp(),
+    passkeys: signedByChallenge,
+    ceremonies: new MemoryCeremonies(),
+    codeGuesses,
+    outbox: new MemoryOutbox(),
+    activity: new MemoryActivity(),
+    audit: silentLogger,
+    logger: silentLogger,
+    identities: new MemoryIdentities(),
+    identityProviders: new FakeProviders(),
+    policy: {
+      otpTtlSeconds: 300,
+      emailVerification: 'soft',
+      mfa: { totpIssuer: 'Example', webauthn: signInRp },
+      identity: { appUrls: ['https://app.example/'], flowTtlMs: 600_000, adminProviders: ['idp'] },
+    } as unknown as AuthPolicy,
+    metrics: { login() {}, refresh() {}, rateLimited() {}, otp() {} },
+  };
+  const make = async (kind: AccountKind, email: string, extra: Partial<NewAccount> = {}) =>
+    (await accounts[kind].create({ email, name: 'Grace', passwordHash: 'h:right password', role: kind, ...extra })) as { id: string; credentialEpoch: number };
+  return { deps, make, opened, attempts };
+}
+
+/** Linked identities in memory, with the store's rule: a subject is one account's, and an account has one identity per provider. */
+export class MemoryIdentities implements Identities {
+  readonly linked: LinkedIdentity[] = [];
+  async find(provider: string, subject: string) {
+    return this.linked.find((i) => i.provider === provider && i.subject === subject) ?? null;
+  }
+  async listFor(kind: AccountKind, accountId: string) {
+    return this.linked.filter((i) => i.kind === kind && i.accountId === accountId);
+  }
+  async add(identity: LinkedIdentity) {
+    const taken = this.linked.some((i) => (i.provider === identity.provider && i.subject === identity.subject) || (i.provider === identity.provider && i.kind === identity.kind && i.accountId === identity.accountId));
+    if (taken) return 'taken' as const;
+    this.linked.push(identity);
+    return 'added' as const;
+  }
+  async remove(kind: AccountKind, accountId: string, provider: string) {
+    const at = this.linked.findIndex((i) => i.kind === kind && i.accountId === accountId && i.provider === provider);
+    if (at >= 0) this.linked.splice(at, 1);
+    return at >= 0;
+  }
+  async removeAll(kind: AccountKind, accountId: string) {
+    const before = this.linked.length;
+    this.linked.splice(0, this.linked.length, ...this.linked.filter((i) => i.kind !== kind || i.accountId !== accountId));
+    return before - this.linked.length;
+  }
+}
+
+/** One provider, `idp`: its authorization URL carries the state, and its callback answers the claims a test set. */
+export class FakeProviders implements IdentityProviders {
+  claims: IdentityClaims = { subject: 'sub-1', email: 'grace@example.com', emailVerified: true, name: 'Grace' };
+  readonly exchanged: Array<{ nonce: string; codeVerifier: string }> = [];
+  list() {
+    return [{ id: 'idp', name: 'Example IdP', available: true }];
+  }
+  has(id: string) {
+    return id === 'idp';
+  }
+  async authorizationUrl(id: string, _kind: AccountKind, checks: { state: string }) {
+    return id === 'idp' ? { url: `https://idp.example/authorize?state=${checks.state}` } : { refused: 'unknown' as const };
+  }
+  async exchange(_id: string, _kind: AccountKind, _query: URLSearchParams, checks: { nonce: string; codeVerifier: string }) {
+    this.exchanged.push({ nonce: checks.nonce, codeVerifier: checks.codeVerifier });
+    return this.claims;
+  }
 }

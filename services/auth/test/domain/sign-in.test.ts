@@ -4,72 +4,10 @@
 // change, and a passkey sign-in's flow taken once. The end-to-end files (otp.state,
 // second-factors.security, passkeys.browser, identity-providers.security) keep to the contract and
 // the wiring.
-import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
 import { login, passkeyLogin, verifyOtp } from '../../src/domain/sign-in/login';
 import { passkeySignInOptions } from '../../src/domain/sign-in/passkey-sign-in';
-import type { AuthPolicy, LoginAttempts, PasswordHasher, PasskeyCeremonies, Sessions, TokenSigner } from '../../src/domain/ports';
-import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, MemorySignInFlows, StepTotp, requestOf, silentLogger } from '../fakes';
-
-const rp = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] };
-
-/** `h:<password>` is the hash of a password. */
-const hasher: PasswordHasher = {
-  hash: async (password) => `h:${password}`,
-  verify: async (password, hash) => hash === `h:${password}`,
-  needsUpgrade: () => false,
-  burn: async () => undefined,
-};
-
-/** Verifies an answer whose `response.signedBy` names the challenge it signed. */
-const passkeys: PasskeyCeremonies = {
-  registrationOptions: async () => ({ challenge: 'reg' }),
-  verifyRegistration: async () => undefined,
-  authenticationOptions: async (_rp, options) => ({ challenge: options.challenge ?? `challenge-${Math.random()}` }),
-  verifyAuthentication: async (_rp, answer, challenge, stored) => ((answer as { response: { signedBy?: string } }).response.signedBy === challenge ? { counter: stored.counter + 1 } : undefined),
-};
-
-async function setUp() {
-  const accounts = { user: new MemoryAccounts(), admin: new MemoryAccounts() };
-  const opened: Array<{ kind: AccountKind; accountId: string }> = [];
-  const sessions = {
-    create: async (owner: { kind: AccountKind; accountId: string }) => {
-      opened.push({ kind: owner.kind, accountId: owner.accountId });
-      return { token: `refresh-${opened.length}`, sessionId: `sid-${opened.length}`, endsAt: Date.now() + 60_000, evicted: [] };
-    },
-  } as unknown as Sessions;
-  const attempts: string[] = [];
-  const loginAttempts: LoginAttempts = {
-    reserve: async (kind, email) => (attempts.push(`reserve ${kind} ${email}`), { allowed: true }),
-    release: async (kind, email) => void attempts.push(`release ${kind} ${email}`),
-    succeed: async (kind, email) => void attempts.push(`succeed ${kind} ${email}`),
-    isKnown: async () => false,
-  };
-  const codeGuesses = new MemoryCodeGuesses(3);
-  const deps = {
-    accounts,
-    rateLimits: { consume: async () => ({ allowed: true as const }) },
-    loginAttempts,
-    hasher,
-    sessions,
-    tokens: { sign: (claims: { sub: string }) => `access-for-${claims.sub}` } as unknown as TokenSigner,
-    flows: new MemorySignInFlows(codeGuesses),
-    factors: new MemoryFactors(),
-    totp: new StepTotp(),
-    passkeys,
-    ceremonies: new MemoryCeremonies(),
-    codeGuesses,
-    outbox: new MemoryOutbox(),
-    activity: new MemoryActivity(),
-    audit: silentLogger,
-    logger: silentLogger,
-    policy: { otpTtlSeconds: 300, emailVerification: 'soft', mfa: { totpIssuer: 'Example', webauthn: rp } } as unknown as AuthPolicy,
-    metrics: { login() {}, refresh() {}, rateLimited() {}, otp() {} },
-  };
-  const make = async (kind: AccountKind, email: string, extra: { twoFactorEnabled?: boolean } = {}) =>
-    (await accounts[kind].create({ email, name: 'Grace', passwordHash: 'h:right password', role: kind, ...extra })) as { id: string; credentialEpoch: number };
-  return { deps, make, opened, attempts };
-}
+import { memorySignIn as setUp, requestOf } from '../fakes';
 
 const body = (email: string, password = 'right password') => ({ email, password });
 
