@@ -1,7 +1,8 @@
 // Deleting an account and exporting one's data, end to end through the gateway, the broker, the
 // notifier and desktop. A deletion ends the sessions at once, and every service drops its part on the
 // account.deleted event (push tokens, sync data and devices), once; a replay of the event deletes
-// nothing else. The last admin stays. An export holds everything but hashes, secrets and tokens.
+// nothing else. An export holds everything but hashes, secrets and tokens. What a deletion must be
+// proven by, what it removes in auth and the last admin kept are test/domain/deletion.test.ts's.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -83,17 +84,6 @@ describe('a user deletes their account', () => {
     expect(stack.logs.service.filter((r) => r.message === 'Removed the sync data of a deleted account' && r.user_id === user.id).map((r) => r.removed)).toEqual([3, 0]);
     expect(await heldOf(bystander.id)).toEqual({ syncItems: 1, devices: 1, pushTokens: 1 });
   });
-
-  it('refuses a wrong password, and no password without a recent proof; nothing is deleted', async () => {
-    const user = await registerAndLogin(stack, 'user');
-    const wrong = await call(stack.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken), body: { password: 'not the password' } });
-    expect([wrong.status, wrong.body.code]).toEqual([401, 'invalid_credentials']);
-    const sid = JSON.parse(Buffer.from(user.accessToken.split('.')[1], 'base64url').toString()).sid as string;
-    await stack.redis.del(`${stack.names.redisPrefix}step-up:{${sid}}`);
-    const bare = await call(stack.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken) });
-    expect([bare.status, bare.body.code]).toEqual([403, 'step_up_required']);
-    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(user.accessToken) })).status).toBe(200);
-  });
 });
 
 describe('an admin deletes', () => {
@@ -106,27 +96,6 @@ describe('an admin deletes', () => {
     const again = await call(stack.url, 'DELETE', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken) });
     expect([again.status, again.body.code]).toEqual([404, 'user_not_found']);
     expect((await call(stack.url, 'DELETE', `/api/admin/users/${user.id}`, { headers: bearer(user.accessToken) })).status).toBe(401);
-  });
-});
-
-describe('the last admin', () => {
-  it('cannot delete their account; with another admin they can', async () => {
-    const own = await startStack('lastadmin');
-    try {
-      const first = await registerAndLogin(own, 'admin');
-      const refused = await call(own.url, 'DELETE', '/api/auth/admin/me', { headers: bearer(first.accessToken), body: { password: first.account.password } });
-      expect([refused.status, refused.body.code, refused.body.message]).toEqual([409, 'last_admin', 'The last admin cannot be deleted']);
-      const second = buildAccount();
-      expect((await call(own.url, 'POST', '/api/auth/admin/register', { body: second, headers: bearer(first.accessToken) })).status).toBe(201);
-      const deleted = await call(own.url, 'DELETE', '/api/auth/admin/me', { headers: bearer(first.accessToken), body: { password: first.account.password } });
-      expect(deleted.status).toBe(200);
-      expect(cookieValue(deleted.setCookies, 'adminRefreshToken')).toBe('');
-      const login = await call(own.url, 'POST', '/api/auth/admin/login', { body: { email: second.email, password: second.password } });
-      const last = await call(own.url, 'DELETE', '/api/auth/admin/me', { headers: bearer(login.body.data.accessToken), body: { password: second.password } });
-      expect(last.body.code).toBe('last_admin');
-    } finally {
-      await own.stop();
-    }
   });
 });
 

@@ -2,6 +2,7 @@
 // stores do (the state tests hold the real adapters to the same answers). A use case takes only the
 // ports its `Needs<…>` names, so a test builds just those.
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import pino from 'pino';
 import type { AccessClaims, AccountKind, EventInput, EventOutbox, EventType } from '@acct/shared';
 import type { Account, AccountChanges, NewAccount } from '../src/domain/shared/account';
@@ -17,7 +18,13 @@ import type {
   DesktopRelease,
   FactorSet,
   Factors,
+  AccountLinks,
   AttemptResult,
+  Avatars,
+  LinkPurpose,
+  NewLink,
+  ResetTokens,
+  UsedLink,
   FlowKey,
   FlowPurpose,
   NewActivity,
@@ -124,8 +131,9 @@ export class MemoryActivity implements ActivityLog {
       .reverse()
       .slice(0, filter.limit);
   }
+  /** Drops the account's history but the entries of type `keep`, as the store does. */
   async forget(kind: AccountKind, accountId: string, keep?: string) {
-    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i].kind === kind && this.entries[i].accountId === accountId && this.entries[i].id !== keep) this.entries.splice(i, 1);
+    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i].kind === kind && this.entries[i].accountId === accountId && this.entries[i].type !== keep) this.entries.splice(i, 1);
   }
 }
 
@@ -394,11 +402,14 @@ const signedByChallenge: PasskeyCeremonies = {
 export async function memorySignIn() {
   const accounts = { user: new MemoryAccounts(), admin: new MemoryAccounts() };
   const opened: Array<{ kind: AccountKind; accountId: string }> = [];
+  /** Accounts whose sessions all ended, with the epoch they ended under. */
+  const ended: Array<{ kind: AccountKind; accountId: string; credentialEpoch: number }> = [];
   const sessions = {
     create: async (owner: { kind: AccountKind; accountId: string }) => {
       opened.push({ kind: owner.kind, accountId: owner.accountId });
       return { token: `refresh-${opened.length}`, sessionId: `sid-${opened.length}`, endsAt: Date.now() + 60_000, evicted: [] };
     },
+    revokeAll: async (kind: AccountKind, accountId: string, credentialEpoch: number) => (ended.push({ kind, accountId, credentialEpoch }), 0),
   } as unknown as Sessions;
   const attempts: string[] = [];
   const loginAttempts: LoginAttempts = {
@@ -427,8 +438,16 @@ export async function memorySignIn() {
     logger: silentLogger,
     identities: new MemoryIdentities(),
     identityProviders: new FakeProviders(),
+    links: new MemoryLinks(),
+    resets: new MemoryResetTokens(),
+    /** One process: the lock is always free. */
+    locks: { run: async <T>(_name: string, work: () => Promise<T>) => work() },
+    avatars: new MemoryAvatars(),
     policy: {
       otpTtlSeconds: 300,
+      resetTokenTtlSeconds: 1800,
+      resetUrlBase: { user: 'https://app.example/reset', admin: 'https://admin.example/reset' },
+      emailLinks: { urlBase: 'https://app.example/email', ttlSeconds: 86_400, undoSeconds: 604_800 },
       emailVerification: 'soft',
       mfa: { totpIssuer: 'Example', webauthn: signInRp },
       identity: { appUrls: ['https://app.example/'], flowTtlMs: 600_000, adminProviders: ['idp'] },
@@ -437,7 +456,7 @@ export async function memorySignIn() {
   };
   const make = async (kind: AccountKind, email: string, extra: Partial<NewAccount> = {}) =>
     (await accounts[kind].create({ email, name: 'Grace', passwordHash: 'h:right password', role: kind, ...extra })) as { id: string; credentialEpoch: number };
-  return { deps, make, opened, attempts };
+  return { deps, make, opened, attempts, ended };
 }
 
 /** Linked identities in memory, with the store's rule: a subject is one account's, and an account has one identity per provider. */
@@ -483,5 +502,74 @@ export class FakeProviders implements IdentityProviders {
   async exchange(_id: string, _kind: AccountKind, _query: URLSearchParams, checks: { nonce: string; codeVerifier: string }) {
     this.exchanged.push({ nonce: checks.nonce, codeVerifier: checks.codeVerifier });
     return this.claims;
+  }
+}
+
+/** Mailed links in memory, with the store's rules (MongoAccountLinks): single use, expiring, one live verify or change link per account, undo links each for their week. */
+export class MemoryLinks implements AccountLinks {
+  readonly links: Array<NewLink & { token: string; createdAt: Date; used: boolean }> = [];
+  async store(token: string, link: NewLink) {
+    if (link.purpose !== 'undo_email_change') await this.retireAll(link.purpose, link.kind, link.accountId);
+    // Each later than the one before, as links issued by separate requests are (a test makes them within a millisecond).
+    const createdAt = new Date(Math.max(Date.now(), (this.links.at(-1)?.createdAt.getTime() ?? 0) + 1));
+    this.links.push({ ...link, token, createdAt, used: false });
+  }
+  async consume(purpose: LinkPurpose, token: string): Promise<UsedLink | undefined> {
+    const link = this.links.find((l) => l.purpose === purpose && l.token === token && !l.used && l.expiresAt.getTime() > Date.now());
+    if (!link) return undefined;
+    link.used = true;
+    return { kind: link.kind, accountId: link.accountId, email: link.email, createdAt: link.createdAt, credentialEpoch: link.credentialEpoch };
+  }
+  async retireAll(purpose: LinkPurpose | 'all', kind: AccountKind, accountId: string, options: { after?: Date } = {}) {
+    for (const l of this.links) {
+      if ((purpose === 'all' || l.purpose === purpose) && l.kind === kind && l.accountId === accountId && (!options.after || l.createdAt > options.after)) l.used = true;
+    }
+  }
+  async heldFor(kind: AccountKind, email: string) {
+    return this.links.find((l) => l.purpose === 'undo_email_change' && l.kind === kind && l.email === email && !l.used && l.expiresAt.getTime() > Date.now())?.accountId;
+  }
+  /** The newest live link of the purpose for the account. */
+  live(purpose: LinkPurpose, accountId: string) {
+    return this.links.filter((l) => l.purpose === purpose && l.accountId === accountId && !l.used).at(-1);
+  }
+}
+
+/** Reset tokens in memory: one live per account, used once, under the epoch they were issued under. */
+export class MemoryResetTokens implements ResetTokens {
+  readonly tokens = new Map<string, { kind: AccountKind; accountId: string; expiresAt: Date; credentialEpoch: number }>();
+  async store(token: string, kind: AccountKind, accountId: string, expiresAt: Date, credentialEpoch: number) {
+    await this.retireAll(kind, accountId);
+    this.tokens.set(token, { kind, accountId, expiresAt, credentialEpoch });
+  }
+  async find(token: string, kind: AccountKind) {
+    const t = this.tokens.get(token);
+    return t && t.kind === kind && t.expiresAt.getTime() > Date.now() ? t.accountId : undefined;
+  }
+  async consume(token: string, kind: AccountKind) {
+    const t = this.tokens.get(token);
+    if (!t || t.kind !== kind || t.expiresAt.getTime() <= Date.now()) return undefined;
+    this.tokens.delete(token);
+    return { accountId: t.accountId, credentialEpoch: t.credentialEpoch };
+  }
+  async retireAll(kind: AccountKind, accountId: string) {
+    for (const [token, t] of this.tokens) if (t.kind === kind && t.accountId === accountId) this.tokens.delete(token);
+  }
+}
+
+/** Avatars in memory, by file id. */
+export class MemoryAvatars implements Avatars {
+  readonly files = new Map<string, Buffer>();
+  readonly removed: string[] = [];
+  async save(_userId: string, content: Buffer) {
+    const id = objectId();
+    this.files.set(id, content);
+    return id;
+  }
+  open(fileId: string) {
+    return Readable.from([this.files.get(fileId) ?? Buffer.alloc(0)]);
+  }
+  async remove(fileId: string) {
+    this.files.delete(fileId);
+    this.removed.push(fileId);
   }
 }
