@@ -15,6 +15,7 @@ import { publishRelease, rssMb, seed, stackCpu, startStack } from './lib/stack.m
 import { appendSummary, printTable } from './lib/summary.mjs';
 import { againstBare } from './scenarios/against-bare.mjs';
 import { comparedRuns } from './scenarios/compared.mjs';
+import { againstPeer } from './scenarios/peer.mjs';
 import { bcryptCeiling, loginScenario } from './scenarios/login.mjs';
 import { refreshScenario, steadyRefreshScenario } from './scenarios/refresh.mjs';
 import { tracingCost } from './scenarios/tracing.mjs';
@@ -78,6 +79,14 @@ async function main() {
     // The routes that take an access token, and the gateway's cheapest paths; with BENCH_BEFORE, in
     // turns with an earlier checkout's stack (scenarios/compared.mjs).
     await comparedRuns(stack, accounts, scenario);
+
+    // Against the peer (Better Auth): only when asked for, as it installs the peer and needs PostgreSQL.
+    if (process.env.BENCH_PEER === '1' || only?.some((word) => word.startsWith('peer'))) {
+      say('peer: Better Auth beside this stack…');
+      const peerResults = await againstPeer(stack, accounts, { rounds: ROUNDS, say, wants });
+      Object.assign(results, peerResults);
+      if (Object.values(peerResults).some((r) => r.failed)) failed = true;
+    }
 
     if (stack.services.auth?.pid && !only) {
       results.rssMb = Object.fromEntries(Object.entries(stack.services).map(([name, s]) => [name, rssMb(s.pid)]));

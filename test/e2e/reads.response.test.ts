@@ -44,6 +44,20 @@ describe('GET /api/auth/user/me', () => {
     expect([res.status, res.body.code]).toEqual([401, 'session_revoked']);
   });
 
+  it('answers every change at once, whoever made it: the owner, an admin, a disable (the replica copies what it shows)', async () => {
+    const user = await registerAndLogin(stack);
+    const me = async () => (await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(user.accessToken) })).body;
+    expect((await me()).data.user.name).toBe(user.account.name);
+    expect((await me()).data.user.name).toBe(user.account.name);
+    expect((await call(stack.url, 'PUT', '/api/auth/user/me', { headers: bearer(user.accessToken), body: { name: 'Own Name' } })).status).toBe(200);
+    expect((await me()).data.user.name).toBe('Own Name');
+    expect((await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken), body: { name: 'Admin Name' } })).status).toBe(200);
+    expect((await me()).data.user.name).toBe('Admin Name');
+    expect((await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken), body: { disabled: true } })).status).toBe(200);
+    // A disable ends the sessions: the token is refused before any profile is read.
+    expect((await me()).code).toBe('session_revoked');
+  });
+
   it('serves the user their own avatar once an admin stored one, 404 before', async () => {
     const user = await registerAndLogin(stack);
     const before = await call(stack.url, 'GET', '/api/auth/user/me/avatar', { headers: bearer(user.accessToken) });

@@ -22,6 +22,7 @@ import { SecretBox } from './security/secret-box';
 import { CommonPasswordList } from './security/common-passwords';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
 import { RedisSignInFlows } from './data-access/redis-sign-in-flows';
+import { AccountCopies, AnnouncedAccounts } from './data-access/account-copies';
 import { RedisCodeGuesses } from './data-access/redis-code-guesses';
 import { RedisRateLimits } from './data-access/redis-rate-limits';
 import { RedisSessions } from './data-access/redis-sessions';
@@ -37,6 +38,9 @@ import { loadTokenIssuer } from './security/access-token-issuer';
 import { OtpauthTotp } from './security/otpauth-totp';
 import { PngQrCodes } from './security/qr-codes';
 import { SimpleWebAuthnCeremonies } from './security/webauthn-ceremonies';
+
+/** A copy lives 30 s (a change stays in the feed a minute); 10,000 of them are a few MB. */
+const ACCOUNT_COPIES = { ttlMs: 30_000, max: 10_000 };
 
 export interface AuthOverrides {
   /** Where the security records (failed logins, refresh reuse) go; stdout by default. */
@@ -57,7 +61,16 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const revocations = await open('revocations', openRevocationFeed(config, logger), (feed) => feed.close());
     const { publisher } = await open('amqp', connectPublisher({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, connectionName: 'auth' }, logger), (p) => p.amqp.close());
 
-    const accounts = { admin: new MongoAccounts(mongo, 'admin'), user: new MongoAccounts(mongo, 'user') };
+    // Every account write is announced on a feed of changes, under which the replicas' copies of what
+    // an owner is shown (GET /me) stay exact (data-access/account-copies.ts).
+    const accountChanges = await open(
+      'account-changes',
+      openRevocationFeed({ ...config, REVOCATION_STREAM: `${config.REVOCATION_STREAM}:accounts` }, logger.child({ feed: 'account changes' })),
+      (feed) => feed.close(),
+    );
+    const stores = { admin: new MongoAccounts(mongo, 'admin'), user: new MongoAccounts(mongo, 'user') };
+    const profiles = new AccountCopies(stores, accountChanges, ACCOUNT_COPIES);
+    const accounts = { admin: new AnnouncedAccounts('admin', stores.admin, profiles), user: new AnnouncedAccounts('user', stores.user, profiles) };
     const factors = new MongoFactors(mongo, new SecretBox(config.mfa.key));
     const resets = new MongoResetTokens(mongo);
     const links = new MongoAccountLinks(mongo);
@@ -65,7 +78,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const identities = new MongoIdentities(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     const activity = new MongoActivityLog(mongo, { retentionDays: config.activity.retentionDays, maxPerAccount: config.activity.maxPerAccount });
-    await Promise.all([accounts.admin.init(), accounts.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), outbox.init(), activity.init()]);
+    await Promise.all([stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), outbox.init(), activity.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
@@ -88,6 +101,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       outbox,
       activity,
       loginAttempts: new RedisLoginAttempts(redis, config.rateLimits.loginFailures),
+      profiles,
       sessions: new RedisSessions(sessionRedis, config.sessions, revocations),
       revocations,
       flows: new RedisSignInFlows(

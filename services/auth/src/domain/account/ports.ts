@@ -1,7 +1,8 @@
-// The account's ports: avatars, the desktop data an export and the releases read, and the first
-// admin's claim.
+// The account's ports: what its owner is shown of it, avatars, the desktop data an export and the
+// releases read, and the first admin's claim.
 import type { Readable } from 'node:stream';
-import type { DesktopReleaseRecord } from '@acct/shared';
+import type { AccountKind, DesktopReleaseRecord } from '@acct/shared';
+import type { Account } from '../shared/account';
 
 export interface Avatars {
   save(userId: string, content: Buffer, contentType: string): Promise<string>;
@@ -34,7 +35,17 @@ export interface FirstAdminClaim {
   claim(): Promise<(() => Promise<void>) | undefined>;
 }
 
+/**
+ * What an account's owner is shown of it (`GET /me`): from a copy in the replica's memory while that
+ * copy is exact under the feed of account changes (data-access/account-copies.ts), else from the
+ * store. Never for a decision: sign-in, access and changes read the store (`Accounts`).
+ */
+export interface AccountProfiles {
+  profileOf(kind: AccountKind, id: string): Promise<Account | null>;
+}
+
 export interface AccountDeps {
+  profiles: AccountProfiles;
   avatars: Avatars;
   firstAdmin: FirstAdminClaim;
   desktop: DesktopData;

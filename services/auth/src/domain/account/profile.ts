@@ -11,8 +11,11 @@ import { callerAccount } from '../shared/access';
 import type { DesktopExport, Needs, RequestContext, SessionInfo } from '../ports';
 import { announceEnded } from '../shared/sessions';
 
-export async function ownProfile(deps: Needs<'accounts'>, user: AccessClaims): Promise<AccountRecord> {
-  return toAccountRecord('user', await callerAccount(deps, { kind: 'user', sub: user.sub }));
+/** The owner's view of their account, from the replica's exact copy when it has one (AccountProfiles). */
+export async function ownProfile(deps: Needs<'profiles'>, user: AccessClaims): Promise<AccountRecord> {
+  const account = await deps.profiles.profileOf('user', user.sub);
+  if (!account) throw AuthErrors.sessionRevoked();
+  return toAccountRecord('user', account);
 }
 
 /**
@@ -100,7 +103,8 @@ export async function exportOwnData(
   ctx: RequestContext,
 ): Promise<OwnData> {
   const [profile, sessions, factors, linked, desktop] = await Promise.all([
-    ownProfile(deps, user),
+    // From the store, not a copy: an export is rare and must be whole.
+    callerAccount(deps, { kind: 'user', sub: user.sub }).then((account) => toAccountRecord('user', account)),
     ownSessions(deps, user),
     listOwnFactors(deps, user),
     deps.identities.listFor('user', user.sub),

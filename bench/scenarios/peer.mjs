@@ -1,0 +1,130 @@
+// This stack against its peer, Better Auth 1.7.25 (bench/peer/), at the fixed rate the hot-path goals
+// are set at (issue 50): requests per server CPU-second, in alternating rounds so the machine's drift
+// falls on both sides alike. Our side's server is the gateway plus auth (the whole path a client
+// sees); theirs is their one process. Neither side counts its database (their PostgreSQL, our Redis
+// and MongoDB): a cookie-cached get-session reads none, and our /me and refresh read Redis or MongoDB.
+//   /me          GET /api/auth/user/me with an access token, against their cookie-cached get-session;
+//   refresh      our rotating refresh, against the same get-session (the issue's measure for it);
+//   memory       RSS of gateway + auth against their process's, after the same load.
+// CPU is read from the scheduler's exact clock (cpuSecondsExact): at a low rate, /proc's tick-sampled
+// times misread processes that wake briefly and often.
+// Runs only when asked for (BENCH_ONLY=peer, or BENCH_PEER=1 in a full run): it installs the peer
+// (npm install in bench/peer, the first time) and needs PostgreSQL (PEER_DATABASE_URL, default the
+// local server as postgres).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { measurePaced } from '../lib/paced.mjs';
+import { cpuSecondsExact, spawnLines } from '../lib/processes.mjs';
+import { CONNECTIONS, root } from '../lib/context.mjs';
+import { accessTokens, loginSessions, post, rssMb } from '../lib/stack.mjs';
+
+const RATE = Number(process.env.BENCH_PEER_RATE ?? 100);
+const PEER_DIR = path.join(root, 'bench', 'peer');
+const median = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+};
+const round = (value, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+/** Requests per CPU-second of the processes a run's `cpuMicrosPerRequest` names. */
+const perCpuSecond = (result, names) => {
+  const micros = names.reduce((sum, name) => sum + (result.cpuMicrosPerRequest?.[name] ?? NaN), 0);
+  return micros > 0 ? round(1e6 / micros, 1) : null;
+};
+
+function installPeer(say) {
+  if (fs.existsSync(path.join(PEER_DIR, 'node_modules', 'better-auth'))) return;
+  say('installing the peer (npm ci in bench/peer)…');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEER_DIR, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/** The peer's accounts (signed up, bcrypt as ours) and, per account, the cookies of a fresh sign-in. */
+async function peerSessions(url, count) {
+  const cookies = [];
+  for (let i = 0; i < count; i += 4) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(4, count - i) }, async (_, j) => {
+        const account = { name: `Peer ${i + j}`, email: `peer-${Date.now()}-${i + j}@example.com`, password: 'bench password 1' };
+        // The peer's baseURL (bench/peer/server.mjs): its CSRF check wants a request from its own origin.
+        const res = await post(`${url}/api/auth/sign-up/email`, account, { origin: 'http://127.0.0.1' });
+        if (res.status !== 200) throw new Error(`the peer's sign-up answered ${res.status}: ${JSON.stringify(res.body)}`);
+        return res.cookies.map((c) => c.split(';')[0]).join('; ');
+      }),
+    );
+    cookies.push(...batch);
+  }
+  return cookies;
+}
+
+/** One paced run of `request(i)` at RATE against `url`, with the CPU of `pids`. */
+function paced(url, pids, request, expectStatus, hooks = {}) {
+  const cpu = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsExact(pid)]));
+  let i = 0;
+  return measurePaced({ url, rate: RATE, connections: CONNECTIONS, cpu, next: () => request(i++), ...hooks }, expectStatus);
+}
+
+export async function againstPeer(stack, accounts, { rounds, say, wants }) {
+  installPeer(say);
+  const peer = spawnLines(process.execPath, [path.join(PEER_DIR, 'server.mjs')], { PEER_FRESH: '1', PORT: '0' });
+  const peerUrl = `http://127.0.0.1:${Number(await peer.firstLine)}`;
+  const ours = { gateway: stack.services.gateway.pid, auth: stack.services.auth.pid };
+  const theirs = { peer: peer.child.pid };
+  const results = {};
+  try {
+    const [tokens, cookies] = await Promise.all([accessTokens(stack.gatewayUrl, accounts), peerSessions(peerUrl, CONNECTIONS)]);
+    const getSession = () => paced(peerUrl, theirs, (i) => ({ method: 'GET', path: '/api/auth/get-session', headers: { cookie: cookies[i % cookies.length] } }), 200);
+    const me = () => paced(stack.gatewayUrl, ours, (i) => ({ method: 'GET', path: '/api/auth/user/me', headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }), 200);
+    // Rotation as a client does it: a session is lent to one request at a time and comes back with the answer's cookie.
+    let pool = [];
+    const refresh = () =>
+      paced(
+        stack.gatewayUrl,
+        ours,
+        () => {
+          const cookie = pool.pop();
+          return cookie && { method: 'POST', path: '/api/auth/user/refresh', headers: { cookie }, context: cookie };
+        },
+        200,
+        {
+          prepare: async () => {
+            pool = await loginSessions(stack.gatewayUrl, accounts);
+          },
+          onResponse: (status, headers, cookie) => pool.push((status === 200 && headers['set-cookie']?.map((c) => c.split(';')[0]).find((c) => c.startsWith('userRefreshToken='))) || cookie),
+        },
+      );
+
+    const compare = async (name, ourRun) => {
+      if (!wants(`peer: ${name}`)) return;
+      const sides = { ours: [], theirs: [] };
+      for (let r = 0; r < rounds; r++) {
+        sides.ours.push(await ourRun());
+        sides.theirs.push(await getSession());
+      }
+      const oursPerCpu = sides.ours.map((run) => perCpuSecond(run, Object.keys(ours)));
+      const theirsPerCpu = sides.theirs.map((run) => perCpuSecond(run, Object.keys(theirs)));
+      results[`peer: ${name}`] = {
+        rate: RATE,
+        oursPerCpuSecond: median(oursPerCpu),
+        theirsPerCpuSecond: median(theirsPerCpu),
+        ratio: round(median(oursPerCpu) / median(theirsPerCpu)),
+        roundRatios: oursPerCpu.map((value, k) => round(value / theirsPerCpu[k])),
+        oursCpuMicros: sides.ours.map((run) => run.cpuMicrosPerRequest),
+        theirsCpuMicros: sides.theirs.map((run) => run.cpuMicrosPerRequest),
+        p99Ms: { ours: median(sides.ours.map((run) => run.p99Ms)), theirs: median(sides.theirs.map((run) => run.p99Ms)) },
+        failed: [...sides.ours, ...sides.theirs].some((run) => run.failed),
+      };
+      say(`peer: ${name}: ${JSON.stringify(results[`peer: ${name}`])}`);
+    };
+    await compare('/me against their cookie-cached get-session', me);
+    await compare('refresh against their cookie-cached get-session', refresh);
+    if (wants('peer: memory')) {
+      const oursMb = { gateway: rssMb(ours.gateway), auth: rssMb(ours.auth) };
+      const theirsMb = rssMb(theirs.peer);
+      results['peer: memory'] = { oursMb, theirsMb, ratio: round((oursMb.gateway + oursMb.auth) / theirsMb), failed: false };
+      say(`peer: memory: ${JSON.stringify(results['peer: memory'])}`);
+    }
+  } finally {
+    peer.child.kill('SIGTERM');
+  }
+  return results;
+}
