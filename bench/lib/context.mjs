@@ -17,3 +17,8 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 export const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
 export const wants = (name) => !only || only.some((word) => name.includes(word));
 export const ratio = (a, b) => (a && b ? Math.round((a / b) * 100) / 100 : null);
+/** The middle value (the mean of the two middle ones for an even count). */
+export const median = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+};

@@ -7,11 +7,8 @@
 import path from 'node:path';
 import { measure } from '../lib/load.mjs';
 import { cpuSeconds, spawnLines } from '../lib/processes.mjs';
+import { median } from '../lib/context.mjs';
 
-const median = (list) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-};
 const ratio = (a, b) => Math.round((a / b) * 1000) / 1000;
 
 export async function againstBare(stack, { root, connections, rounds, say }) {

@@ -16,15 +16,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { measurePaced } from '../lib/paced.mjs';
 import { cpuSecondsExact, spawnLines } from '../lib/processes.mjs';
-import { CONNECTIONS, root } from '../lib/context.mjs';
-import { accessTokens, loginSessions, post, rssMb } from '../lib/stack.mjs';
+import { CONNECTIONS, median, root } from '../lib/context.mjs';
+import { accessTokens, post, rssMb } from '../lib/stack.mjs';
+import { steadyRefreshScenario } from './refresh.mjs';
 
 const RATE = Number(process.env.BENCH_PEER_RATE ?? 100);
 const PEER_DIR = path.join(root, 'bench', 'peer');
-const median = (list) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-};
 const round = (value, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 /** Requests per CPU-second of the processes a run's `cpuMicrosPerRequest` names. */
 const perCpuSecond = (result, names) => {
@@ -56,11 +53,13 @@ async function peerSessions(url, count) {
   return cookies;
 }
 
+/** The exact CPU seconds of each process named (for a measure's `cpu`). */
+const exactCpu = (pids) => () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsExact(pid)]));
+
 /** One paced run of `request(i)` at RATE against `url`, with the CPU of `pids`. */
-function paced(url, pids, request, expectStatus, hooks = {}) {
-  const cpu = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsExact(pid)]));
+function paced(url, pids, request, expectStatus) {
   let i = 0;
-  return measurePaced({ url, rate: RATE, connections: CONNECTIONS, cpu, next: () => request(i++), ...hooks }, expectStatus);
+  return measurePaced({ url, rate: RATE, connections: CONNECTIONS, cpu: exactCpu(pids), next: () => request(i++) }, expectStatus);
 }
 
 export async function againstPeer(stack, accounts, { rounds, say, wants }) {
@@ -74,24 +73,8 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     const [tokens, cookies] = await Promise.all([accessTokens(stack.gatewayUrl, accounts), peerSessions(peerUrl, CONNECTIONS)]);
     const getSession = () => paced(peerUrl, theirs, (i) => ({ method: 'GET', path: '/api/auth/get-session', headers: { cookie: cookies[i % cookies.length] } }), 200);
     const me = () => paced(stack.gatewayUrl, ours, (i) => ({ method: 'GET', path: '/api/auth/user/me', headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }), 200);
-    // Rotation as a client does it: a session is lent to one request at a time and comes back with the answer's cookie.
-    let pool = [];
-    const refresh = () =>
-      paced(
-        stack.gatewayUrl,
-        ours,
-        () => {
-          const cookie = pool.pop();
-          return cookie && { method: 'POST', path: '/api/auth/user/refresh', headers: { cookie }, context: cookie };
-        },
-        200,
-        {
-          prepare: async () => {
-            pool = await loginSessions(stack.gatewayUrl, accounts);
-          },
-          onResponse: (status, headers, cookie) => pool.push((status === 200 && headers['set-cookie']?.map((c) => c.split(';')[0]).find((c) => c.startsWith('userRefreshToken='))) || cookie),
-        },
-      );
+    // The bench's own paced refresh (a session lent to one request at a time), with the exact CPU.
+    const refresh = () => steadyRefreshScenario(stack.gatewayUrl, accounts, RATE, exactCpu(ours));
 
     const compare = async (name, ourRun) => {
       if (!wants(`peer: ${name}`)) return;

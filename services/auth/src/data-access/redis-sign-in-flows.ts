@@ -47,17 +47,18 @@ table.insert(all, 1, 'taken')
 return all
 `;
 
+/** Stores a second step's WebAuthn challenge, only with its secret; answers the flow's owner. */
 const ATTACH = `
-local s = redis.call('HMGET', KEYS[1], 'secret', 'purpose')
-if not s[1] or s[1] ~= ARGV[1] or s[2] ~= 'second_step' then return 0 end
+local s = redis.call('HMGET', KEYS[1], 'secret', 'purpose', 'accountId', 'kind')
+if not s[1] or s[1] ~= ARGV[1] or s[2] ~= 'second_step' or not s[3] then return {} end
 redis.call('HSET', KEYS[1], 'webauthn', ARGV[2])
-return 1
+return {s[3], s[4] or ''}
 `;
 
 type ScriptClient = Redis & {
   flowAttempt(key: string, secretHash: string): Promise<string[]>;
   flowTake(key: string, secretHash: string, purpose: string): Promise<string[]>;
-  flowAttach(key: string, secretHash: string, challenge: string): Promise<number>;
+  flowAttach(key: string, secretHash: string, challenge: string): Promise<string[]>;
 };
 
 /** An identity flow's `state`: what a provider sends back, checked before it names a key. */
@@ -164,9 +165,8 @@ export class RedisSignInFlows implements SignInFlows {
     const token = parseToken(challengeToken);
     if (!token) return undefined;
     const key = flowKey(token.id);
-    // Only while the flow is still there: a write to a key that just expired would bring it back without its lifetime.
-    if ((await this.redis.flowAttach(key, sha256(token.secret), webauthnChallenge)) !== 1) return undefined;
-    const [accountId, kind] = await this.redis.hmget(key, 'accountId', 'kind');
+    // Only while the flow is still there (one script): a write to a key that just expired would bring it back without its lifetime.
+    const [accountId, kind] = await this.redis.flowAttach(key, sha256(token.secret), webauthnChallenge);
     return accountId ? { kind: asKind(kind), accountId } : undefined;
   }
 
