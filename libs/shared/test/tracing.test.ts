@@ -154,6 +154,33 @@ describe('tracing defaults', () => {
     expect(result.sampled).toBeGreaterThan(40);
     expect(result.sampled).toBeLessThan(160);
   }, 30_000);
+  it('when a path answers before the middlewares, then it asks whether a span may be made: never with tracing off, not for a caller\'s unsampled request under the default sampler', async () => {
+    buildWorkspaces();
+    const sampled = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const unsampled = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
+    const asked = async (env: Record<string, string | undefined>) => {
+      const script = `
+        const tracing = require(${JSON.stringify(path.join(repositoryRoot, 'libs/shared/dist/tracing/index.js'))});
+        const ask = () => [undefined, ${JSON.stringify(sampled)}, ${JSON.stringify(unsampled)}].map((header) => tracing.mayTraceIncoming(header));
+        const before = ask();
+        tracing.startTracing('probe');
+        process.stdout.write(JSON.stringify({ before, after: ask() }));
+        process.exit(0);
+      `;
+      const child = spawn(process.execPath, ['-e', script], { cwd: path.join(repositoryRoot, 'libs/shared'), env: { ...process.env, OTEL_TRACES_SAMPLER: undefined, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      await new Promise((resolve) => child.once('exit', resolve));
+      return JSON.parse(out) as { before: boolean[]; after: boolean[] };
+    };
+    // Tracing off: no span is ever made, whatever the caller sent.
+    expect(await asked({ OTEL_EXPORTER_OTLP_ENDPOINT: undefined, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined })).toEqual({ before: [false, false, false], after: [false, false, false] });
+    // On, default sampler (follows the caller): no traceparent may start a trace, a sampled caller's is followed, an unsampled one's is not.
+    expect(await asked({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toEqual({ before: [false, false, false], after: [true, true, false] });
+    // A sampler that does not follow the caller may trace any of them.
+    expect((await asked({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_SAMPLER: 'always_on' })).after).toEqual([true, true, true]);
+  }, 30_000);
+
   it('when the public edge does not draw a request for tracing, then it makes no span for it, only a fresh unsampled traceparent; the share drawn follows OTEL_TRACES_SAMPLER', async () => {
     buildWorkspaces();
     // The gateway's start (publicEdge) and 10,000 requests; every span the SDK makes is counted.

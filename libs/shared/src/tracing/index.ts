@@ -254,6 +254,16 @@ export function edgeSpan(method: string, route: string, path: string, clientTrac
   };
 }
 
+/**
+ * Whether traceIncoming may make a span for a request with this `traceparent`: tracing is on, and the
+ * request is not one its caller left unsampled under a sampler that follows the caller. A path that
+ * answers before the middlewares (desktop's version check) goes through them only then: behind a
+ * traced gateway every request carries a traceparent, 99 % of them unsampled at the default ratio.
+ */
+export function mayTraceIncoming(traceparent: string | string[] | undefined): boolean {
+  return registered && !(followsParent && unsampledParent(traceparent));
+}
+
 /** The caller's W3C traceparent says it did not sample the request (version 00, flags without the sampled bit). */
 function unsampledParent(header: string | string[] | undefined): boolean {
   return typeof header === 'string' && header.length === 55 && header.startsWith('00-') && header[52] === '-' && (parseInt(header.slice(53), 16) & TraceFlags.SAMPLED) === 0;

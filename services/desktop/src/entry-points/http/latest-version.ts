@@ -2,11 +2,12 @@
 // session) and it is read from the latest-release cache: through Express, its middlewares cost about
 // five times the answer (bench/RESULTS.md, "The gateway's cheapest paths against bare"). So a
 // well-formed check is answered here, before Express, when the release is known; anything else (a
-// malformed platform, no release, a store failure, a traced request) goes on to Express, whose route
-// writes the same answer with the same function.
+// malformed platform, no release, a store failure, a request tracing may keep a span of) goes on to
+// Express, whose route writes the same answer with the same function.
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { ok, type HttpMetrics } from '@acct/shared';
+import { mayTraceIncoming } from '@acct/shared/tracing';
 import type { LatestReleases, Release } from '../../domain/ports';
 import { isPlatform } from '../../domain/platforms';
 import { toReleaseRecord } from '../../domain/releases';
@@ -44,7 +45,7 @@ export function versionCheckFirst(deps: { latestReleases: LatestReleases; http: 
   return (req, res) => {
     const url = req.url ?? '';
     const method = req.method;
-    if ((method !== 'GET' && method !== 'HEAD') || !url.startsWith(PATH) || (url.length > PATH.length && url[PATH.length] !== '?') || req.headers.traceparent !== undefined) return next(req, res);
+    if ((method !== 'GET' && method !== 'HEAD') || !url.startsWith(PATH) || (url.length > PATH.length && url[PATH.length] !== '?') || mayTraceIncoming(req.headers.traceparent)) return next(req, res);
     const platform = new URLSearchParams(url.slice(PATH.length + 1)).getAll('platform');
     if (platform.length !== 1 || !isPlatform(platform[0])) return next(req, res);
     const started = process.hrtime.bigint();
