@@ -47,6 +47,8 @@ describe('GET /metrics on the health ports', () => {
     expect(after).toMatch(/^auth_bcrypt_queue_length\{service="auth"\} \d+$/m);
     expect(after).toMatch(/^outbox_pending_events\{service="auth"\} \d+$/m);
     expect(after).toMatch(/^process_cpu_seconds_total\{service="auth"\} /m);
+    // The event loop's delay is still measured (sampled every EVENT_LOOP_SAMPLE_MS, not every 10 ms).
+    expect(after).toMatch(/^nodejs_eventloop_lag_p99_seconds\{service="auth"\} \d/m);
 
     const gatewayAfter = await scrape(gateway);
     const logins = (t: string) => value(t, 'http_requests_total', { route: '/api/auth/user/login', method: 'POST', status: '200', service: 'gateway' });
