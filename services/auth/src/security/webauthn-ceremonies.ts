@@ -1,16 +1,14 @@
 // WebAuthn ceremonies through `@simplewebauthn/server`, behind the domain's PasskeyCeremonies port.
 // Every ceremony requires user verification; registrations ask for a discoverable credential and no
-// attestation.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+// attestation. The library (and its certificate parsers, about 330 modules) is loaded at the first
+// ceremony: a process that never sees a passkey does not hold it (bench/RESULTS.md, issue 50 item 4).
+import type * as SimpleWebAuthn from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { PasskeyCeremonies, PasskeyOptions, RelyingParty } from '../domain/ports';
+
+let library: typeof SimpleWebAuthn | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const webauthn = () => (library ??= require('@simplewebauthn/server') as typeof SimpleWebAuthn);
 
 type PasskeyRef = { id: string; transports: string[] };
 const descriptor = (p: PasskeyRef) => ({ id: p.id, transports: p.transports as AuthenticatorTransport[] });
@@ -19,7 +17,7 @@ const expected = (rp: RelyingParty, challenge: string) => ({ expectedChallenge: 
 
 export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
   async registrationOptions(rp: RelyingParty, user: { name: string; displayName: string; handle: string }, exclude: PasskeyRef[]): Promise<PasskeyOptions> {
-    return generateRegistrationOptions({
+    return webauthn().generateRegistrationOptions({
       rpName: rp.rpName,
       rpID: rp.rpId,
       userName: user.name,
@@ -33,7 +31,7 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
 
   async verifyRegistration(rp: RelyingParty, answer: unknown, challenge: string) {
     try {
-      const verified = await verifyRegistrationResponse({ response: answer as RegistrationResponseJSON, ...expected(rp, challenge) });
+      const verified = await webauthn().verifyRegistrationResponse({ response: answer as RegistrationResponseJSON, ...expected(rp, challenge) });
       if (!verified.verified) return undefined;
       const { credential } = verified.registrationInfo;
       return { id: credential.id, publicKey: Buffer.from(credential.publicKey).toString('base64url'), counter: credential.counter, transports: credential.transports ?? [] };
@@ -44,7 +42,7 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
   }
 
   async authenticationOptions(rp: RelyingParty, options: { challenge?: string; allow?: PasskeyRef[] }): Promise<PasskeyOptions> {
-    return generateAuthenticationOptions({
+    return webauthn().generateAuthenticationOptions({
       rpID: rp.rpId,
       ...(options.challenge ? { challenge: new Uint8Array(Buffer.from(options.challenge, 'base64url')) } : {}),
       ...(options.allow ? { allowCredentials: options.allow.map(descriptor) } : {}),
@@ -55,7 +53,7 @@ export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
   async verifyAuthentication(rp: RelyingParty, answer: unknown, challenge: string, passkey: { id: string; publicKey: string; counter: number; transports: string[] }) {
     try {
       const credential = { id: passkey.id, publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] };
-      const result = await verifyAuthenticationResponse({ response: answer as AuthenticationResponseJSON, credential, ...expected(rp, challenge) });
+      const result = await webauthn().verifyAuthenticationResponse({ response: answer as AuthenticationResponseJSON, credential, ...expected(rp, challenge) });
       return result.verified ? { counter: result.authenticationInfo.newCounter } : undefined;
     } catch {
       // Another origin or challenge, a bad signature, a counter that went back (a cloned key): not verified.
