@@ -10,8 +10,9 @@ export { Counter, Gauge, Histogram, Registry };
  * How often the event loop's delay is sampled (prom-client's `nodejs_eventloop_lag_*`), in ms. Its
  * default, 10, is a timer that wakes every process 100 times a second whatever it serves: idle, that
  * was most of each service's wake-ups and 5 to 12 ms of CPU a second, which a service answering 100
- * requests a second pays as 50 to 120 µs a request (bench/RESULTS.md, "Idle wake-ups"). Ten samples
- * a second still catch every stall longer than this interval (the max and p99 a dashboard reads).
+ * requests a second pays as 50 to 120 µs a request (bench/RESULTS.md, "Hot paths, a second pass").
+ * Ten samples a second still catch every stall longer than this interval (the max and p99 a
+ * dashboard reads).
  */
 export const EVENT_LOOP_SAMPLE_MS = 100;
 

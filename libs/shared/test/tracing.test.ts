@@ -154,6 +154,7 @@ describe('tracing defaults', () => {
     expect(result.sampled).toBeGreaterThan(40);
     expect(result.sampled).toBeLessThan(160);
   }, 30_000);
+
   it('when a path answers before the middlewares, then it asks whether a span may be made: never with tracing off, not for a caller\'s unsampled request under the default sampler', async () => {
     buildWorkspaces();
     const sampled = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';

@@ -1,6 +1,6 @@
 // WebAuthn ceremonies through `@simplewebauthn/server`, behind the domain's PasskeyCeremonies port.
 // Every ceremony requires user verification; registrations ask for a discoverable credential and no
-// attestation. The library (and its certificate parsers, about 330 modules) is loaded at the first
+// attestation. The library (and its certificate parsers, about 300 modules) is loaded at the first
 // ceremony: a process that never sees a passkey does not hold it (bench/RESULTS.md, issue 50 item 4).
 import type * as SimpleWebAuthn from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
