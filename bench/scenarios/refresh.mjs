@@ -58,7 +58,11 @@ export function authRefreshScenario(s, cpu, align) {
   return rotatingRefresh(s.authUrl, sessions, present, (headers) => headerOf(headers, 'x-set-refresh-token'), cpu, align);
 }
 
-export async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
+/**
+ * Refresh at a fixed rate. `prepared`, when given, is called once the sessions of a run are logged in
+ * (before the warm-up, then before the measured run), as measurePaced's `prepare` is.
+ */
+export async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu, prepared) {
   // Evenly paced (bench/lib/paced.mjs), with the same rotation: a session is lent to one request
   // at a time and comes back with the cookie of the answer.
   let pool = [];
@@ -70,6 +74,7 @@ export async function steadyRefreshScenario(gatewayUrl, accounts, rate, cpu) {
       cpu,
       prepare: async () => {
         pool = await loginSessions(gatewayUrl, accounts);
+        await prepared?.();
       },
       next: () => {
         const cookie = pool.pop();
