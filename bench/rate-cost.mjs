@@ -7,10 +7,9 @@
 // thread's wake-ups per request. A low rate pays every wake-up of every process on the path cold;
 // the number of processes and round trips a request crosses is then what its cost is made of.
 // RATE_COST_CHECKOUT=<a built checkout> measures that one's stack.
-import fs from 'node:fs';
 import path from 'node:path';
 import { measurePaced } from './lib/paced.mjs';
-import { cpuSecondsExact } from './lib/processes.mjs';
+import { exactCpuOf, mainThreadWakes } from './lib/processes.mjs';
 import { say } from './lib/context.mjs';
 import { accessTokens, seed, startStack } from './lib/stack.mjs';
 import { steadyRefreshScenario } from './scenarios/refresh.mjs';
@@ -19,12 +18,11 @@ const rates = process.argv.slice(2).map(Number).filter((n) => n > 0);
 // RATE_COST_CHECKOUT=<a built checkout>: that checkout's stack instead of this one's (a before, or an experiment).
 const stack = await startStack(process.env.RATE_COST_CHECKOUT ? path.resolve(process.env.RATE_COST_CHECKOUT) : undefined, 'rate-cost');
 const pids = Object.fromEntries(['gateway', 'auth'].filter((name) => stack.services[name]?.pid).map((name) => [name, stack.services[name].pid]));
-const wakes = (pid) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[2]);
 
-const exactCpu = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsExact(pid)]));
-const wakesNow = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, wakes(pid)]));
+const exactCpu = exactCpuOf(pids);
+const wakesNow = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, mainThreadWakes(pid)]));
 /** Each process's main-thread wake-ups a request since `before`. */
-const wakesPerRequest = (before, total) => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(((wakes(pid) - before[name]) / total) * 10) / 10]));
+const wakesPerRequest = (before, total) => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(((mainThreadWakes(pid) - before[name]) / total) * 10) / 10]));
 
 /** One paced run (bench/lib/paced.mjs, after its warm-up) with each process's exact CPU and main-thread wake-ups a request. */
 async function atRate(rate, request) {

@@ -55,3 +55,9 @@ export function cpuSecondsExact(pid) {
     return null;
   }
 }
+
+/** A reader of the exact CPU seconds (cpuSecondsExact) of each named process, for a measure's `cpu`. */
+export const exactCpuOf = (pids) => () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsExact(pid)]));
+
+/** How many times a process's main thread has been put on a CPU so far (schedstat's timeslices): its wake-ups. */
+export const mainThreadWakes = (pid) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[2]);

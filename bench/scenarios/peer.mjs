@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { measurePaced } from '../lib/paced.mjs';
-import { cpuSecondsExact, spawnLines } from '../lib/processes.mjs';
+import { exactCpuOf, spawnLines } from '../lib/processes.mjs';
 import { CONNECTIONS, median, root } from '../lib/context.mjs';
 import { accessTokens, post, rssMb } from '../lib/stack.mjs';
 import { steadyRefreshScenario } from './refresh.mjs';
@@ -53,13 +53,11 @@ async function peerSessions(url, count) {
   return cookies;
 }
 
-/** The exact CPU seconds of each process named (for a measure's `cpu`). */
-const exactCpu = (pids) => () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsExact(pid)]));
 
 /** One paced run of `request(i)` at RATE against `url`, with the CPU of `pids`. */
 function paced(url, pids, request, expectStatus) {
   let i = 0;
-  return measurePaced({ url, rate: RATE, connections: CONNECTIONS, cpu: exactCpu(pids), next: () => request(i++) }, expectStatus);
+  return measurePaced({ url, rate: RATE, connections: CONNECTIONS, cpu: exactCpuOf(pids), next: () => request(i++) }, expectStatus);
 }
 
 export async function againstPeer(stack, accounts, { rounds, say, wants }) {
@@ -74,7 +72,7 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     const getSession = () => paced(peerUrl, theirs, (i) => ({ method: 'GET', path: '/api/auth/get-session', headers: { cookie: cookies[i % cookies.length] } }), 200);
     const me = () => paced(stack.gatewayUrl, ours, (i) => ({ method: 'GET', path: '/api/auth/user/me', headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }), 200);
     // The bench's own paced refresh (a session lent to one request at a time), with the exact CPU.
-    const refresh = () => steadyRefreshScenario(stack.gatewayUrl, accounts, RATE, exactCpu(ours));
+    const refresh = () => steadyRefreshScenario(stack.gatewayUrl, accounts, RATE, exactCpuOf(ours));
 
     const compare = async (name, ourRun) => {
       if (!wants(`peer: ${name}`)) return;

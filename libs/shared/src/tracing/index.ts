@@ -256,9 +256,10 @@ export function edgeSpan(method: string, route: string, path: string, clientTrac
 
 /**
  * Whether traceIncoming may make a span for a request with this `traceparent`: tracing is on, and the
- * request is not one its caller left unsampled under a sampler that follows the caller. A path that
- * answers before the middlewares (desktop's version check) goes through them only then: behind a
- * traced gateway every request carries a traceparent, 99 % of them unsampled at the default ratio.
+ * request is not one its caller left unsampled under a sampler that follows the caller. traceIncoming
+ * passes every other request straight on; a path that answers before the middlewares (desktop's
+ * version check) goes through them only then: behind a traced gateway every request carries a
+ * traceparent, 99 % of them unsampled at the default ratio.
  */
 export function mayTraceIncoming(traceparent: string | string[] | undefined): boolean {
   return registered && !(followsParent && unsampledParent(traceparent));
@@ -285,10 +286,9 @@ interface IncomingRequest {
  */
 export function traceIncoming(service: string) {
   return (req: IncomingRequest, res: { statusCode: number; once(event: 'finish' | 'close', listener: () => void): unknown }, next: () => void): void => {
-    if (!registered) return next();
-    // Not sampled by the caller, and the sampler follows the caller: nothing to trace, and no
-    // context to parse or make (most requests, at the default ratio).
-    if (followsParent && unsampledParent(req.headers.traceparent)) return next();
+    // Tracing off; or not sampled by the caller, and the sampler follows the caller: nothing to
+    // trace, and no context to parse or make (most requests, at the default ratio).
+    if (!mayTraceIncoming(req.headers.traceparent)) return next();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');
