@@ -11,10 +11,13 @@ import path from 'node:path';
 import { call, cookieValue } from '@acct/test-harness/http-client';
 import { startRabbitCluster, type RabbitCluster } from '@acct/test-harness/rabbitmq-servers';
 import { startRedisCluster, startRedisSentinel, type RedisProcess } from '@acct/test-harness/redis-servers';
+import { scaled } from '@acct/test-harness/time-scale';
 import { until } from '@acct/test-harness/until';
 import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 
 const USERS = 12;
+/** How long a client waits for one answer before it counts a failure and tries again, as an app does. */
+const ANSWER_WITHIN_MS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A Redis topology to fail over: its URL, its nodes, and the port of the master that holds a key now. */
@@ -44,8 +47,13 @@ const TOPOLOGIES: Array<{ slug: string; description: string; start(): Promise<Re
 let stack: TestStack;
 const outer = { REDIS_URL: process.env.REDIS_URL, AMQP_URL: process.env.AMQP_URL };
 
-/** `work`, or a failure naming `what` when it takes longer than `ms`: a stop that hangs says which. */
-async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+/**
+ * `work`, or a failure naming `what` when it takes longer than `givenMs` (on the run's time scale):
+ * a step that hangs (a CLI call to a node whose peer just died, a stop) says which, rather than the
+ * test running into its own timeout with no word of where it stood.
+ */
+async function within<T>(givenMs: number, what: string, work: Promise<T>): Promise<T> {
+  const ms = scaled(givenMs);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)));
   try {
@@ -102,7 +110,7 @@ class Load {
         // Each attempt its own request id: the push it causes carries it (RecordingPushSender).
         requestId = randomUUID();
         this.loginAttempts.add(requestId);
-        return call(stack.url, 'POST', '/api/auth/user/login', { body: this.accounts[u], headers: { 'x-request-id': requestId } });
+        return call(stack.url, 'POST', '/api/auth/user/login', { body: this.accounts[u], headers: { 'x-request-id': requestId }, timeoutMs: ANSWER_WITHIN_MS });
       },
       (a) => a.status === 200,
     );
@@ -111,7 +119,7 @@ class Load {
   }
 
   private async refresh(u: number): Promise<void> {
-    const answer = await this.retry('refresh', () => call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${this.sessions[u]}` }), (a) => a.status === 200 || a.status === 401);
+    const answer = await this.retry('refresh', () => call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${this.sessions[u]}`, timeoutMs: ANSWER_WITHIN_MS }), (a) => a.status === 200 || a.status === 401);
     if (answer.status === 401) {
       // The session is gone: the one thing a failover must never do.
       this.lostSessions += 1;
@@ -209,32 +217,41 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
 
     // 1. The Redis master of user 0's session, killed.
     const sessionKey = `${stack.names.redisPrefix}rs:{${load.sessions[0]!.split('.')[0]}}`;
-    const redisVictim = await redis.masterOf(sessionKey);
+    const redisVictim = await within(10_000, 'finding the Redis master of the session', redis.masterOf(sessionKey));
     const redisKilledAt = Date.now();
     redis.nodes.find((n) => n.port === redisVictim)!.kill();
-    const promotedPort = await until(async () => {
-      const port = await redis.masterOf(sessionKey).catch(() => undefined);
-      return port !== undefined && port !== redisVictim && port;
-    }, 30_000, 'a replica promoted');
+    const promotedPort = await within(
+      40_000,
+      'waiting for a replica to be promoted',
+      until(async () => {
+        const port = await redis.masterOf(sessionKey).catch(() => undefined);
+        return port !== undefined && port !== redisVictim && port;
+      }, 30_000, 'a replica promoted'),
+    );
     const promotedAt = Date.now();
     await sleep(8_000);
     const redisWindowEnd = Date.now();
-    await redis.nodes.find((n) => n.port === redisVictim)!.restart();
+    await within(30_000, 'restarting the killed Redis master', redis.nodes.find((n) => n.port === redisVictim)!.restart());
 
     // 2. The RabbitMQ node that leads the push queue, killed.
     const pushQueue = `${stack.names.queuePrefix}notifier.push`;
-    const rabbitVictim = await rabbit.leaderOf(pushQueue);
+    const rabbitVictim = await within(50_000, 'finding the leader of the push queue', rabbit.leaderOf(pushQueue));
     expect(rabbitVictim).toBeDefined();
     const rabbitKilledAt = Date.now();
-    await rabbit.nodes.find((n) => n.name === rabbitVictim)!.kill();
-    const newLeader = await until(async () => {
-      const leader = await rabbit.leaderOf(pushQueue);
-      return leader !== undefined && leader !== rabbitVictim && leader;
-    }, 60_000, 'a new leader of the push queue');
+    await within(10_000, 'killing the RabbitMQ leader', rabbit.nodes.find((n) => n.name === rabbitVictim)!.kill());
+    const newLeader = await within(
+      90_000,
+      'waiting for a new leader of the push queue',
+      until(async () => {
+        const leader = await rabbit.leaderOf(pushQueue);
+        return leader !== undefined && leader !== rabbitVictim && leader;
+      }, 60_000, 'a new leader of the push queue'),
+    );
     const leaderAt = Date.now();
     await sleep(12_000);
     const rabbitWindowEnd = Date.now();
-    await load.stop();
+    // Each user's request in flight is answered or given up on within ANSWER_WITHIN_MS.
+    await within(2 * ANSWER_WITHIN_MS, 'stopping the load', load.stop());
     const stopped = Date.now();
 
     // Every login's push arrives, once: pushes are matched to logins by the login's request id.

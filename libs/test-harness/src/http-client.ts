@@ -16,6 +16,8 @@ export interface CallOptions {
   rawBody?: string;
   headers?: Record<string, string>;
   cookie?: string;
+  /** Gives up (rejects with a TimeoutError) when no answer has come in this many ms, as an app does. */
+  timeoutMs?: number;
 }
 
 export async function call<B = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Answer<B>> {
@@ -29,7 +31,8 @@ export async function call<B = any>(baseUrl: string, method: string, path: strin
     headers['content-type'] ??= 'application/json';
   }
   if (options.cookie) headers.cookie = options.cookie;
-  const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload, redirect: 'manual' });
+  const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload, redirect: 'manual', signal });
   const text = await res.text();
   assertDocumented(baseUrl, { method, path, status: res.status, contentType: res.headers.get('content-type'), text });
   let body: B;

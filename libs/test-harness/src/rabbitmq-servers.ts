@@ -75,6 +75,13 @@ async function freeBase(taken: number[]): Promise<number> {
 const ctl = (node: string, ...args: string[]) => run('rabbitmqctl', ['-n', node, ...args], { timeout: 120_000, cwd: os.tmpdir() });
 
 /**
+ * A read of a running cluster (queues, bindings), bounded: a node whose peer was just killed can
+ * wait on that peer's queues far longer than a poll may, so each answer is given 10 s (the CLI's own
+ * `--timeout`, in seconds) and the command killed 5 s after that; the caller asks the next node.
+ */
+const query = (node: string, ...args: string[]) => run('rabbitmqctl', ['-n', node, '--timeout', '10', ...args], { timeout: 15_000, cwd: os.tmpdir() });
+
+/**
  * The Erlang VMs of a node, found by the node name in their environment (the name is not on their
  * command line): for a node that never answered, or whose answer was lost.
  */
@@ -123,7 +130,7 @@ async function startRabbitClusterOnce(options: { size?: number }): Promise<Rabbi
     async leaderOf(queue) {
       for (const node of nodes.filter((n) => n.alive)) {
         try {
-          const { stdout } = await ctl(node.name, '-q', 'list_queues', 'name', 'leader', '--no-table-headers');
+          const { stdout } = await query(node.name, '-q', 'list_queues', 'name', 'leader', '--no-table-headers');
           const line = stdout.split('\n').find((l) => l.split('\t')[0] === queue);
           if (line) return line.split('\t')[1]?.trim();
         } catch {
@@ -136,12 +143,12 @@ async function startRabbitClusterOnce(options: { size?: number }): Promise<Rabbi
       for (const node of nodes.filter((n) => n.alive)) {
         try {
           // The queues bound to the prefix's exchanges (a test's own tap queue included), and the prefix's own.
-          const bindings = (await ctl(node.name, '-q', 'list_bindings', 'source_name', 'destination_name', 'routing_key', '--no-table-headers')).stdout
+          const bindings = (await query(node.name, '-q', 'list_bindings', 'source_name', 'destination_name', 'routing_key', '--no-table-headers')).stdout
             .split('\n')
             .filter((l) => l.startsWith(prefix));
           const bound = new Set(bindings.map((l) => l.split('\t')[1]));
           const columns = ['name', 'type', 'durable', 'exclusive', 'state', 'pid', 'leader', 'members', 'online', 'messages_ready', 'messages_unacknowledged', 'consumers'];
-          const { stdout } = await ctl(node.name, '-q', 'list_queues', ...columns, '--no-table-headers');
+          const { stdout } = await query(node.name, '-q', 'list_queues', ...columns, '--no-table-headers');
           const lines = stdout.split('\n').filter((l) => l.startsWith(prefix) || bound.has(l.split('\t')[0]));
           return `as ${node.name} sees them (${columns.join(', ')}):\n${lines.join('\n')}\nbindings from the exchanges (source, queue, key):\n${bindings.join('\n') || 'none'}`;
         } catch {

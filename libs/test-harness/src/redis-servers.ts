@@ -14,6 +14,14 @@ import { until } from './until';
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 const REDIS_CLI = process.env.REDIS_CLI_BIN ?? 'redis-cli';
 
+/**
+ * A one-off client for a question to one node (PING, CLUSTER SLOTS, INFO): it gives up in 2 s, to
+ * connect and to be answered, so a node that accepts and never answers fails the question, not the
+ * poll around it (`until` can only give up between two questions).
+ */
+const probe = (port: number) =>
+  new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 2_000, commandTimeout: 2_000 }).on('error', () => undefined);
+
 export interface RedisProcess {
   port: number;
   /** Its exit code or signal when it has exited on its own (a port taken meanwhile, a bad option). */
@@ -117,7 +125,7 @@ async function waitForPing(node: RedisProcess, dir: string): Promise<void> {
   await until(
     async () => {
       if (node.exited) throw new Error(`redis-server on ${port} exited (${node.exited}): ${logTail(dir, port)}`);
-      const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 }).on('error', () => undefined);
+      const client = probe(port);
       try {
         await client.connect();
         return (await client.ping()) === 'PONG';
@@ -209,7 +217,7 @@ async function startRedisClusterOnce(options: { nodeTimeoutMs?: number }): Promi
     url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
     async masterOf(key) {
       for (const node of nodes.filter((n) => n.alive)) {
-        const client = new Redis({ port: node.port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null }).on('error', () => undefined);
+        const client = probe(node.port);
         try {
           await client.connect();
           const slot = (await client.call('CLUSTER', 'KEYSLOT', key)) as number;
@@ -228,7 +236,7 @@ async function startRedisClusterOnce(options: { nodeTimeoutMs?: number }): Promi
 }
 
 async function replicationInfo(port: number): Promise<string> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null }).on('error', () => undefined);
+  const client = probe(port);
   try {
     await client.connect();
     return await client.info('replication');
@@ -240,7 +248,7 @@ async function replicationInfo(port: number): Promise<string> {
 }
 
 async function clusterState(port: number): Promise<string> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null }).on('error', () => undefined);
+  const client = probe(port);
   try {
     await client.connect();
     const info = (await client.call('CLUSTER', 'INFO')) as string;
@@ -285,7 +293,7 @@ async function startRedisSentinelOnce(options: { masterName?: string; downAfterM
   const servers = { dir, nodes, stop: () => stopAll(nodes, dir) };
   const masterNow = async (): Promise<number> => {
     for (const sentinel of sentinels.filter((s) => s.alive)) {
-      const client = new Redis({ port: sentinel.port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null }).on('error', () => undefined);
+      const client = probe(sentinel.port);
       try {
         await client.connect();
         const [, port] = (await client.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)) as [string, string];
@@ -305,7 +313,7 @@ async function startRedisSentinelOnce(options: { masterName?: string; downAfterM
       async () => {
         const infos = await Promise.all(
           sentinels.map(async (s) => {
-            const client = new Redis({ port: s.port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null }).on('error', () => undefined);
+            const client = probe(s.port);
             try {
               await client.connect();
               const fields = (await client.call('SENTINEL', 'MASTER', masterName)) as string[];
