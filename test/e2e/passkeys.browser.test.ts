@@ -9,8 +9,7 @@ import { registerAndLogin } from '@acct/test-harness/factories';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
 
 const chromium = findChromium();
-if ('missing' in chromium) process.stdout.write(`passkeys.browser.test.ts skipped: ${chromium.missing}\n`);
-const describeInBrowser = 'path' in chromium ? describe : describe.skip;
+if ('missing' in chromium) throw new Error(`passkeys.browser.test.ts needs Chromium: ${chromium.missing}`);
 
 /** What the page answers: the status and body of each call it made. */
 interface PageAnswer {
@@ -18,7 +17,7 @@ interface PageAnswer {
   body: any;
 }
 
-describeInBrowser('passkeys in Chromium', () => {
+describe('passkeys in Chromium', () => {
   let stack: TestStack;
   let app: Awaited<ReturnType<typeof servePasskeyPage>>;
   let otherApp: Awaited<ReturnType<typeof servePasskeyPage>>;

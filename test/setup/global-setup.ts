@@ -3,6 +3,7 @@
 // the environment.
 import { randomBytes } from 'node:crypto';
 import { startMongoStandin } from '@acct/mongo-standin';
+import { findChromium } from '@acct/test-harness/browser';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 
@@ -13,6 +14,10 @@ interface Resolved {
 }
 
 export default async function globalSetup(): Promise<void> {
+  // The browser tests' Chromium, installed here when missing (as root, from Debian's packages): once,
+  // before any worker starts. Installed from a test file, a second worker would find the browser's
+  // binary unpacked before its libraries and hang launching it, or take the package lock meanwhile.
+  const chromium = findChromium();
   const options = { containers: true };
   const [redis, amqp, mongo] = (await Promise.all([
     deps.resolveRedis(options),
@@ -32,5 +37,5 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_MONGO_SOURCE = mongo.source;
   process.env.TEST_RUN_ID = randomBytes(3).toString('hex');
   (globalThis as Record<string, unknown>).__ACCT_DEPS__ = [redis, amqp, mongo];
-  process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}; time scale ${process.env.TEST_TIME_SCALE ?? 1} (TEST_TIME_SCALE, or the load average)\n`);
+  process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}; time scale ${process.env.TEST_TIME_SCALE ?? 1} (TEST_TIME_SCALE, or the load average); chromium=${'path' in chromium ? chromium.path : chromium.missing}\n`);
 }
