@@ -41,9 +41,13 @@ export async function tracingCost(stack, accounts, scenario, control) {
   try {
     // BENCH_TRACING=control: the second stack untraced too, to show what two stacks differ by alone;
     // with BENCH_CONTROL_NODE_ARGS, what they differ by when the second's services run with those
-    // node flags (a heap setting, say) and nothing else differs.
+    // node flags (a heap setting, say); with BENCH_CONTROL_CHECKOUT, when the second is another
+    // built checkout (an earlier commit): a before and after measured side by side, paired.
     const controlArgs = process.env.BENCH_CONTROL_NODE_ARGS;
-    traced = await startStack(root, 'traced', control ? (controlArgs ? { STACK_NODE_ARGS: controlArgs } : {}) : { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` });
+    const controlCheckout = process.env.BENCH_CONTROL_CHECKOUT ? path.resolve(process.env.BENCH_CONTROL_CHECKOUT) : root;
+    traced = control
+      ? await startStack(controlCheckout, 'traced', controlArgs ? { STACK_NODE_ARGS: controlArgs } : {})
+      : await startStack(root, 'traced', { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` });
     // The sink's CPU is counted on the traced side as `collector`: on this machine it shares the
     // cores with the stack, where in production a collector runs elsewhere.
     const sides = { off: { ...stack, accounts }, on: { ...traced, traced: !control, services: { ...traced.services, collector: { pid: sink.child.pid } }, accounts: await seed(traced.gatewayUrl) } };
