@@ -53,7 +53,6 @@ async function peerSessions(url, count) {
   return cookies;
 }
 
-
 /** One paced run of `request(i)` at RATE against `url`, with the CPU of `pids`. */
 function paced(url, pids, request, expectStatus) {
   let i = 0;
