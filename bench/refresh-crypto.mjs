@@ -2,8 +2,10 @@
 // What a refresh's cryptography costs in auth, item by item, warm, in one process (µs a call): the
 // access token's ES256 signature through jsonwebtoken and through node:crypto alone, and the sealing
 // of the successor token (HKDF, AES-256-GCM, the random bytes of a secret and an IV), as
-// services/auth/src/data-access/redis-sessions.ts does them. `node bench/refresh-crypto.mjs`
-import { createCipheriv, generateKeyPairSync, hkdfSync, randomBytes, sign } from 'node:crypto';
+// services/auth/src/data-access/redis-sessions.ts does them, and the seal with its key as raw bytes,
+// as it did before 2026-11-27 (on Node 24 a Buffer key costs two internal throws a call).
+// `node bench/refresh-crypto.mjs`
+import { createCipheriv, createSecretKey, generateKeyPairSync, hkdfSync, randomBytes, sign } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -25,11 +27,14 @@ const id = 'b'.repeat(22);
 const key = Buffer.from(hkdfSync('sha256', secret, id, 'refresh-successor', 32));
 
 time('jwt.sign ES256 (jsonwebtoken)', () => jwt.sign(claims, privateKey, { algorithm: 'ES256', subject: '64b0c0ffee', issuer: 'acct', audience: 'acct-api', expiresIn: 900, keyid: 'kid' }));
+// With `{ key, dsaEncoding }`, which on Node 24 costs two internal throws a call (jsonwebtoken hands the key object alone).
 time('crypto.sign ES256 alone', () => sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' }));
 time('hkdfSync (successor key)', () => Buffer.from(hkdfSync('sha256', secret, id, 'refresh-successor', 32)));
-time('AES-256-GCM seal of a token', () => {
-  const cipher = createCipheriv('aes-256-gcm', key, randomBytes(12));
+const seal = (keyOf) => () => {
+  const cipher = createCipheriv('aes-256-gcm', keyOf(), randomBytes(12));
   return Buffer.concat([cipher.update('c'.repeat(66), 'utf8'), cipher.final(), cipher.getAuthTag()]);
-});
+};
+time('AES-256-GCM seal of a token, its key a KeyObject (createSecretKey, as auth does)', seal(() => createSecretKey(key)));
+time('AES-256-GCM seal of a token, its key a Buffer (before 2026-11-27)', seal(() => key));
 time('randomBytes(32) as base64url (a secret)', () => randomBytes(32).toString('base64url'));
 time('randomBytes(12) (an IV)', () => randomBytes(12));

@@ -1,4 +1,5 @@
 // The refresh session store against real Redis, with a controllable clock for lifetimes.
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { RedisSessions } from '../src/data-access/redis-sessions';
 import type { SessionOwner } from '../src/domain/ports';
@@ -62,6 +63,20 @@ describe('RedisSessions', () => {
     expect((await store.rotate('user', first.token)).outcome).toBe('rotated');
     expect((await store.rotate('user', token)).outcome).toBe('reused');
     expect((await store.rotate('user', first.token)).outcome).toBe('missing');
+  });
+
+  it('opens a successor sealed by the release before (its key as raw bytes): a deploy inside the grace window answers the same successor', async () => {
+    now = Date.now();
+    const { token, sessionId } = await open({ kind: 'user', accountId: 'a3b', role: 'user' });
+    const first = (await store.rotate('user', token)) as { token: string };
+    // Sealed as 508d213 sealed it: the same HKDF bytes handed to createCipheriv as a Buffer.
+    const [id, secret] = token.split('.');
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', Buffer.from(hkdfSync('sha256', secret, id, 'refresh-successor', 32)), iv);
+    const body = Buffer.concat([cipher.update(first.token, 'utf8'), cipher.final()]);
+    await raw.hset(`${names.redisPrefix}rs:{${sessionId}}`, 'prevEnc', Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url'));
+    now += 1_000;
+    expect(await store.rotate('user', token)).toMatchObject({ outcome: 'grace', token: first.token });
   });
 
   describe('a refresh whose answer was lost (the successor never presented), retried after the grace window', () => {
