@@ -75,6 +75,36 @@ describe('AccessTokenVerifier', () => {
     }
   });
 
+  it('reads every shape of signature: r or s with leading zero bytes or a high bit set; one bit changed refuses', async () => {
+    const key = newKey();
+    const server = await gateway([key]);
+    const verifier = await new AccessTokenVerifier({ url: server.url }).start();
+    // Signed until each shape has turned up (a leading zero byte turns up once in 256 halves).
+    const shapes = new Map<string, string>();
+    try {
+      for (let i = 0; i < 20_000 && shapes.size < 4; i++) {
+        const signed = token(key, { sid: `s${i}` });
+        const signature = Buffer.from(signed.split('.')[2], 'base64url');
+        for (const [half, at] of [['r', 0], ['s', 32]] as const) {
+          if (signature[at] === 0) shapes.set(`${half} with a leading zero`, signed);
+          if (signature[at] & 0x80) shapes.set(`${half} with its high bit set`, signed);
+        }
+      }
+      expect([...shapes.keys()].sort()).toEqual(['r with a leading zero', 'r with its high bit set', 's with a leading zero', 's with its high bit set']);
+      for (const signed of shapes.values()) {
+        expect((await verifier.verify(signed)).ok).toBe(true);
+        const [head, body, signature] = signed.split('.');
+        const flipped = Buffer.from(signature, 'base64url');
+        flipped[40] ^= 1;
+        expect(await verifier.verify(`${head}.${body}.${flipped.toString('base64url')}`)).toEqual({ ok: false, reason: 'invalid' });
+        expect(await verifier.verify(`${head}.${body}.${signature.slice(0, -4)}`)).toEqual({ ok: false, reason: 'invalid' });
+      }
+    } finally {
+      await verifier.stop();
+      await server.close();
+    }
+  });
+
   it('fetches the key set again for a key it does not know, at most every keyRefetchMs', async () => {
     const first = newKey();
     const keys = [first];
