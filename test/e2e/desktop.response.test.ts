@@ -9,7 +9,13 @@ let stack: TestStack;
 let releases: ReleaseRepository;
 let conn: mongoose.Connection;
 beforeAll(async () => {
-  stack = await startStack('desktop', { desktop: { SYNC_MAX_CHANGES: '5', SYNC_MAX_VALUE_BYTES: '100', SYNC_PAGE_SIZE: '3', RELEASE_CACHE_MS: '0' }, auth: { ADMIN_REGISTRATION_OPEN: 'true' } });
+  // Releases are written straight to the database here, past every cache: neither desktop nor the
+  // gateway holds an answer (the gateway's holding is tested in desktop-releases.response.test.ts).
+  stack = await startStack('desktop', {
+    desktop: { SYNC_MAX_CHANGES: '5', SYNC_MAX_VALUE_BYTES: '100', SYNC_PAGE_SIZE: '3', RELEASE_CACHE_MS: '0' },
+    gateway: { PUBLIC_CACHE_MS: '0' },
+    auth: { ADMIN_REGISTRATION_OPEN: 'true' },
+  });
   conn = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_desktop` }).asPromise();
   releases = new ReleaseRepository(conn);
 });

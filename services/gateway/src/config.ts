@@ -10,6 +10,11 @@ export const gatewaySchema = z.object({
   AUTH_URL: env.url('http://127.0.0.1:3001'),
   DESKTOP_URL: env.url('http://127.0.0.1:3002'),
   UPSTREAM_TIMEOUT_MS: env.int(10_000, 100),
+  /**
+   * The longest the gateway answers a public, cacheable answer (the version check) from memory
+   * instead of asking the service again; never past the answer's own max-age. 0: never.
+   */
+  PUBLIC_CACHE_MS: env.int(1_000, 0),
   /** How long a client may take to send a request body (408 past it); node's own bound is 300 s. */
   BODY_TIMEOUT_MS: env.int(20_000, 100),
   ...configFragments.body(),

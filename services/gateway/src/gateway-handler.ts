@@ -26,6 +26,7 @@ import { GatewayErrors } from './errors';
 import { identityFlowCookieFromAnswer, presentedIdentityFlow, presentedRefreshToken, refreshCookieFromAnswer } from './refresh-cookie-bridge';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import type { Pages } from './pages';
+import { PublicCache, type Fill } from './public-cache';
 import type { RevocationEvents } from './revocation-events';
 import { ROUTES, RouteMatcher, actsOnSession, type RouteSpec, type Upstream } from '@acct/shared/routes';
 import { helmetHeaders } from './security-headers';
@@ -75,6 +76,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const keySet = Buffer.from(JSON.stringify(deps.verifier.keySet));
   const keySetHeaders = ['Content-Type', 'application/jwk-set+json', 'Content-Length', String(keySet.length), 'Cache-Control', 'public, max-age=300'];
   const upstreamTimeoutMs = String(config.UPSTREAM_TIMEOUT_MS);
+  const cache = new PublicCache(config.PUBLIC_CACHE_MS);
 
   const handle: http.RequestListener = (req, res) => {
     const started = process.hrtime.bigint();
@@ -159,8 +161,20 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       res.end(method === 'HEAD' ? undefined : keySet);
       return;
     }
+    let forwarded: ForwardContext = ctx;
+    if (route.caching === 'public') {
+      const found = cache.lookup(method, url, req.headers);
+      if ('hit' in found) {
+        req.resume();
+        cache.answer(req, res, found.hit, [...ctx.security, 'X-Request-Id', requestId]);
+        return;
+      }
+      forwarded = { ...ctx, fill: found.fill, cache };
+    } else if (route.evictsCached) {
+      forwarded = { ...ctx, cache };
+    }
     const upstream = deps.upstreams[route.upstream];
-    const send = () => forward(route, req, res, ctx, upstream);
+    const send = () => forward(route, req, res, forwarded, upstream);
     let answer: Promise<void>;
     if (claims && actsOnSession(route) && revoked !== false) {
       // An ended session's token stops here (401), or a 503 while the feed cannot tell.
@@ -198,6 +212,9 @@ interface ForwardContext {
   bodyTimeoutMs: number;
   /** How long the gateway waits for a service's answer (sent on as the service's deadline). */
   upstreamTimeoutMs: string;
+  /** The public answers held: filled from this answer (`fill`), or emptied once this change is accepted (the route's `evictsCached`). */
+  cache?: PublicCache;
+  fill?: Fill;
 }
 
 async function forward(route: RouteSpec, req: http.IncomingMessage, res: http.ServerResponse, ctx: ForwardContext, upstream: UpstreamClient): Promise<void> {
@@ -283,6 +300,8 @@ function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: Upstrea
     if (typeof value === 'string') headers.push(name, value);
   }
   res.writeHead(answer.status, headers);
+  if (ctx.fill) ctx.cache?.keep(ctx.fill, answer.status, answer.headers, answer.body);
+  if (route.evictsCached && answer.status < 300) ctx.cache?.evict();
   answer.body.once('error', () => res.destroy());
   answer.body.pipe(res);
 }

@@ -32,6 +32,8 @@ export interface RouteSpec {
    * dispatcher sends `Cache-Control: no-store` on every answer of the route, errors included.
    */
   caching?: 'public' | 'private';
+  /** A change that can make the `public` answers the gateway holds stale (a release published or withdrawn): they are dropped once the service accepts it. */
+  evictsCached?: boolean;
   /** The kind whose refresh cookie this route may set or clear. */
   cookieKind?: AccountKind;
   /** Whether the route reads the refresh cookie (passed to the service out of band). */
@@ -139,8 +141,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'listAdmins', method: 'get', path: '/api/admin/admins', upstream: 'auth', body: 'none', caller: 'admin' },
   // The desktop releases, through auth (the admin's recent proof, the activity log) to desktop.
   { operationId: 'listDesktopReleases', method: 'get', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'publishDesktopRelease', method: 'post', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'json', caller: 'admin' },
-  { operationId: 'withdrawDesktopRelease', method: 'delete', path: '/api/admin/desktop/releases/:platform/:version', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'publishDesktopRelease', method: 'post', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'json', caller: 'admin', evictsCached: true },
+  { operationId: 'withdrawDesktopRelease', method: 'delete', path: '/api/admin/desktop/releases/:platform/:version', upstream: 'auth', body: 'none', caller: 'admin', evictsCached: true },
   // The desktop client's version check (public, cacheable) and sync.
   { operationId: 'latestVersion', method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none', caller: 'anyone', caching: 'public' },
   // The access tokens' public keys, for other back ends to verify them (answered from memory).
