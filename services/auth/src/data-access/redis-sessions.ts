@@ -319,7 +319,8 @@ const epochKey = (kind: AccountKind, accountId: string) => `rs-epoch:${kind}:${a
  * The key a successor is sealed under, derived from the old token's secret. A KeyObject, not bytes:
  * on Node 24 a Buffer key costs `createCipheriv` about 12 µs of two internal brand checks that each
  * throw and catch (isKeyObject, isCryptoKey in lib/internal/crypto/keys.js), against 1 µs for a key
- * object; on Node 20 the two cost the same (bench/RESULTS.md, "Refresh on Node 24").
+ * object, and auth 31 µs a refresh; on Node 20 the key object costs 1-2 µs more (bench/RESULTS.md,
+ * "Refresh on Node 24").
  */
 const successorKey = (old: OpaqueToken) => createSecretKey(new Uint8Array(hkdfSync('sha256', old.secret, old.id, 'refresh-successor', 32)));
 
