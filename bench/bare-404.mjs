@@ -1,5 +1,8 @@
 // The 404 baseline: a bare node:http server answering every request 404 with the gateway's JSON
-// envelope and writing the same pino request record. Prints its port on stdout's first line.
+// envelope and writing the same pino request record. Given BARE_VERSION_FROM (a version check's URL,
+// read once at start), it answers that path's GET with the same 200 (body, Cache-Control, ETag) and
+// the same record too: the version check's baseline with the request log every gateway answer
+// writes. Prints its port on stdout's first line.
 import http from 'node:http';
 import { createRequire } from 'node:module';
 
@@ -9,15 +12,30 @@ const { createLogger } = require('../libs/shared/dist/index.js');
 // synchronous writes, as the logger factory makes them (to a file here instead of stdout).
 const logger = createLogger({ redact: false, destination: require('pino').destination({ dest: process.env.BARE_LOG ?? '/dev/null', sync: true }) });
 const body = JSON.stringify({ success: false, message: 'Route not found', code: 'not_found' });
+const version = process.env.BARE_VERSION_FROM ? new URL(process.env.BARE_VERSION_FROM) : undefined;
+let versionAnswer;
+if (version) {
+  const res = await fetch(version);
+  if (res.status !== 200) throw new Error(`the version check answered ${res.status}`);
+  const answer = Buffer.from(await res.arrayBuffer());
+  versionAnswer = { body: answer, headers: { 'content-type': res.headers.get('content-type'), 'cache-control': res.headers.get('cache-control'), etag: res.headers.get('etag'), 'content-length': answer.length } };
+}
 
 const server = http.createServer((req, res) => {
   const started = process.hrtime.bigint();
-  res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  const answer = versionAnswer && req.method === 'GET' && req.url?.startsWith(version.pathname) ? versionAnswer : undefined;
+  const status = answer ? 200 : 404;
+  if (answer) {
+    res.writeHead(200, answer.headers);
+    res.end(answer.body);
+  } else {
+    res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
   const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-  logger.warn(
-    { method: req.method, path: req.url, status: 404, duration_ms: durationMs, ip: req.socket.remoteAddress, actor_type: 'anonymous', request_id: 'bare' },
-    `${req.method} ${req.url} 404 ${durationMs}ms`,
+  logger[answer ? 'info' : 'warn'](
+    { method: req.method, path: req.url, status, duration_ms: durationMs, ip: req.socket.remoteAddress, actor_type: 'anonymous', request_id: 'bare' },
+    `${req.method} ${req.url} ${status} ${durationMs}ms`,
   );
 });
 server.keepAliveTimeout = 65_000;

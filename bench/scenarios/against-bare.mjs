@@ -2,8 +2,9 @@
 // alternating warmed rounds so that the machine's drift falls on both sides alike: a 404 against a
 // bare node:http server answering the same 404 and writing the same pino request record
 // (bench/bare-404.mjs), and the version check through the gateway against desktop answering it
-// straight (the proxy's own cost). Each side is BENCH_ROUNDS measured runs (each after its own
-// warm-up); the ratios are of the medians, and each round's own ratio is kept beside them.
+// straight (which writes no request record) and against the bare server answering the same 200
+// with the same record the gateway writes. Each side is BENCH_ROUNDS measured runs (each after its
+// own warm-up); the ratios are of the medians, and each round's own ratio is kept beside them.
 import path from 'node:path';
 import { measure } from '../lib/load.mjs';
 import { cpuSeconds, spawnLines } from '../lib/processes.mjs';
@@ -12,10 +13,13 @@ import { median } from '../lib/context.mjs';
 const ratio = (a, b) => Math.round((a / b) * 1000) / 1000;
 
 export async function againstBare(stack, { root, connections, rounds, say }) {
-  const bare = spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], { BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log') });
-  const barePort = Number(await bare.firstLine);
   const desktopPort = stack.services?.desktop?.port;
   const version = '/api/desktop/latest-version?platform=linux';
+  const bare = spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], {
+    BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log'),
+    ...(desktopPort ? { BARE_VERSION_FROM: `http://127.0.0.1:${desktopPort}${version}` } : {}),
+  });
+  const barePort = Number(await bare.firstLine);
   // CPU µs per request of each process serving the side, besides its throughput (on 2 cores the load
   // generator's share of the CPU moves the throughput too).
   const pids = { gateway: stack.services?.gateway?.pid, desktop: stack.services?.desktop?.pid, bare: bare.child.pid };
@@ -27,6 +31,7 @@ export async function againstBare(stack, { root, connections, rounds, say }) {
       ? {
           'version check through the gateway': () => measure({ url: `${stack.gatewayUrl}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('gateway', 'desktop') }),
           'version check straight to desktop': () => measure({ url: `http://127.0.0.1:${desktopPort}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('desktop') }),
+          'version check bare node:http': () => measure({ url: `http://127.0.0.1:${barePort}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('bare') }),
         }
       : {}),
   };
@@ -59,6 +64,8 @@ export async function againstBare(stack, { root, connections, rounds, say }) {
       ? {
           versionToDesktop: ratio(medians['version check through the gateway'], medians['version check straight to desktop']),
           versionToDesktopByRound: pairs('version check through the gateway', 'version check straight to desktop'),
+          versionToBare: ratio(medians['version check through the gateway'], medians['version check bare node:http']),
+          versionToBareByRound: pairs('version check through the gateway', 'version check bare node:http'),
         }
       : {}),
     failed,
