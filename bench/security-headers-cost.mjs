@@ -4,11 +4,10 @@
 // its CPU µs a request read from /proc beside the throughput autocannon reaches (the client parses
 // the headers too, on the same cores). Needs `npm run build` first.
 //   node bench/security-headers-cost.mjs [rounds=3]
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { cpuSeconds, spawnLines } from './lib/processes.mjs';
 
 const require = createRequire(import.meta.url);
 const ROUNDS = Number(process.argv[2] ?? 3);
@@ -16,7 +15,7 @@ const ROUNDS = Number(process.argv[2] ?? 3);
 if (process.env.SECURITY_HEADERS_SERVER) {
   // The server side: the gateway's 404 envelope, with the gateway's headers or without.
   const { helmetHeaders } = require('../services/gateway/dist/security-headers.js');
-  const body = Buffer.from(JSON.stringify({ success: false, message: 'Route not found', code: 'not_found' }));
+  const body = Buffer.from(JSON.stringify(require('../libs/shared/dist/index.js').NOT_FOUND_ENVELOPE));
   const security = process.env.SECURITY_HEADERS_SERVER === 'with' ? helmetHeaders().flat() : [];
   const server = http.createServer((_req, res) => {
     res.writeHead(404, [...security, 'X-Request-Id', 'b3b87eb3-ad6f-4b56-8bb0-e778e602880b', 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length)]);
@@ -26,15 +25,11 @@ if (process.env.SECURITY_HEADERS_SERVER) {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));
 } else {
   const autocannon = require('autocannon');
-  const cpuSeconds = (pid) => {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  };
   const results = { with: [], without: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of ['without', 'with']) {
-      const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SECURITY_HEADERS_SERVER: side } });
-      const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d)))));
+      const { child, firstLine } = spawnLines(process.execPath, [fileURLToPath(import.meta.url)], { SECURITY_HEADERS_SERVER: side });
+      const port = Number(await firstLine);
       const url = `http://127.0.0.1:${port}/no/such/route`;
       await autocannon({ url, connections: 16, duration: 2 });
       const before = cpuSeconds(child.pid);
