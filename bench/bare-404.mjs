@@ -18,7 +18,8 @@ if (version) {
   const res = await fetch(version);
   if (res.status !== 200) throw new Error(`the version check answered ${res.status}`);
   const answer = Buffer.from(await res.arrayBuffer());
-  versionAnswer = { body: answer, headers: { 'content-type': res.headers.get('content-type'), 'cache-control': res.headers.get('cache-control'), etag: res.headers.get('etag'), 'content-length': answer.length } };
+  // As a latin1 string, as the gateway holds it: written with the head in one write.
+  versionAnswer = { body: answer.toString('latin1'), headers: { 'content-type': res.headers.get('content-type'), 'cache-control': res.headers.get('cache-control'), etag: res.headers.get('etag'), 'content-length': answer.length } };
 }
 
 const server = http.createServer((req, res) => {
@@ -27,7 +28,7 @@ const server = http.createServer((req, res) => {
   const status = answer ? 200 : 404;
   if (answer) {
     res.writeHead(200, answer.headers);
-    res.end(answer.body);
+    res.end(answer.body, 'latin1');
   } else {
     res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);

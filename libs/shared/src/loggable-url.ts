@@ -13,8 +13,12 @@ export function loggablePath(originalUrl: string): string {
   return `${originalUrl.slice(0, q)}?${params.join('&')}`;
 }
 
+const PLAIN_KEY = /^[A-Za-z0-9_.-]*$/;
+
 /** A key names a secret in any letter case, percent-encoded (`t%6Fken`) or bracketed (`token[]`, `user[password]`). */
 function isSecretKey(raw: string): boolean {
+  // The common key (`platform`, `page_size`): nothing to decode or split.
+  if (PLAIN_KEY.test(raw)) return secretQueryKeys.has(raw.toLowerCase());
   let key = raw.replace(/\+/g, ' ');
   try {
     key = decodeURIComponent(key);

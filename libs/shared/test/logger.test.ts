@@ -13,6 +13,24 @@ describe('createLogger', () => {
     expect(record).not.toHaveProperty('time');
   });
 
+  it('stamps each record with the millisecond it was written, two loggers alike', () => {
+    const stamps = ['2026-11-27T03:00:00.001Z', '2026-11-27T03:00:00.001Z', '2026-11-27T03:00:00.002Z', '2030-01-01T00:00:00.000Z'];
+    const first = createMemoryLogger();
+    const second = createMemoryLogger();
+    const spy = jest.spyOn(Date, 'now');
+    try {
+      for (const at of stamps) {
+        spy.mockReturnValue(Date.parse(at));
+        first.logger.info('one');
+        second.logger.info('two');
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(first.records.map((r) => r.timestamp)).toEqual(stamps);
+    expect(second.records.map((r) => r.timestamp)).toEqual(stamps);
+  });
+
   it('redacts secrets wherever they sit in a record', () => {
     const { logger, records } = createMemoryLogger();
     logger.info({ password: 'hunter22', body: { token: 'abc', code: '123456' }, req: { headers: { cookie: 'x' } } }, 'secrets');

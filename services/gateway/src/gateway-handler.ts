@@ -54,7 +54,8 @@ export interface GatewayDeps {
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization', 'user-agent', 'if-none-match', 'if-modified-since', 'origin'];
 // `location`: the redirects of a sign-in with an identity provider (to it, and back to the app).
 const RETURNED_RESPONSE_HEADERS = ['location', 'content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
-const NOT_FOUND = Buffer.from(JSON.stringify(NOT_FOUND_ENVELOPE));
+// A string: Node writes it with the head in one write, where a Buffer is a second chunk of a writev.
+const NOT_FOUND = JSON.stringify(NOT_FOUND_ENVELOPE);
 /** The revocation feed for other back ends (answered from the gateway's own feed). */
 const REVOCATIONS_PATH = '/api/revocations';
 /** The request log's status for a request whose client went away before its answer was sent. */
@@ -68,7 +69,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   // Headers go out in one writeHead with a flat list: per-call setHeader validation was a
   // visible share of a 404's cost.
   const security = helmetHeaders().flat();
-  const notFoundHeaders = [...security, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(NOT_FOUND.length)];
+  const notFoundHeaders = [...security, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(NOT_FOUND))];
   const trust = compileTrust(config.TRUST_PROXY);
   const production = config.NODE_ENV === 'production';
   const jsonLimit = config.BODY_LIMIT;
@@ -125,6 +126,21 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     routeLabel = route.path;
     // The exporter blanks the URL's secret query values before a span leaves the process.
     const span = edgeSpan(method, route.path, url, req.headers.traceparent);
+    const answerSecurity = cors.enabled ? [...security, ...cors.responseHeaders(req)] : security;
+    let fill: Fill | undefined;
+    if (route.caching === 'public' && route.upstream !== 'local') {
+      const found = cache.lookup(method, url, req.headers);
+      if ('hit' in found) {
+        req.resume();
+        const status = cache.answer(req, res, found.hit, [...answerSecurity, 'X-Request-Id', requestId]);
+        // Handed to the socket whole in one end(), like a 404: logged at once, without the
+        // finish and close listeners an answer piped from a service needs.
+        span?.end(status);
+        log(status);
+        return;
+      }
+      fill = found.fill;
+    }
     let logged = false;
     const logOnce = (status = res.statusCode) => {
       if (logged) return;
@@ -135,7 +151,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     res.once('finish', () => logOnce());
     // Closed before the answer was all sent: the client gave up (499, as nginx logs it), whatever the service did.
     res.once('close', () => logOnce(res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST));
-    const ctx = { span, ip, requestId, production, security: cors.enabled ? [...security, ...cors.responseHeaders(req)] : security, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS, upstreamTimeoutMs };
+    const ctx = { span, ip, requestId, production, security: answerSecurity, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS, upstreamTimeoutMs };
     if (route.readsCookie && !crossSite.allows(req)) {
       req.resume();
       sendError(res, GatewayErrors.crossSite(), ctx, deps.logger);
@@ -162,14 +178,8 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       return;
     }
     let forwarded: ForwardContext = ctx;
-    if (route.caching === 'public') {
-      const found = cache.lookup(method, url, req.headers);
-      if ('hit' in found) {
-        req.resume();
-        cache.answer(req, res, found.hit, [...ctx.security, 'X-Request-Id', requestId]);
-        return;
-      }
-      forwarded = { ...ctx, fill: found.fill, cache };
+    if (fill) {
+      forwarded = { ...ctx, fill, cache };
     } else if (route.evictsCached) {
       forwarded = { ...ctx, cache };
     }

@@ -17,7 +17,12 @@ import type http from 'node:http';
 export interface HeldAnswer {
   headers: string[];
   etag?: string;
-  body: Buffer;
+  /**
+   * Its body's bytes as a latin1 string (exact for any bytes): Node writes a string body together
+   * with the head in one write, a Buffer as a second chunk of a writev (bench/RESULTS.md, "The
+   * gateway's cheapest answers, trimmed").
+   */
+  body: string;
   /** When it was stored, less the Age the service gave it (ms). */
   bornAt: number;
   freshUntil: number;
@@ -59,20 +64,26 @@ export class PublicCache {
     return { fill };
   }
 
-  /** Writes a held answer: 304 to a client that has it, else 200 (no body to HEAD). */
-  answer(req: http.IncomingMessage, res: http.ServerResponse, answer: HeldAnswer, headers: string[]): void {
+  /**
+   * Writes a held answer after `headers` (the gateway's own, a list made for this answer, which it
+   * adds to): 304 to a client that has it, else 200 (no body to HEAD). Returns the status sent.
+   */
+  answer(req: http.IncomingMessage, res: http.ServerResponse, answer: HeldAnswer, headers: string[]): number {
     const age = String(Math.max(0, Math.floor((this.now() - answer.bornAt) / 1000)));
     if (answer.etag && matches(req.headers['if-none-match'], answer.etag)) {
-      const kept: string[] = [];
       for (let i = 0; i < answer.headers.length; i += 2) {
-        if (answer.headers[i] !== 'content-type' && answer.headers[i] !== 'content-length') kept.push(answer.headers[i], answer.headers[i + 1]);
+        if (answer.headers[i] !== 'content-type' && answer.headers[i] !== 'content-length') headers.push(answer.headers[i], answer.headers[i + 1]);
       }
-      res.writeHead(304, [...headers, ...kept, 'Age', age]);
+      headers.push('Age', age);
+      res.writeHead(304, headers);
       res.end();
-      return;
+      return 304;
     }
-    res.writeHead(200, [...headers, ...answer.headers, 'Age', age]);
-    res.end(req.method === 'HEAD' ? undefined : answer.body);
+    headers.push(...answer.headers, 'Age', age);
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') res.end();
+    else res.end(answer.body, 'latin1');
+    return 200;
   }
 
   /**
@@ -100,7 +111,7 @@ export class PublicCache {
       }
       const bornAt = this.now() - ageOf(headers) * 1000;
       if (this.held.size >= MAX_ENTRIES && !this.held.has(fill.url)) this.held.delete(this.held.keys().next().value as string);
-      this.held.set(fill.url, { headers: kept, etag: typeof headers.etag === 'string' ? headers.etag : undefined, body: Buffer.concat(chunks, size), bornAt, freshUntil: this.now() + lifetimeMs });
+      this.held.set(fill.url, { headers: kept, etag: typeof headers.etag === 'string' ? headers.etag : undefined, body: Buffer.concat(chunks, size).toString('latin1'), bornAt, freshUntil: this.now() + lifetimeMs });
     };
     body.on('data', onData).once('end', onEnd);
   }

@@ -14,6 +14,7 @@ async function fakeService() {
   let version = '1.0.0';
   let headers: Record<string, string> = {};
   let status = 200;
+  let raw: Buffer | undefined;
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     req.resume();
@@ -22,7 +23,7 @@ async function fakeService() {
       res.end(JSON.stringify({ success: status < 300 }));
       return;
     }
-    const body = JSON.stringify({ success: true, message: 'Latest version', data: { version } });
+    const body = raw ?? JSON.stringify({ success: true, message: 'Latest version', data: { version } });
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=60', etag: `"v${version}"`, ...headers });
     res.end(req.method === 'HEAD' ? undefined : body);
   });
@@ -30,7 +31,8 @@ async function fakeService() {
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
-    set: (next: { version?: string; headers?: Record<string, string>; status?: number }) => {
+    set: (next: { version?: string; headers?: Record<string, string>; status?: number; raw?: Buffer }) => {
+      raw = next.raw;
       version = next.version ?? version;
       headers = next.headers ?? headers;
       status = next.status ?? status;
@@ -53,7 +55,7 @@ describe('gateway: the public answers it holds', () => {
     await gateway.close();
     await service.close();
   });
-  beforeEach(() => service.set({ headers: {}, status: 200 }));
+  beforeEach(() => service.set({ headers: {}, status: 200, raw: undefined }));
 
   it('answers the version check again from memory, with its Age, its ETag, its own request id and a request record', async () => {
     const url = `${LATEST}?platform=linux`;
@@ -72,10 +74,25 @@ describe('gateway: the public answers it holds', () => {
     const url = `${LATEST}?platform=darwin`;
     await call(gateway.base, 'GET', url);
     // Not through fetch: a fetch with If-None-Match also sends `Cache-Control: no-cache`, which asks the service.
-    const again = await rawGet(`${gateway.base}${url}`, { 'if-none-match': 'W/"other", "v1.0.0"' });
+    const again = await rawGet(`${gateway.base}${url}`, { 'if-none-match': 'W/"other", "v1.0.0"', 'x-request-id': 'held-304' });
     expect([again.status, again.headers.etag, again.headers['content-type']]).toEqual([304, '"v1.0.0"', undefined]);
+    await settle();
+    expect(gateway.records.find((r) => r.request_id === 'held-304')).toMatchObject({ method: 'GET', status: 304, path: url });
     const head = await fetch(`${gateway.base}${url}`, { method: 'HEAD' });
     expect([head.status, (await head.arrayBuffer()).byteLength]).toEqual([200, 0]);
+    expect(asked(service.seen, url)).toBe(1);
+  });
+
+  it('answers a held body byte for byte, whatever its bytes', async () => {
+    const url = `${LATEST}?platform=linux&body=bytes`;
+    // UTF-8 past ASCII, and bytes that are no UTF-8 at all.
+    const bytes = Buffer.concat([Buffer.from('{"notes":"Übersicht ✓"}'), Buffer.from([0xff, 0xfe, 0x00, 0x80])]);
+    service.set({ raw: bytes });
+    const first = Buffer.from(await (await fetch(`${gateway.base}${url}`)).arrayBuffer());
+    const held = await fetch(`${gateway.base}${url}`);
+    expect(held.headers.get('age')).toBe('0');
+    expect(Buffer.from(await held.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(first.equals(bytes)).toBe(true);
     expect(asked(service.seen, url)).toBe(1);
   });
 

@@ -12,7 +12,7 @@ export interface RouteMatch<R extends RouteSpec = RouteSpec> {
 
 export class RouteMatcher<R extends RouteSpec = RouteSpec> {
   private readonly exact = new Map<string, R>();
-  private readonly patterns: Array<{ route: R; regex: RegExp; names: string[] }> = [];
+  private readonly patterns: Array<{ route: R; method: string; regex: RegExp; names: string[] }> = [];
 
   constructor(routes: readonly R[]) {
     for (const route of routes) {
@@ -20,7 +20,7 @@ export class RouteMatcher<R extends RouteSpec = RouteSpec> {
       if (route.path.includes(':')) {
         const names = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
         const source = route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '([^/]+)');
-        this.patterns.push({ route, regex: new RegExp(`^${source}/?$`, 'i'), names });
+        this.patterns.push({ route, method, regex: new RegExp(`^${source}/?$`, 'i'), names });
       } else {
         this.exact.set(`${method} ${route.path.toLowerCase()}`, route);
       }
@@ -54,7 +54,7 @@ export class RouteMatcher<R extends RouteSpec = RouteSpec> {
     const exact = this.exact.get(`${m} ${normalized}`);
     if (exact) return { route: exact, names: [], values: [] };
     for (const p of this.patterns) {
-      if (p.route.method.toUpperCase() !== m) continue;
+      if (p.method !== m) continue;
       const found = p.regex.exec(path);
       if (found) return { route: p.route, names: p.names, values: found.slice(1) };
     }
