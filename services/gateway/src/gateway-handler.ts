@@ -2,7 +2,7 @@
 // actor, request log, and streaming to the service with a byte cap. Express (with helmet, the
 // router walk and JSON re-serialisation) cost several times what a proxy needs per request.
 import type http from 'node:http';
-import { Transform, type TransformCallback } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import proxyaddr from 'proxy-addr';
 import { edgeSpan, type EdgeSpan } from '@acct/shared/tracing';
 import {
@@ -56,6 +56,8 @@ const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'authorization',
 const RETURNED_RESPONSE_HEADERS = ['location', 'content-type', 'content-length', 'retry-after', 'cache-control', 'etag', 'last-modified', 'expires', 'vary', 'content-disposition'];
 // A string: Node writes it with the head in one write, where a Buffer is a second chunk of a writev.
 const NOT_FOUND = JSON.stringify(NOT_FOUND_ENVELOPE);
+/** A service's answer up to this size, declared, is sent on whole; a larger one streams (an avatar, an export). */
+const WHOLE_ANSWER_BYTES = 16 * 1024;
 /** The revocation feed for other back ends (answered from the gateway's own feed). */
 const REVOCATIONS_PATH = '/api/revocations';
 /** The request log's status for a request whose client went away before its answer was sent. */
@@ -313,7 +315,23 @@ function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: Upstrea
   if (ctx.fill) ctx.cache?.keep(ctx.fill, answer.status, answer.headers, answer.body);
   if (route.evictsCached && answer.status < 300) ctx.cache?.evict();
   answer.body.once('error', () => res.destroy());
-  answer.body.pipe(res);
+  // Number(undefined) is NaN: an answer of unknown length streams.
+  if (Number(answer.headers['content-length']) <= WHOLE_ANSWER_BYTES) endWhole(answer.body, res);
+  else answer.body.pipe(res);
+}
+
+/**
+ * Reads a small answer whole and ends the client's with it: as a string (latin1, exact for any
+ * bytes) Node writes it with the head in one write, where piping writes the body on its own and sets
+ * up a pipe's listeners on both streams (bench/RESULTS.md, "The gateway's cheapest answers, trimmed").
+ */
+function endWhole(body: Readable, res: http.ServerResponse): void {
+  const chunks: Buffer[] = [];
+  body.on('data', (chunk: Buffer) => chunks.push(chunk));
+  body.once('end', () => {
+    if (chunks.length === 0) res.end();
+    else res.end((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('latin1'), 'latin1');
+  });
 }
 
 /** The kind whose cookie the answer sets: the route's, or on a route that serves both kinds, the one the service names. */

@@ -19,6 +19,15 @@ async function fakeUpstream(answer: (req: http.IncomingMessage, body: string, re
   return { url: `http://127.0.0.1:${port}`, seen, close: () => closeServer(server) };
 }
 
+/** Answers the stand-in gives to a register whose body is one of these words. */
+const ANSWERS: Record<string, Buffer> = {
+  // UTF-8 past ASCII, and bytes that are no UTF-8 at all.
+  small: Buffer.concat([Buffer.from('{"name":"Zoë ✓"}'), Buffer.from([0xff, 0xfe, 0x00, 0x80])]),
+  // Past the size the gateway reads whole: streamed.
+  large: Buffer.from(Array.from({ length: 40 * 1024 }, (_, i) => (i * 7919) % 256)),
+  unsized: Buffer.from('{"size":"not declared"}'),
+};
+
 describe('gateway: proxying to a service', () => {
   let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
   let gateway: GatewayUnderTest;
@@ -33,6 +42,16 @@ describe('gateway: proxying to a service', () => {
         res.end(JSON.stringify({ success: true, message: 'Logged out successfully' }));
       } else if (req.url?.startsWith('/api/auth/admin/forgot-password')) {
         setTimeout(() => res.end('{}'), 2_000);
+      } else if (req.url?.startsWith('/api/auth/user/register') && ANSWERS[_body]) {
+        const bytes = ANSWERS[_body];
+        if (_body === 'unsized') {
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        } else {
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+        }
+        // In two pieces, the second a little later: the gateway must wait for all of it.
+        res.write(bytes.subarray(0, 7));
+        setTimeout(() => res.end(bytes.subarray(7)), 20);
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{}');
@@ -57,6 +76,12 @@ describe('gateway: proxying to a service', () => {
     expect(forwarded.headers['x-refresh-token']).toBeUndefined();
     expect(forwarded.headers.cookie).toBeUndefined();
     expect(JSON.parse(forwarded.body)).toEqual({ name: 'Ann' });
+  });
+
+  it.each(Object.keys(ANSWERS))("sends a service's answer on byte for byte (%s)", async (kind) => {
+    const res = await fetch(`${gateway.base}/api/auth/user/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: kind });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(ANSWERS[kind])).toBe(true);
   });
 
   it("sends the service its deadline (the gateway's wait), never a client's", async () => {
