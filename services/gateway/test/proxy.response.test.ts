@@ -33,7 +33,7 @@ describe('gateway: proxying to a service', () => {
   let gateway: GatewayUnderTest;
 
   beforeAll(async () => {
-    upstream = await fakeUpstream((req, _body, res) => {
+    upstream = await fakeUpstream((req, body, res) => {
       if (req.url?.startsWith('/api/auth/user/login')) {
         res.writeHead(200, { 'content-type': 'application/json', 'x-set-refresh-token': 'secret-refresh', 'x-refresh-token-max-age': '604800', 'x-internal-debug': 'no' });
         res.end(JSON.stringify({ success: true, message: 'Login successful' }));
@@ -42,9 +42,9 @@ describe('gateway: proxying to a service', () => {
         res.end(JSON.stringify({ success: true, message: 'Logged out successfully' }));
       } else if (req.url?.startsWith('/api/auth/admin/forgot-password')) {
         setTimeout(() => res.end('{}'), 2_000);
-      } else if (req.url?.startsWith('/api/auth/user/register') && ANSWERS[_body]) {
-        const bytes = ANSWERS[_body];
-        if (_body === 'unsized') {
+      } else if (req.url?.startsWith('/api/auth/user/register') && ANSWERS[body]) {
+        const bytes = ANSWERS[body];
+        if (body === 'unsized') {
           res.writeHead(200, { 'content-type': 'application/octet-stream' });
         } else {
           res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
