@@ -7,11 +7,11 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { createLogger } = require('../libs/shared/dist/index.js');
+const { createLogger, NOT_FOUND_ENVELOPE } = require('../libs/shared/dist/index.js');
 // The gateway's request logger is built the same way: no redaction (its fields are fixed), and
 // synchronous writes, as the logger factory makes them (to a file here instead of stdout).
 const logger = createLogger({ redact: false, destination: require('pino').destination({ dest: process.env.BARE_LOG ?? '/dev/null', sync: true }) });
-const body = JSON.stringify({ success: false, message: 'Route not found', code: 'not_found' });
+const body = JSON.stringify(NOT_FOUND_ENVELOPE);
 const version = process.env.BARE_VERSION_FROM ? new URL(process.env.BARE_VERSION_FROM) : undefined;
 let versionAnswer;
 if (version) {
