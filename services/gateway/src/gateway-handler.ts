@@ -3,13 +3,11 @@
 // router walk and JSON re-serialisation) cost several times what a proxy needs per request.
 import type http from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import proxyaddr from 'proxy-addr';
 import { edgeSpan, type EdgeSpan } from '@acct/shared/tracing';
 import {
   InternalHeaders,
   NOT_FOUND_ENVELOPE,
   assertSessionLive,
-  canonicalAddress,
   errors,
   toErrorAnswer,
   type AccessTokenVerifier,
@@ -17,9 +15,9 @@ import {
   type HttpMetrics,
   type Logger,
   type RevocationCheck,
-  type TrustProxy,
 } from '@acct/shared';
 import type { GatewayConfig } from './config';
+import { clientAddress, compileTrust } from './client-ip';
 import { Cors } from './cors';
 import { CrossSiteGuard } from './cross-site';
 import { GatewayErrors } from './errors';
@@ -81,13 +79,46 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const upstreamTimeoutMs = String(config.UPSTREAM_TIMEOUT_MS);
   const cache = new PublicCache(config.PUBLIC_CACHE_MS);
 
+  const notFound = (res: http.ServerResponse, method: string, requestId: string) => {
+    res.writeHead(404, [...notFoundHeaders, 'X-Request-Id', requestId]);
+    res.end(method === 'HEAD' ? undefined : NOT_FOUND);
+  };
+
+  /** No route: a hosted page, a CORS preflight, or the 404. Answers the label its request is counted under. */
+  const answerUnmatched = (req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string, requestId: string): string => {
+    if (deps.pages?.serve(req, res, path, requestId)) return 'pages';
+    const preflight = cors.preflight(req, path);
+    if (preflight && 'headers' in preflight) {
+      res.writeHead(204, [...security, ...preflight.headers, 'X-Request-Id', requestId]);
+      res.end();
+      return 'unmatched';
+    }
+    // A browser developer learns why the browser will refuse the call, not only that it was a 404.
+    if (preflight) deps.logger.warn({ origin: req.headers.origin, method: req.headers['access-control-request-method'], path, reason: preflight.refused }, 'CORS preflight refused');
+    notFound(res, method, requestId);
+    return 'unmatched';
+  };
+
+  /** The gateway's own routes: the key set, and the revocation feed for other back ends (404 while off). */
+  const answerLocal = (req: http.IncomingMessage, res: http.ServerResponse, route: RouteSpec, ctx: ForwardContext) => {
+    const method = req.method ?? 'GET';
+    if (route.path === REVOCATIONS_PATH) {
+      const events = deps.revocationEvents;
+      if (!events?.enabled) notFound(res, method, ctx.requestId);
+      else if (!events.allows(req.headers.authorization)) sendError(res, errors.unauthorized(), ctx, deps.logger);
+      else events.stream(req, res, [...ctx.security, 'X-Request-Id', ctx.requestId]);
+      return;
+    }
+    res.writeHead(200, [...ctx.security, ...keySetHeaders, 'X-Request-Id', ctx.requestId]);
+    res.end(method === 'HEAD' ? undefined : keySet);
+  };
+
   const handle: http.RequestListener = (req, res) => {
     const started = process.hrtime.bigint();
     const url = req.url ?? '/';
     const method = req.method ?? 'GET';
     const requestId = resolveRequestId(req.headers['x-request-id']);
-    // A forwarded value that is not an address is ignored: the connection's own address stands.
-    const ip = canonicalAddress(proxyaddr(req, trust)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
+    const ip = clientAddress(req, trust);
     const claims = deps.verifier.verifyHeader(req.headers.authorization);
     // The holder of an ended session is no actor; while that cannot be told from memory (the feed is
     // behind), the request is logged without one.
@@ -106,22 +137,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     const path = q < 0 ? url : url.slice(0, q);
     const route = matcher.match(method, path);
     if (!route) {
-      if (deps.pages?.serve(req, res, path, requestId)) {
-        routeLabel = 'pages';
-        log();
-        return;
-      }
-      const preflight = cors.preflight(req, path);
-      if (preflight && 'headers' in preflight) {
-        res.writeHead(204, [...security, ...preflight.headers, 'X-Request-Id', requestId]);
-        res.end();
-        log();
-        return;
-      }
-      // A browser developer learns why the browser will refuse the call, not only that it was a 404.
-      if (preflight) deps.logger.warn({ origin: req.headers.origin, method: req.headers['access-control-request-method'], path, reason: preflight.refused }, 'CORS preflight refused');
-      res.writeHead(404, [...notFoundHeaders, 'X-Request-Id', requestId]);
-      res.end(method === 'HEAD' ? undefined : NOT_FOUND);
+      routeLabel = answerUnmatched(req, res, method, path, requestId);
       log();
       return;
     }
@@ -161,22 +177,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     }
     if (route.upstream === 'local') {
       req.resume();
-      if (route.path === REVOCATIONS_PATH) {
-        const events = deps.revocationEvents;
-        if (!events?.enabled) {
-          res.writeHead(404, [...notFoundHeaders, 'X-Request-Id', requestId]);
-          res.end(method === 'HEAD' ? undefined : NOT_FOUND);
-          return;
-        }
-        if (!events.allows(req.headers.authorization)) {
-          sendError(res, errors.unauthorized(), ctx, deps.logger);
-          return;
-        }
-        events.stream(req, res, [...ctx.security, 'X-Request-Id', requestId]);
-        return;
-      }
-      res.writeHead(200, [...ctx.security, ...keySetHeaders, 'X-Request-Id', requestId]);
-      res.end(method === 'HEAD' ? undefined : keySet);
+      answerLocal(req, res, route, ctx);
       return;
     }
     let forwarded: ForwardContext = ctx;
@@ -404,12 +405,4 @@ function byteCap(limit: number): CappedStream {
   stream.exceeded = false;
   stream.timedOut = false;
   return stream;
-}
-
-/** express's `trust proxy` semantics: false, true, a hop count, or a list of addresses/subnets. */
-function compileTrust(value: TrustProxy): Parameters<typeof proxyaddr>[1] {
-  if (value === true) return () => true;
-  if (value === false) return () => false;
-  if (typeof value === 'number') return (_addr: string, i: number) => i < value;
-  return proxyaddr.compile(value);
 }

@@ -23,6 +23,10 @@ describe('loggablePath', () => {
     ['/x?%E0%A4%A=1&token=z', '/x?%E0%A4%A=1&token=[redacted]'],
     ['/x?platform=linux', '/x?platform=linux'],
     ['/x?tokens=keep', '/x?tokens=keep'],
+    ['/x?a&&token=z&', '/x?a&&token=[redacted]&'],
+    ['/x?a=b=token&token', '/x?a=b=token&token'],
+    ['/x?platform=linux&code=1', '/x?platform=linux&code=[redacted]'],
+    ['/x?', '/x?'],
   ])('%s is logged as %s', (url, logged) => {
     expect(loggablePath(url)).toBe(logged);
   });

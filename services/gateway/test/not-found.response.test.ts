@@ -1,5 +1,6 @@
+import http from 'node:http';
 import { call } from '@acct/test-harness/http-client';
-import { startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
+import { settle, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
 
 describe('gateway: unmatched routes', () => {
   let gateway: GatewayUnderTest;
@@ -83,5 +84,36 @@ describe('gateway: unmatched routes', () => {
     await call(base, 'GET', '/x', { headers: { 'x-forwarded-for': '6.6.6.6' } });
     await new Promise((r) => setImmediate(r));
     expect(records[0].ip).not.toBe('6.6.6.6');
+  });
+});
+
+describe('gateway: the client address on a kept-alive connection', () => {
+  let gateway: GatewayUnderTest;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  beforeAll(async () => {
+    gateway = await startGatewayUnderTest({ TRUST_PROXY: 'loopback' });
+  });
+  afterAll(async () => {
+    agent.destroy();
+    await gateway.close();
+  });
+
+  /** One GET on the agent's one connection; answers whether that connection was used before. */
+  function get(headers: Record<string, string>): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      const req = http.get(`${gateway.base}/no/such/route`, { agent, headers }, (res) => {
+        res.resume();
+        res.once('end', () => resolve(req.reusedSocket));
+      });
+      req.once('error', reject);
+    });
+  }
+
+  it('when requests with and without X-Forwarded-For share one connection, then each is logged with its own client', async () => {
+    gateway.records.length = 0;
+    const reused = [await get({}), await get({ 'x-forwarded-for': '203.0.113.7' }), await get({}), await get({ 'x-forwarded-for': '2001:DB8::0:1' })];
+    await settle();
+    expect(reused).toEqual([false, true, true, true]);
+    expect(gateway.records.map((r) => r.ip)).toEqual(['127.0.0.1', '203.0.113.7', '127.0.0.1', '2001:db8::1']);
   });
 });

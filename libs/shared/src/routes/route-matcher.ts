@@ -11,7 +11,8 @@ export interface RouteMatch<R extends RouteSpec = RouteSpec> {
 }
 
 export class RouteMatcher<R extends RouteSpec = RouteSpec> {
-  private readonly exact = new Map<string, R>();
+  /** Exact paths (lower case) by method: no key is built per request. */
+  private readonly exact = new Map<string, Map<string, R>>();
   private readonly patterns: Array<{ route: R; method: string; regex: RegExp; names: string[] }> = [];
 
   constructor(routes: readonly R[]) {
@@ -22,7 +23,9 @@ export class RouteMatcher<R extends RouteSpec = RouteSpec> {
         const source = route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '([^/]+)');
         this.patterns.push({ route, method, regex: new RegExp(`^${source}/?$`, 'i'), names });
       } else {
-        this.exact.set(`${method} ${route.path.toLowerCase()}`, route);
+        let paths = this.exact.get(method);
+        if (!paths) this.exact.set(method, (paths = new Map()));
+        paths.set(route.path.toLowerCase(), route);
       }
     }
   }
@@ -34,12 +37,14 @@ export class RouteMatcher<R extends RouteSpec = RouteSpec> {
 
   /** The route for a method and path (HEAD matches GET routes), or undefined. */
   match(method: string, path: string): R | undefined {
-    return this.locate(method, path)?.route;
+    return this.exactRoute(method, path) ?? this.parameterised(method, path)?.route;
   }
 
   /** The route and its path's parameters, decoded; undefined when none matches, or a parameter is not valid percent-encoding. */
   find(method: string, path: string): RouteMatch<R> | undefined {
-    const found = this.locate(method, path);
+    const exact = this.exactRoute(method, path);
+    if (exact) return { route: exact, params: {} };
+    const found = this.parameterised(method, path);
     if (!found) return undefined;
     try {
       return { route: found.route, params: Object.fromEntries(found.names.map((name, i) => [name, decodeURIComponent(found.values[i])])) };
@@ -48,11 +53,15 @@ export class RouteMatcher<R extends RouteSpec = RouteSpec> {
     }
   }
 
-  private locate(method: string, path: string): { route: R; names: string[]; values: string[] } | undefined {
+  /** The route whose path is exactly this one, in any case and with or without a trailing slash. */
+  private exactRoute(method: string, path: string): R | undefined {
+    const paths = this.exact.get(method === 'HEAD' ? 'GET' : method);
+    return paths?.get((path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase());
+  }
+
+  /** The first parameterised route the path matches, with its parameters' raw values. */
+  private parameterised(method: string, path: string): { route: R; names: string[]; values: string[] } | undefined {
     const m = method === 'HEAD' ? 'GET' : method;
-    const normalized = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
-    const exact = this.exact.get(`${m} ${normalized}`);
-    if (exact) return { route: exact, names: [], values: [] };
     for (const p of this.patterns) {
       if (p.method !== m) continue;
       const found = p.regex.exec(path);
