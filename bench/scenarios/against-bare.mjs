@@ -4,7 +4,9 @@
 // (bench/bare-404.mjs), and the version check through the gateway against desktop answering it
 // straight (which writes no request record) and against the bare server answering the same 200
 // with the same record the gateway writes. Each side is BENCH_ROUNDS measured runs (each after its
-// own warm-up); the ratios are of the medians, and each round's own ratio is kept beside them.
+// own warm-up); the ratios are of the medians, and each round's own ratio is kept beside them with
+// their median: the two sides of one round ran seconds apart, so on a host whose speed drifts from
+// minute to minute (these VMs, some hours) the rounds' ratios agree where the medians do not.
 import path from 'node:path';
 import { measure } from '../lib/load.mjs';
 import { cpuSeconds, spawnLines } from '../lib/processes.mjs';
@@ -53,6 +55,7 @@ export async function againstBare(stack, { root, connections, rounds, say }) {
   }
   const medians = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
   const pairs = (a, b) => runs[a].map((value, i) => ratio(value, runs[b][i]));
+  const pairedMedian = (a, b) => median(pairs(a, b));
   return {
     requestsPerSecond: medians['404 through the gateway'],
     runs,
@@ -60,12 +63,15 @@ export async function againstBare(stack, { root, connections, rounds, say }) {
     cpuMicrosPerRequest: cpu,
     notFoundToBare: ratio(medians['404 through the gateway'], medians['404 bare node:http']),
     notFoundToBareByRound: pairs('404 through the gateway', '404 bare node:http'),
+    notFoundToBareRoundsMedian: pairedMedian('404 through the gateway', '404 bare node:http'),
     ...(desktopPort
       ? {
           versionToDesktop: ratio(medians['version check through the gateway'], medians['version check straight to desktop']),
           versionToDesktopByRound: pairs('version check through the gateway', 'version check straight to desktop'),
+          versionToDesktopRoundsMedian: pairedMedian('version check through the gateway', 'version check straight to desktop'),
           versionToBare: ratio(medians['version check through the gateway'], medians['version check bare node:http']),
           versionToBareByRound: pairs('version check through the gateway', 'version check bare node:http'),
+          versionToBareRoundsMedian: pairedMedian('version check through the gateway', 'version check bare node:http'),
         }
       : {}),
     failed,
