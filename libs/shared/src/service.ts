@@ -58,13 +58,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let server: http.Server | undefined;
   let draining = false;
   if (options.app) {
-    server = http.createServer(options.app);
+    const app = options.app;
+    // While draining, every answer ends its connection: a keep-alive client reconnects elsewhere. One
+    // listener, not a second one before the app's: an event with two listeners copies its list each time.
+    server = http.createServer((req, res) => {
+      if (draining) res.setHeader('Connection', 'close');
+      return app(req, res);
+    });
     // Longer than common load balancer idle timeouts, so they close first.
     server.keepAliveTimeout = 65_000;
-    // While draining, every answer ends its connection: a keep-alive client reconnects elsewhere.
-    server.prependListener('request', (_req, res) => {
-      if (draining) res.setHeader('Connection', 'close');
-    });
     port = await listen(server, options.port ?? 0, host);
     const listening = server;
     closers.push({ name: 'http', close: () => closeServer(listening) });
