@@ -2,29 +2,29 @@
 // query string kept, the values of keys that name a secret blanked.
 import { secretQueryKeys } from './secrets';
 
-/** The path (or URL) with its query string, secret query values blanked so that no token leaves the process. */
+/**
+ * The path (or URL) with its query string, secret query values blanked so that no token leaves the
+ * process. The query is read pair by pair in place (a pair's key is what precedes its first `=`; a
+ * key without one has no value to blank), and a new string is made only once a secret is found:
+ * most queries name none and are written as they came.
+ */
 export function loggablePath(originalUrl: string): string {
   const q = originalUrl.indexOf('?');
-  // Most queries name no secret: the URL is written as it came, with nothing split or joined.
-  if (q < 0 || !namesSecret(originalUrl, q + 1)) return originalUrl;
-  const params = originalUrl.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    return eq >= 0 && isSecretKey(pair.slice(0, eq)) ? `${pair.slice(0, eq)}=[redacted]` : pair;
-  });
-  return `${originalUrl.slice(0, q)}?${params.join('&')}`;
-}
-
-/** Whether a key of the query from `from` on names a secret (a key without `=` has no value to blank). */
-function namesSecret(url: string, from: number): boolean {
-  let start = from;
-  while (start < url.length) {
-    let end = url.indexOf('&', start);
-    if (end < 0) end = url.length;
-    const eq = url.indexOf('=', start);
-    if (eq >= 0 && eq < end && isSecretKey(url.slice(start, eq))) return true;
+  if (q < 0) return originalUrl;
+  let logged = '';
+  /** Where the original URL has been copied up to into `logged` (0: nothing blanked yet). */
+  let copied = 0;
+  for (let start = q + 1; start < originalUrl.length; ) {
+    let end = originalUrl.indexOf('&', start);
+    if (end < 0) end = originalUrl.length;
+    const eq = originalUrl.indexOf('=', start);
+    if (eq >= 0 && eq < end && isSecretKey(originalUrl.slice(start, eq))) {
+      logged += `${originalUrl.slice(copied, eq + 1)}[redacted]`;
+      copied = end;
+    }
     start = end + 1;
   }
-  return false;
+  return copied === 0 ? originalUrl : logged + originalUrl.slice(copied);
 }
 
 const PLAIN_KEY = /^[A-Za-z0-9_.-]*$/;

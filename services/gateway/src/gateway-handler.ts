@@ -100,8 +100,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   };
 
   /** The gateway's own routes: the key set, and the revocation feed for other back ends (404 while off). */
-  const answerLocal = (req: http.IncomingMessage, res: http.ServerResponse, route: RouteSpec, ctx: ForwardContext) => {
-    const method = req.method ?? 'GET';
+  const answerLocal = (req: http.IncomingMessage, res: http.ServerResponse, method: string, route: RouteSpec, ctx: ForwardContext) => {
     if (route.path === REVOCATIONS_PATH) {
       const events = deps.revocationEvents;
       if (!events?.enabled) notFound(res, method, ctx.requestId);
@@ -177,7 +176,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     }
     if (route.upstream === 'local') {
       req.resume();
-      answerLocal(req, res, route, ctx);
+      answerLocal(req, res, method, route, ctx);
       return;
     }
     let forwarded: ForwardContext = ctx;
