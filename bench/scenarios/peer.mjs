@@ -6,6 +6,11 @@
 //   /me          GET /api/auth/user/me with an access token, against their cookie-cached get-session;
 //   refresh      our rotating refresh, against the same get-session (the issue's measure for it);
 //   memory       RSS of gateway + auth against their process's, after the same load.
+//   floors       what the shape allows at this rate: the gateway's own 404 (the gateway's CPU alone,
+//                the least any route through it costs) and a bare node:http server's 404
+//                (bench/bare-404.mjs: one Node process answering and logging, the least any Node
+//                answer costs), each against the same get-session. A goal above the gateway's floor
+//                cannot be met by a route that crosses the gateway, whatever auth does.
 // CPU is read from the scheduler's exact clock (cpuSecondsExact): at a low rate, /proc's tick-sampled
 // times misread processes that wake briefly and often.
 // Runs only when asked for (BENCH_ONLY=peer, or BENCH_PEER=1 in a full run): it installs the peer
@@ -63,6 +68,9 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
   installPeer(say);
   const peer = spawnLines(process.execPath, [path.join(PEER_DIR, 'server.mjs')], { PEER_FRESH: '1', PORT: '0' });
   const peerUrl = `http://127.0.0.1:${Number(await peer.firstLine)}`;
+  const floors = wants('peer: floor');
+  const bare = floors ? spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], { BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log') }) : undefined;
+  const bareUrl = bare ? `http://127.0.0.1:${Number(await bare.firstLine)}` : undefined;
   const ours = { gateway: stack.services.gateway.pid, auth: stack.services.auth.pid };
   const theirs = { peer: peer.child.pid };
   const results = {};
@@ -73,14 +81,16 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     // The bench's own paced refresh (a session lent to one request at a time), with the exact CPU.
     const refresh = () => steadyRefreshScenario(stack.gatewayUrl, accounts, RATE, exactCpuOf(ours));
 
-    const compare = async (name, ourRun) => {
+    const notFound = (url, pids) => () => paced(url, pids, () => ({ method: 'GET', path: '/no/such/route' }), 404);
+
+    const compare = async (name, ourRun, oursNames = Object.keys(ours)) => {
       if (!wants(`peer: ${name}`)) return;
       const sides = { ours: [], theirs: [] };
       for (let r = 0; r < rounds; r++) {
         sides.ours.push(await ourRun());
         sides.theirs.push(await getSession());
       }
-      const oursPerCpu = sides.ours.map((run) => perCpuSecond(run, Object.keys(ours)));
+      const oursPerCpu = sides.ours.map((run) => perCpuSecond(run, oursNames));
       const theirsPerCpu = sides.theirs.map((run) => perCpuSecond(run, Object.keys(theirs)));
       results[`peer: ${name}`] = {
         rate: RATE,
@@ -97,6 +107,10 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     };
     await compare('/me against their cookie-cached get-session', me);
     await compare('refresh against their cookie-cached get-session', refresh);
+    if (floors) {
+      await compare('floor: the gateway\'s 404 against their cookie-cached get-session', notFound(stack.gatewayUrl, { gateway: ours.gateway }), ['gateway']);
+      await compare('floor: a bare node:http 404 against their cookie-cached get-session', notFound(bareUrl, { bare: bare.child.pid }), ['bare']);
+    }
     if (wants('peer: memory')) {
       const oursMb = { gateway: rssMb(ours.gateway), auth: rssMb(ours.auth) };
       const theirsMb = rssMb(theirs.peer);
@@ -105,6 +119,7 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     }
   } finally {
     peer.child.kill('SIGTERM');
+    bare?.child.kill('SIGTERM');
   }
   return results;
 }
