@@ -87,7 +87,9 @@ describe('Outbox relay', () => {
   it('leaves an event whose writer died before publishing to another relay once its lease runs out', async () => {
     // The writer's publish never completes (a replica that dies mid-publish).
     const stuck: Publisher = { publish: () => new Promise<void>(() => undefined) };
-    const writer = relay({ pollMs: 60_000, leaseMs: 300, stopGraceMs: 50 });
+    // The lease outlasts the check below with room: a run slowed down (a busy machine, jest's
+    // --detectOpenHandles) once took over 300 ms from the lease to the check, and the survivor rightly took it.
+    const writer = relay({ pollMs: 60_000, leaseMs: scaled(1_000), stopGraceMs: 50 });
     writer.start(stuck);
     const id = await writer.add('user.login.succeeded', { userId: 'orphan', ip: '127.0.0.1' });
     const publisher = new FlakyPublisher();
@@ -97,7 +99,7 @@ describe('Outbox relay', () => {
     await new Promise((r) => setTimeout(r, 150));
     // Still leased to the writer.
     expect(publisher.published.some((p) => p.eventId === id)).toBe(false);
-    await until(() => publisher.published.some((p) => p.eventId === id), 3_000);
+    await until(() => publisher.published.some((p) => p.eventId === id), 5_000);
     await survivor.stop();
     // The writer's stop does not wait for its hung publish beyond its grace time.
     const stopping = Date.now();
