@@ -68,13 +68,14 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
   installPeer(say);
   const peer = spawnLines(process.execPath, [path.join(PEER_DIR, 'server.mjs')], { PEER_FRESH: '1', PORT: '0' });
   const peerUrl = `http://127.0.0.1:${Number(await peer.firstLine)}`;
-  const floors = wants('peer: floor');
-  const bare = floors ? spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], { BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log') }) : undefined;
-  const bareUrl = bare ? `http://127.0.0.1:${Number(await bare.firstLine)}` : undefined;
   const ours = { gateway: stack.services.gateway.pid, auth: stack.services.auth.pid };
   const theirs = { peer: peer.child.pid };
   const results = {};
+  let bare;
   try {
+    const floors = wants('peer: floor');
+    bare = floors ? spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], { BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log') }) : undefined;
+    const bareUrl = bare ? `http://127.0.0.1:${Number(await bare.firstLine)}` : undefined;
     const [tokens, cookies] = await Promise.all([accessTokens(stack.gatewayUrl, accounts), peerSessions(peerUrl, CONNECTIONS)]);
     const getSession = () => paced(peerUrl, theirs, (i) => ({ method: 'GET', path: '/api/auth/get-session', headers: { cookie: cookies[i % cookies.length] } }), 200);
     const me = () => paced(stack.gatewayUrl, ours, (i) => ({ method: 'GET', path: '/api/auth/user/me', headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }), 200);
