@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { measure, DURATION_S } from './lib/load.mjs';
-import { spawnLines } from './lib/processes.mjs';
+import { spawnLines, startBare } from './lib/processes.mjs';
 import { ACCOUNTS, BCRYPT_COST, CONNECTIONS, ROUNDS, only, ratio, root, say, started, wants } from './lib/context.mjs';
 import { publishRelease, rssMb, seed, stackCpu, startStack } from './lib/stack.mjs';
 import { appendSummary, printTable } from './lib/summary.mjs';
@@ -59,12 +59,11 @@ async function main() {
     }
     const notFound = await scenario('404: gateway', () => measure({ url: `${stack.gatewayUrl}/no/such/route`, connections: CONNECTIONS }, { expectStatus: 404 }));
     const bareResult = await scenario('404: bare node:http', async () => {
-      const bare = spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], { BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log') });
-      const barePort = Number(await bare.firstLine);
+      const bare = await startBare();
       try {
-        return await measure({ url: `http://127.0.0.1:${barePort}/no/such/route`, connections: CONNECTIONS }, { expectStatus: 404 });
+        return await measure({ url: `${bare.url}/no/such/route`, connections: CONNECTIONS }, { expectStatus: 404 });
       } finally {
-        bare.child.kill('SIGTERM');
+        bare.stop();
       }
     });
     notFound.ratioToBare = ratio(notFound.requestsPerSecond, bareResult.requestsPerSecond);
@@ -72,7 +71,7 @@ async function main() {
     if (wants('desktop latest-version') || wants('against bare') || wants('compared version check')) await publishRelease(stack);
     await scenario('verify-otp: authenticator code', () => verifyOtpScenario(stack));
     await scenario('desktop latest-version', () => measure({ url: `${stack.gatewayUrl}/api/desktop/latest-version?platform=linux`, connections: CONNECTIONS }, { expectStatus: 200 }));
-    await scenario('against bare: 404 and the version check', () => againstBare(stack, { root, connections: CONNECTIONS, rounds: ROUNDS, say }));
+    await scenario('against bare: 404 and the version check', () => againstBare(stack, { connections: CONNECTIONS, rounds: ROUNDS, say }));
 
     if (['compare', 'control'].includes(process.env.BENCH_TRACING)) await tracingCost(stack, accounts, scenario, process.env.BENCH_TRACING === 'control');
 

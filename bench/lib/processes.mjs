@@ -22,6 +22,22 @@ export function spawnLines(command, args, env = {}) {
 }
 
 /**
+ * The bare node:http baseline (bench/bare-404.mjs, writing the gateway's request record to a file),
+ * started and listening: its process, its URL and how to stop it. `env` adds to its environment
+ * (BARE_VERSION_FROM: the version check it also answers).
+ */
+export async function startBare(env = {}) {
+  const bare = spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], { BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log'), ...env });
+  const port = Number(await bare.firstLine);
+  const stop = () => bare.child.kill('SIGTERM');
+  if (!port) {
+    stop();
+    throw new Error('bench/bare-404.mjs printed no port');
+  }
+  return { child: bare.child, url: `http://127.0.0.1:${port}`, stop };
+}
+
+/**
  * CPU seconds (user + system) a process has used so far, from /proc; null where there is none. With
  * `mainThread`, its main thread's alone; with `kernel`, the system time alone.
  */

@@ -7,33 +7,28 @@
 // own warm-up); the ratios are of the medians, and each round's own ratio is kept beside them with
 // their median: the two sides of one round ran seconds apart, so on a host whose speed drifts from
 // minute to minute (these VMs, some hours) the rounds' ratios agree where the medians do not.
-import path from 'node:path';
 import { measure } from '../lib/load.mjs';
-import { cpuSeconds, spawnLines } from '../lib/processes.mjs';
+import { cpuSeconds, startBare } from '../lib/processes.mjs';
 import { median } from '../lib/context.mjs';
 
 const ratio = (a, b) => Math.round((a / b) * 1000) / 1000;
 
-export async function againstBare(stack, { root, connections, rounds, say }) {
+export async function againstBare(stack, { connections, rounds, say }) {
   const desktopPort = stack.services?.desktop?.port;
   const version = '/api/desktop/latest-version?platform=linux';
-  const bare = spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], {
-    BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log'),
-    ...(desktopPort ? { BARE_VERSION_FROM: `http://127.0.0.1:${desktopPort}${version}` } : {}),
-  });
-  const barePort = Number(await bare.firstLine);
+  const bare = await startBare(desktopPort ? { BARE_VERSION_FROM: `http://127.0.0.1:${desktopPort}${version}` } : {});
   // CPU µs per request of each process serving the side, besides its throughput (on 2 cores the load
   // generator's share of the CPU moves the throughput too).
   const pids = { gateway: stack.services?.gateway?.pid, desktop: stack.services?.desktop?.pid, bare: bare.child.pid };
   const cpuOf = (...names) => () => Object.fromEntries(names.filter((n) => pids[n]).map((n) => [n, cpuSeconds(pids[n])]));
   const sides = {
     '404 through the gateway': () => measure({ url: `${stack.gatewayUrl}/no/such/route`, connections }, { expectStatus: 404, cpu: cpuOf('gateway') }),
-    '404 bare node:http': () => measure({ url: `http://127.0.0.1:${barePort}/no/such/route`, connections }, { expectStatus: 404, cpu: cpuOf('bare') }),
+    '404 bare node:http': () => measure({ url: `${bare.url}/no/such/route`, connections }, { expectStatus: 404, cpu: cpuOf('bare') }),
     ...(desktopPort
       ? {
           'version check through the gateway': () => measure({ url: `${stack.gatewayUrl}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('gateway', 'desktop') }),
           'version check straight to desktop': () => measure({ url: `http://127.0.0.1:${desktopPort}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('desktop') }),
-          'version check bare node:http': () => measure({ url: `http://127.0.0.1:${barePort}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('bare') }),
+          'version check bare node:http': () => measure({ url: `${bare.url}${version}`, connections }, { expectStatus: 200, cpu: cpuOf('bare') }),
         }
       : {}),
   };
@@ -51,7 +46,7 @@ export async function againstBare(stack, { root, connections, rounds, say }) {
       }
     }
   } finally {
-    bare.child.kill('SIGTERM');
+    bare.stop();
   }
   const medians = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
   const pairs = (a, b) => runs[a].map((value, i) => ratio(value, runs[b][i]));

@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { measurePaced } from '../lib/paced.mjs';
-import { exactCpuOf, spawnLines } from '../lib/processes.mjs';
+import { exactCpuOf, spawnLines, startBare } from '../lib/processes.mjs';
 import { CONNECTIONS, median, root } from '../lib/context.mjs';
 import { accessTokens, post, rssMb } from '../lib/stack.mjs';
 import { steadyRefreshScenario } from './refresh.mjs';
@@ -74,8 +74,7 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
   let bare;
   try {
     const floors = wants('peer: floor');
-    bare = floors ? spawnLines(process.execPath, [path.join(root, 'bench', 'bare-404.mjs')], { BARE_LOG: path.join(root, 'bench', '.tmp', 'bare-404.log') }) : undefined;
-    const bareUrl = bare ? `http://127.0.0.1:${Number(await bare.firstLine)}` : undefined;
+    bare = floors ? await startBare() : undefined;
     const [tokens, cookies] = await Promise.all([accessTokens(stack.gatewayUrl, accounts), peerSessions(peerUrl, CONNECTIONS)]);
     const getSession = () => paced(peerUrl, theirs, (i) => ({ method: 'GET', path: '/api/auth/get-session', headers: { cookie: cookies[i % cookies.length] } }), 200);
     const me = () => paced(stack.gatewayUrl, ours, (i) => ({ method: 'GET', path: '/api/auth/user/me', headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }), 200);
@@ -110,7 +109,7 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     await compare('refresh against their cookie-cached get-session', refresh);
     if (floors) {
       await compare('floor: the gateway\'s 404 against their cookie-cached get-session', notFound(stack.gatewayUrl, { gateway: ours.gateway }), ['gateway']);
-      await compare('floor: a bare node:http 404 against their cookie-cached get-session', notFound(bareUrl, { bare: bare.child.pid }), ['bare']);
+      await compare('floor: a bare node:http 404 against their cookie-cached get-session', notFound(bare.url, { bare: bare.child.pid }), ['bare']);
     }
     if (wants('peer: memory')) {
       const oursMb = { gateway: rssMb(ours.gateway), auth: rssMb(ours.auth) };
@@ -120,7 +119,7 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     }
   } finally {
     peer.child.kill('SIGTERM');
-    bare?.child.kill('SIGTERM');
+    bare?.stop();
   }
   return results;
 }
