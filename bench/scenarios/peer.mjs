@@ -9,8 +9,10 @@
 //   floors       what the shape allows at this rate: the gateway's own 404 (the gateway's CPU alone,
 //                the least any route through it costs) and a bare node:http server's 404
 //                (bench/bare-404.mjs: one Node process answering and logging, the least any Node
-//                answer costs), each against the same get-session. A goal above the gateway's floor
-//                cannot be met by a route that crosses the gateway, whatever auth does.
+//                answer costs), and a refresh with no cookie (the gateway forwards it and auth answers
+//                401 before any store: the least a route that crosses both costs, the hop's floor),
+//                each against the same get-session. A goal above the gateway's floor cannot be met
+//                by a route that crosses the gateway, nor one above the hop's by a route auth answers.
 // CPU is read from the scheduler's exact clock (cpuSecondsExact): at a low rate, /proc's tick-sampled
 // times misread processes that wake briefly and often.
 // Runs only when asked for (BENCH_ONLY=peer, or BENCH_PEER=1 in a full run): it installs the peer
@@ -73,8 +75,8 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
   const results = {};
   let bare;
   try {
-    const floors = wants('peer: floor');
-    bare = floors ? await startBare() : undefined;
+    const bareFloor = 'floor: a bare node:http 404 against their cookie-cached get-session';
+    bare = wants(`peer: ${bareFloor}`) ? await startBare() : undefined;
     const [tokens, cookies] = await Promise.all([accessTokens(stack.gatewayUrl, accounts), peerSessions(peerUrl, CONNECTIONS)]);
     const getSession = () => paced(peerUrl, theirs, (i) => ({ method: 'GET', path: '/api/auth/get-session', headers: { cookie: cookies[i % cookies.length] } }), 200);
     const me = () => paced(stack.gatewayUrl, ours, (i) => ({ method: 'GET', path: '/api/auth/user/me', headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }), 200);
@@ -82,6 +84,7 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     const refresh = () => steadyRefreshScenario(stack.gatewayUrl, accounts, RATE, exactCpuOf(ours));
 
     const notFound = (url, pids) => () => paced(url, pids, () => ({ method: 'GET', path: '/no/such/route' }), 404);
+    const refreshWithoutCookie = () => paced(stack.gatewayUrl, ours, () => ({ method: 'POST', path: '/api/auth/user/refresh' }), 401);
 
     const compare = async (name, ourRun, oursNames = Object.keys(ours)) => {
       if (!wants(`peer: ${name}`)) return;
@@ -107,10 +110,9 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     };
     await compare('/me against their cookie-cached get-session', me);
     await compare('refresh against their cookie-cached get-session', refresh);
-    if (floors) {
-      await compare('floor: the gateway\'s 404 against their cookie-cached get-session', notFound(stack.gatewayUrl, { gateway: ours.gateway }), ['gateway']);
-      await compare('floor: a bare node:http 404 against their cookie-cached get-session', notFound(bare.url, { bare: bare.child.pid }), ['bare']);
-    }
+    await compare('floor: the gateway\'s 404 against their cookie-cached get-session', notFound(stack.gatewayUrl, { gateway: ours.gateway }), ['gateway']);
+    if (bare) await compare(bareFloor, notFound(bare.url, { bare: bare.child.pid }), ['bare']);
+    await compare('floor: a refresh with no cookie (gateway + auth) against their cookie-cached get-session', refreshWithoutCookie);
     if (wants('peer: memory')) {
       const oursMb = { gateway: rssMb(ours.gateway), auth: rssMb(ours.auth) };
       const theirsMb = rssMb(theirs.peer);
