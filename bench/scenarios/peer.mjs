@@ -86,33 +86,41 @@ export async function againstPeer(stack, accounts, { rounds, say, wants }) {
     const notFound = (url, pids) => () => paced(url, pids, () => ({ method: 'GET', path: '/no/such/route' }), 404);
     const refreshWithoutCookie = () => paced(stack.gatewayUrl, ours, () => ({ method: 'POST', path: '/api/auth/user/refresh' }), 401);
 
-    const compare = async (name, ourRun, oursNames = Object.keys(ours)) => {
-      if (!wants(`peer: ${name}`)) return;
-      const sides = { ours: [], theirs: [] };
-      for (let r = 0; r < rounds; r++) {
-        sides.ours.push(await ourRun());
-        sides.theirs.push(await getSession());
+    // Every comparison takes its turn in each round, so each reads their process at the same points
+    // of its life: read one comparison's rounds after another's, their read cost up to twice as
+    // much in the last comparisons as in the first (2026-11-27).
+    const comparisons = [
+      { name: '/me against their cookie-cached get-session', ourRun: me },
+      { name: 'refresh against their cookie-cached get-session', ourRun: refresh },
+      { name: "floor: the gateway's 404 against their cookie-cached get-session", ourRun: notFound(stack.gatewayUrl, { gateway: ours.gateway }), oursNames: ['gateway'] },
+      bare && { name: bareFloor, ourRun: notFound(bare.url, { bare: bare.child.pid }), oursNames: ['bare'] },
+      { name: 'floor: a refresh with no cookie (gateway + auth) against their cookie-cached get-session', ourRun: refreshWithoutCookie },
+    ].filter((comparison) => comparison && wants(`peer: ${comparison.name}`));
+    const sides = comparisons.map(() => ({ ours: [], theirs: [] }));
+    for (let r = 0; r < rounds; r++) {
+      for (const [k, { ourRun }] of comparisons.entries()) {
+        sides[k].ours.push(await ourRun());
+        sides[k].theirs.push(await getSession());
       }
-      const oursPerCpu = sides.ours.map((run) => perCpuSecond(run, oursNames));
-      const theirsPerCpu = sides.theirs.map((run) => perCpuSecond(run, Object.keys(theirs)));
+      say(`peer: round ${r + 1} of ${rounds} done`);
+    }
+    for (const [k, { name, oursNames = Object.keys(ours) }] of comparisons.entries()) {
+      const { ours: oursRuns, theirs: theirsRuns } = sides[k];
+      const oursPerCpu = oursRuns.map((run) => perCpuSecond(run, oursNames));
+      const theirsPerCpu = theirsRuns.map((run) => perCpuSecond(run, Object.keys(theirs)));
       results[`peer: ${name}`] = {
         rate: RATE,
         oursPerCpuSecond: median(oursPerCpu),
         theirsPerCpuSecond: median(theirsPerCpu),
         ratio: round(median(oursPerCpu) / median(theirsPerCpu)),
-        roundRatios: oursPerCpu.map((value, k) => round(value / theirsPerCpu[k])),
-        oursCpuMicros: sides.ours.map((run) => run.cpuMicrosPerRequest),
-        theirsCpuMicros: sides.theirs.map((run) => run.cpuMicrosPerRequest),
-        p99Ms: { ours: median(sides.ours.map((run) => run.p99Ms)), theirs: median(sides.theirs.map((run) => run.p99Ms)) },
-        failed: [...sides.ours, ...sides.theirs].some((run) => run.failed),
+        roundRatios: oursPerCpu.map((value, i) => round(value / theirsPerCpu[i])),
+        oursCpuMicros: oursRuns.map((run) => run.cpuMicrosPerRequest),
+        theirsCpuMicros: theirsRuns.map((run) => run.cpuMicrosPerRequest),
+        p99Ms: { ours: median(oursRuns.map((run) => run.p99Ms)), theirs: median(theirsRuns.map((run) => run.p99Ms)) },
+        failed: [...oursRuns, ...theirsRuns].some((run) => run.failed),
       };
       say(`peer: ${name}: ${JSON.stringify(results[`peer: ${name}`])}`);
-    };
-    await compare('/me against their cookie-cached get-session', me);
-    await compare('refresh against their cookie-cached get-session', refresh);
-    await compare('floor: the gateway\'s 404 against their cookie-cached get-session', notFound(stack.gatewayUrl, { gateway: ours.gateway }), ['gateway']);
-    if (bare) await compare(bareFloor, notFound(bare.url, { bare: bare.child.pid }), ['bare']);
-    await compare('floor: a refresh with no cookie (gateway + auth) against their cookie-cached get-session', refreshWithoutCookie);
+    }
     if (wants('peer: memory')) {
       const oursMb = { gateway: rssMb(ours.gateway), auth: rssMb(ours.auth) };
       const theirsMb = rssMb(theirs.peer);
