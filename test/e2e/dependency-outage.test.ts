@@ -6,6 +6,7 @@ import path from 'node:path';
 import { call } from '@acct/test-harness/http-client';
 import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 import { scaled } from '@acct/test-harness/time-scale';
+import { stopChild } from '@acct/test-harness/processes';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stack.stop();
-  redis.kill('SIGKILL');
+  await stopChild(redis, 'SIGKILL');
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { RedirectBrowser } from '@acct/test-harness/redirect-browser';
 import { until } from '@acct/test-harness/until';
+import { stopChild } from '@acct/test-harness/processes';
 import { call } from '@acct/test-harness/http-client';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -27,7 +28,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
-  idp?.kill('SIGTERM');
+  await stopChild(idp);
 });
 
 it('signs dev-user in through the provider npm run dev:idp starts, with the variables it prints', async () => {

@@ -11,6 +11,7 @@ import { buildWorkspaces, repositoryRoot } from '@acct/test-harness/build';
 import { registerAndLogin } from '@acct/test-harness/factories';
 import { call, cookieValue } from '@acct/test-harness/http-client';
 import { until } from '@acct/test-harness/until';
+import { stopChild } from '@acct/test-harness/processes';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
 import { createLogger } from '@acct/shared';
 import { openRevocationFeed } from '@acct/shared/redis';
@@ -50,7 +51,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  app?.kill('SIGTERM');
+  await stopChild(app);
   await stack?.stop();
 });
 

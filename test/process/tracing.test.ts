@@ -16,6 +16,7 @@ import { removeNotifierNames } from '@acct/test-stack/notifier';
 import { loadNotifierConfig } from '@acct/notifier';
 import { testKeys } from '@acct/test-harness/keys';
 import { until } from '@acct/test-harness/until';
+import { stopChild } from '@acct/test-harness/processes';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 
@@ -96,7 +97,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : (child.once('exit', resolve), child.kill('SIGTERM'))))));
+  await Promise.all(children.map((child) => stopChild(child)));
   if (collector) await closeServer(collector);
   fs.rmSync(mailDir, { recursive: true, force: true });
   // The notifier process ran with the default retry delays.

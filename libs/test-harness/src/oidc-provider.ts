@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import jwt from 'jsonwebtoken';
+import { stopChild } from './processes';
 
 export interface TestClient {
   client_id: string;
@@ -56,12 +57,7 @@ export async function startIdentityProvider(options: { clients: TestClient[]; po
     replaceNextIdToken: (idToken) => control('next-id-token', { idToken }),
     signIdToken: (claims, signOptions = {}) =>
       jwt.sign(claims, (signOptions.otherKey ? other : privateKey).export({ format: 'pem', type: 'pkcs8' }), { algorithm: 'RS256', keyid: kid }),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
 }
 

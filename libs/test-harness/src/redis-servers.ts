@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { withFreshStarts } from './fresh-start';
+import { stopChild } from './processes';
 import { until } from './until';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
@@ -28,6 +29,8 @@ export interface RedisProcess {
   readonly exited: string | undefined;
   /** SIGKILL: the node is gone without a goodbye, as a crashed host is. */
   kill(): void;
+  /** SIGKILL, and the wait until the process is gone (no handle of it left in this process). */
+  stop(): Promise<void>;
   /** Starts it again on the same port and folder. */
   restart(): Promise<void>;
   readonly alive: boolean;
@@ -108,6 +111,11 @@ function startProcess(dir: string, port: number, args: string[]): RedisProcess {
       child = undefined;
       victim?.kill('SIGKILL');
     },
+    stop() {
+      const victim = child;
+      child = undefined;
+      return stopChild(victim, 'SIGKILL');
+    },
     async restart() {
       launch();
       await waitForPing(node, dir);
@@ -153,8 +161,7 @@ function logTail(dir: string, port: number): string {
 
 
 async function stopAll(nodes: RedisProcess[], dir: string): Promise<void> {
-  for (const node of nodes) node.kill();
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await Promise.all(nodes.map((node) => node.stop()));
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
