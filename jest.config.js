@@ -28,4 +28,10 @@ module.exports = {
   // On the run's time scale (test/setup/time-scale.js): a busy machine waits longer, not fails.
   testTimeout: Math.round(30_000 * scale),
   maxWorkers: 2,
+  // A worker whose heap passed this after a test file is replaced by a fresh one. Without it each
+  // worker ended the run near 1 GB (heap and buffers), and a process that size takes longer than
+  // jest's half second to tear down after its 'exit' event, so jest killed it with "A worker process
+  // has failed to exit gracefully" (every whole run on 2026-11-27). At 384 MB: 4 workers replaced,
+  // the last two gone 285-302 ms after 'exit' (512 MB: 425-450 ms; 256 MB: 10 replaced, ~30 s more).
+  workerIdleMemoryLimit: '384MB',
 };

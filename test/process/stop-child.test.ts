@@ -2,6 +2,7 @@
 // started is gone and its pipes are shut, so no jest worker is left holding them.
 import { spawn } from 'node:child_process';
 import { stopChild } from '@acct/test-harness/processes';
+import { scaled } from '@acct/test-harness/time-scale';
 import { until } from '@acct/test-harness/until';
 
 const node = (code: string) => spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -32,8 +33,9 @@ it('lets go of a pipe that a grandchild still holds after the child is gone', as
   );
   const grandchild = Number(await firstLine(child));
   try {
-    await stopChild(child, 'SIGTERM', 200);
-    expect(child.exitCode).toBe(0);
+    // Within the grace period on a quiet machine; on a busy one the SIGKILL after it does as well.
+    await stopChild(child, 'SIGTERM', scaled(500));
+    expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
     expect(child.stdout!.destroyed).toBe(true);
   } finally {
     process.kill(grandchild, 'SIGKILL');
