@@ -10,7 +10,8 @@ import { startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack('factors', { auth: { ADMIN_REGISTRATION_OPEN: 'true' }, gateway: { TRUST_PROXY: 'loopback' } });
+  // A mailbox recovery waits 3 s here, and is looked at every 200 ms, so one test sees it come due.
+  stack = await startStack('factors', { auth: { ADMIN_REGISTRATION_OPEN: 'true', ACCOUNT_RECOVERY_DELAY_SECONDS: '3', ACCOUNT_RECOVERY_REMINDER_SECONDS: '2', ACCOUNT_RECOVERY_POLL_MS: '200' }, gateway: { TRUST_PROXY: 'loopback' } });
 });
 afterAll(() => stack.stop());
 
@@ -257,6 +258,60 @@ describe('changing factors', () => {
     await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: recoveryCodes[2] });
     const logged = JSON.stringify([stack.logs.request, stack.logs.audit, stack.logs.service]);
     for (const secretValue of [secret, ...recoveryCodes, recoveryCodes[2].replace('-', ''), challenge.body.data.challenge_token]) expect(logged).not.toContain(secretValue);
+  });
+});
+
+describe('getting back in without the authenticator app (the rules: services/auth/test/domain/mailbox.test.ts)', () => {
+  /** From a second step the person cannot answer: the link mailed to the account's address. */
+  async function askForRecovery(kind: Kind, account: { email: string; password: string }, id: string) {
+    const second = await login(kind, account);
+    const requestId = `recover-${id}-${Date.now()}`;
+    const asked = await call(stack.url, 'POST', '/api/auth/verify-otp/recovery', { body: { challenge_token: second.body.data.challenge_token }, headers: { 'x-request-id': requestId } });
+    expect([asked.status, asked.headers.get('cache-control')]).toEqual([200, 'no-store']);
+    const mailed = await stack.events.waitFor('account.factor_recovery.requested', (p) => p.accountId === id && p.requestId === requestId);
+    return new URL(mailed.payload.linkUrl).searchParams.get('token') as string;
+  }
+
+  it.each(['user', 'admin'] as const)('for a %s: the mailbox confirms, the address is told and reminded, the app goes only when due, and then the password alone signs in', async (kind) => {
+    const { id, account } = await withAuthenticator(kind);
+    const token = await askForRecovery(kind, account, id);
+    const confirmed = await call(stack.url, 'POST', '/api/auth/factor-recovery/confirm', { body: { token } });
+    expect(confirmed.status).toBe(200);
+    expect(Date.parse(confirmed.body.data.recovery.dueAt) - Date.parse(confirmed.body.data.recovery.requestedAt)).toBe(3_000);
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'factor_recovery_scheduled');
+    // Not yet: the app still asks.
+    expect((await login(kind, account)).body.data.requires_2fa).toBe(true);
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'factor_recovery_reminder', 5_000);
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'factor_recovery_completed', 5_000);
+    const after = await login(kind, account);
+    expect(after.body.data.accessToken).toBeDefined();
+    expect(after.body.data.requires_2fa).toBeUndefined();
+    const factors = await call(stack.url, 'GET', `/api/auth/${kind}/factors`, { headers: bearer(after.body.data.accessToken) });
+    expect(factors.body.data).toMatchObject({ factors: { totp: { enabled: false } }, recovery: null });
+  });
+
+  it('a sign-in with the app cancels it, as the owner’s console does, and the factors list shows what is pending', async () => {
+    const { id, account, secret, accessToken } = await withAuthenticator('user');
+    const confirm = async () => call(stack.url, 'POST', '/api/auth/factor-recovery/confirm', { body: { token: await askForRecovery('user', account, id) } });
+    expect((await confirm()).status).toBe(200);
+    const listed = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: bearer(accessToken) });
+    expect(listed.body.data.recovery).toEqual({ requestedAt: expect.any(String), dueAt: expect.any(String) });
+    const cancelled = await call(stack.url, 'DELETE', '/api/auth/user/factor-recovery', { headers: bearer(accessToken) });
+    expect([cancelled.status, cancelled.body.data]).toEqual([200, { cancelled: true }]);
+    expect((await call(stack.url, 'GET', '/api/auth/user/factors', { headers: bearer(accessToken) })).body.data.recovery).toBeNull();
+
+    await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'factor_recovery_cancelled');
+    expect((await confirm()).status).toBe(200);
+    const second = await login('user', account);
+    expect((await verify({ challenge_token: second.body.data.challenge_token, code: codeAt(secret, 30_000) })).status).toBe(200);
+    const cancelledBySignIn = await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'factor_recovery_cancelled' && p.details?.[0] === 'Cancelled by a sign-in with a second factor.');
+    expect(cancelledBySignIn).toBeDefined();
+    expect((await call(stack.url, 'GET', '/api/auth/user/factors', { headers: bearer(accessToken) })).body.data.recovery).toBeNull();
+  });
+
+  it('refuses a made-up challenge and a used link', async () => {
+    expect((await call(stack.url, 'POST', '/api/auth/verify-otp/recovery', { body: { challenge_token: 'made.up' } })).status).toBe(401);
+    expect((await call(stack.url, 'POST', '/api/auth/factor-recovery/confirm', { body: { token: 'A'.repeat(43) } })).body.code).toBe('link_invalid');
   });
 });
 

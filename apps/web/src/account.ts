@@ -367,6 +367,19 @@ function factorsSection(): HTMLElement {
 }
 
 function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
+  // A removal the mailbox asked for: the owner sees it first, and stops it here.
+  const pending =
+    factors.pendingRecovery &&
+    h(
+      'div',
+      { class: 'notice', role: 'alert' },
+      h('p', {}, texts.account.recoveryPending(formatDate(factors.pendingRecovery.dueAt))),
+      actionButton(texts.account.cancelRecovery, async () => {
+        const answer = await client.cancelFactorRecovery();
+        if (!answer.ok) return status.error(errorText(answer.error));
+        await render();
+      }),
+    );
   const app = h('div', { class: 'factor' }, h('h3', {}, texts.account.app));
   if (factors.totp.enabled) {
     app.append(
@@ -410,7 +423,7 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
       ),
     );
   }
-  return [app, ...(passkeys ? [passkeys] : []), recovery, h('div', { id: 'recovery-codes' })];
+  return [...(pending ? [pending] : []), app, ...(passkeys ? [passkeys] : []), recovery, h('div', { id: 'recovery-codes' })];
 }
 
 function passkeysView(factors: Factors, render: () => Promise<void>): HTMLElement {

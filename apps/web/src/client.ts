@@ -58,6 +58,8 @@ export interface Factors {
   passkeys: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }>;
   recoveryCodes: { remaining: number };
   passkeysAvailable: boolean;
+  /** A removal of every second factor the mailbox confirmed, waiting out its delay (null: none). */
+  pendingRecovery: { requestedAt: string; dueAt: string } | null;
 }
 
 export interface TotpEnrolment {
@@ -158,6 +160,11 @@ export class AccountClient {
     return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
   }
 
+  /** A second step none of whose factors the person holds: the account's address gets a link to confirm their removal (after a wait). */
+  requestFactorRecovery(challenge: Challenge): Promise<Result<unknown>> {
+    return this.call('POST', '/api/auth/verify-otp/recovery', { challenge_token: challenge.token });
+  }
+
   /** The identity providers this deployment offers (for sign-in buttons). */
   async identityProviders(): Promise<Result<IdentityProvider[]>> {
     const answer = await this.call('GET', '/api/auth/identity-providers');
@@ -205,9 +212,9 @@ export class AccountClient {
     return this.call('POST', `/api/auth/${this.kind}/reset-password`, { token, newPassword });
   }
 
-  /** A mailed link's action: prove the address, confirm a new one, or undo a change. */
-  followEmailLink(action: 'verify' | 'confirm' | 'undo', token: string): Promise<Result<unknown>> {
-    const path = { verify: '/api/auth/user/verify-email', confirm: '/api/auth/user/email/confirm', undo: '/api/auth/user/email/undo' }[action];
+  /** A mailed link's action: prove the address, confirm a new one, undo a change, or confirm a removal of the second factors. */
+  followEmailLink(action: 'verify' | 'confirm' | 'undo' | 'recover', token: string): Promise<Result<unknown>> {
+    const path = { verify: '/api/auth/user/verify-email', confirm: '/api/auth/user/email/confirm', undo: '/api/auth/user/email/undo', recover: '/api/auth/factor-recovery/confirm' }[action];
     return this.call('POST', path, { token });
   }
 
@@ -303,7 +310,12 @@ export class AccountClient {
 
   async factors(): Promise<Result<Factors>> {
     const answer = await this.authorized('GET', `/api/auth/${this.kind}/factors`);
-    return answer.ok ? { ...answer, data: answer.data.factors as Factors } : answer;
+    return answer.ok ? { ...answer, data: { ...(answer.data.factors as Omit<Factors, 'pendingRecovery'>), pendingRecovery: (answer.data.recovery as Factors['pendingRecovery']) ?? null } } : answer;
+  }
+
+  /** Cancels a removal of the second factors that the mailbox confirmed. */
+  cancelFactorRecovery(): Promise<Result<unknown>> {
+    return this.authorized('DELETE', `/api/auth/${this.kind}/factor-recovery`);
   }
 
   /** A fresh proof of the password or an app code, for the changes that ask for one. */

@@ -239,7 +239,23 @@ function secondStepView(challenge: Challenge): void {
           { secondary: true },
         ),
       );
-    showView(texts.secondStep.title, !ownFactors && h('p', {}, texts.secondStep.mailedHint), form, toggle, passkey);
+    // None of the factors at hand: the mailbox may ask for them to go, after a wait (services/auth/src/domain/shared/mailbox.ts).
+    const lost =
+      ownFactors &&
+      h(
+        'p',
+        {},
+        actionButton(
+          texts.secondStep.lostFactors,
+          async () => {
+            const answer = await client.requestFactorRecovery(challenge);
+            if (!answer.ok) return showError(status, answer.error);
+            status.info(texts.secondStep.recoveryMailed);
+          },
+          { link: true },
+        ),
+      );
+    showView(texts.secondStep.title, !ownFactors && h('p', {}, texts.secondStep.mailedHint), form, toggle, passkey, lost);
     code.input.focus();
   };
   render();
@@ -335,7 +351,7 @@ function emailLinkView(): void {
   const action = params.get('action');
   const token = params.get('token');
   history.replaceState(null, '', location.pathname);
-  if ((action !== 'verify' && action !== 'confirm' && action !== 'undo') || !token) {
+  if ((action !== 'verify' && action !== 'confirm' && action !== 'undo' && action !== 'recover') || !token) {
     showView(texts.emailLink.verify.title, h('p', { role: 'alert' }, texts.emailLink.unknown));
     return;
   }
@@ -355,7 +371,7 @@ function emailLinkView(): void {
         showView(
           words.title,
           h('p', { role: 'status' }, words.done),
-          h('p', {}, link(action === 'undo' ? '/login' : '/account', action === 'undo' ? texts.reset.signIn : texts.emailLink.toAccount)),
+          h('p', {}, link(action === 'undo' || action === 'recover' ? '/login' : '/account', action === 'undo' || action === 'recover' ? texts.reset.signIn : texts.emailLink.toAccount)),
         );
       },
     },

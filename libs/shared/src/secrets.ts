@@ -42,7 +42,7 @@ const SECRET_FIELDS: Record<string, SecretField> = {
   // The link carries the reset token.
   resetUrl: { log: true, events: ['account.password_reset.requested'] },
   // The links that prove an address carry their token.
-  linkUrl: { log: true, events: ['account.email_verification.requested', 'account.email_change.requested', 'account.email_change.completed'] },
+  linkUrl: { log: true, events: ['account.email_verification.requested', 'account.email_change.requested', 'account.email_change.completed', 'account.factor_recovery.requested'] },
 };
 
 /** Words that make a configuration variable a secret: an error names it but never shows its value. */

@@ -104,6 +104,7 @@ function sections(values: Resolved, ctx: z.RefinementCtx) {
       emailVerification: links.emailVerification,
       identity: { appUrls: identity.appUrls, flowTtlMs: identity.flowTtlMs, adminProviders: identity.adminProviders },
       emailLinks: links.emailLinks,
+      recovery: { delaySeconds: links.recovery.delaySeconds, reminderSeconds: links.recovery.reminderSeconds },
     },
   };
 }

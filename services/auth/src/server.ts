@@ -28,11 +28,14 @@ import { RedisRateLimits } from './data-access/redis-rate-limits';
 import { RedisSessions } from './data-access/redis-sessions';
 import { MongoResetRequestQueue } from './data-access/mongo-reset-request-queue';
 import { MongoResetTokens } from './data-access/mongo-reset-tokens';
+import { MongoFactorRecoveries } from './data-access/mongo-factor-recoveries';
 import { BcryptPasswordHasher } from './security/password-hasher';
 import { answerResetRequest } from './domain/email/password-reset';
 import { answerVerificationRequest } from './domain/email/ownership';
 import type { AuthDeps } from './domain/ports';
 import { ResetMailJob } from './entry-points/jobs/reset-mail';
+import { FactorRecoveryJob } from './entry-points/jobs/factor-recovery';
+import { runFactorRecoveries } from './domain/email/factor-recovery';
 import { authMetrics, bcryptMetrics } from './metrics';
 import { loadTokenIssuer } from './security/access-token-issuer';
 import { OtpauthTotp } from './security/otpauth-totp';
@@ -76,9 +79,10 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const links = new MongoAccountLinks(mongo);
     const resetRequests = new MongoResetRequestQueue(mongo);
     const identities = new MongoIdentities(mongo);
+    const recoveries = new MongoFactorRecoveries(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     const activity = new MongoActivityLog(mongo, { retentionDays: config.activity.retentionDays, maxPerAccount: config.activity.maxPerAccount });
-    await Promise.all([stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), outbox.init(), activity.init()]);
+    await Promise.all([stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), recoveries.init(), outbox.init(), activity.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
@@ -98,6 +102,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       resets,
       links,
       resetRequests,
+      recoveries,
       outbox,
       activity,
       loginAttempts: new RedisLoginAttempts(redis, config.rateLimits.loginFailures),
@@ -138,6 +143,9 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     );
     resetMail.start();
     await open('reset-mail', resetMail, (w) => w.stop());
+    const recoveryJob = new FactorRecoveryJob(() => runFactorRecoveries(deps), logger, { pollMs: config.links.recovery.pollMs });
+    recoveryJob.start();
+    await open('factor-recovery', recoveryJob, (j) => j.stop());
 
     return {
       host: config.HOST,

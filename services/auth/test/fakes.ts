@@ -21,6 +21,8 @@ import type {
   AccountLinks,
   AttemptResult,
   Avatars,
+  FactorRecoveries,
+  PendingRecovery,
   LinkPurpose,
   NewLink,
   ResetTokens,
@@ -354,6 +356,13 @@ export class MemorySignInFlows implements SignInFlows {
     return { kind: flow.kind, accountId: flow.accountId };
   }
 
+  async ownerOf(token: string) {
+    const [id, secret] = token.split('.');
+    const flow = this.live(id);
+    if (!flow || flow.secret !== secret || flow.purpose !== 'second_step' || !flow.accountId) return undefined;
+    return { kind: flow.kind, accountId: flow.accountId, ...(flow.credentialEpoch !== undefined ? { credentialEpoch: flow.credentialEpoch } : {}) };
+  }
+
   async cancel(token: string) {
     this.flows.delete(token.split('.')[0]);
   }
@@ -424,6 +433,7 @@ export async function memorySignIn() {
     rateLimits: { consume: async () => ({ allowed: true as const }) },
     loginAttempts,
     hasher: memoryHasher,
+    passwordScreen: { isCommon: (password: string) => password === 'password123' },
     sessions,
     tokens: { sign: (claims: { sub: string }) => `access-for-${claims.sub}` } as unknown as TokenSigner,
     flows: new MemorySignInFlows(codeGuesses),
@@ -440,6 +450,7 @@ export async function memorySignIn() {
     identityProviders: new FakeProviders(),
     links: new MemoryLinks(),
     resets: new MemoryResetTokens(),
+    recoveries: new MemoryFactorRecoveries(),
     /** One process: the lock is always free. */
     locks: { run: async <T>(_name: string, work: () => Promise<T>) => work() },
     avatars: new MemoryAvatars(),
@@ -448,6 +459,7 @@ export async function memorySignIn() {
       resetTokenTtlSeconds: 1800,
       resetUrlBase: { user: 'https://app.example/reset', admin: 'https://admin.example/reset' },
       emailLinks: { urlBase: 'https://app.example/email', ttlSeconds: 86_400, undoSeconds: 604_800 },
+      recovery: { delaySeconds: 72 * 3600, reminderSeconds: 24 * 3600 },
       emailVerification: 'soft',
       mfa: { totpIssuer: 'Example', webauthn: signInRp },
       identity: { appUrls: ['https://app.example/'], flowTtlMs: 600_000, adminProviders: ['idp'] },
@@ -458,6 +470,38 @@ export async function memorySignIn() {
     (await accounts[kind].create({ email, name: 'Grace', passwordHash: 'h:right password', role: kind, ...extra })) as { id: string; credentialEpoch: number };
   return { deps, make, opened, attempts, ended };
 }
+
+/** Pending factor recoveries in memory: one per account, each step taken once. */
+export class MemoryFactorRecoveries implements FactorRecoveries {
+  readonly pending = new Map<string, PendingRecovery & { reminded: boolean }>();
+  async schedule(recovery: PendingRecovery) {
+    const existing = this.pending.get(`${recovery.kind}:${recovery.accountId}`);
+    if (existing) return { scheduled: false, recovery: plainRecovery(existing) };
+    this.pending.set(`${recovery.kind}:${recovery.accountId}`, { ...recovery, reminded: false });
+    return { scheduled: true, recovery };
+  }
+  async pendingFor(kind: AccountKind, accountId: string) {
+    const found = this.pending.get(`${kind}:${accountId}`);
+    return found ? plainRecovery(found) : undefined;
+  }
+  async cancel(kind: AccountKind, accountId: string) {
+    return this.pending.delete(`${kind}:${accountId}`);
+  }
+  async claimReminder(now: Date) {
+    const found = [...this.pending.values()].find((r) => !r.reminded && r.remindAt <= now && r.dueAt > now);
+    if (!found) return undefined;
+    found.reminded = true;
+    return plainRecovery(found);
+  }
+  async claimDue(now: Date) {
+    const found = [...this.pending.values()].find((r) => r.dueAt <= now);
+    if (!found) return undefined;
+    this.pending.delete(`${found.kind}:${found.accountId}`);
+    return plainRecovery(found);
+  }
+}
+
+const plainRecovery = ({ reminded: _reminded, ...recovery }: PendingRecovery & { reminded: boolean }): PendingRecovery => recovery;
 
 /** Linked identities in memory, with the store's rule: a subject is one account's, and an account has one identity per provider. */
 export class MemoryIdentities implements Identities {

@@ -1,8 +1,8 @@
-// The ways-in rules on in-memory ports: an account never removes its last way in, whatever the
-// order or the race; a mailbox recovery removes what was added in the last week and names it.
+// The ways-in rule on in-memory ports: an account never removes its last way in, whatever the
+// order or the race (what a mailbox may remove is test/domain/mailbox.test.ts's).
 import type { Account } from '../src/domain/shared/account';
 import type { FactorSet, LinkedIdentity, Needs, Passkey } from '../src/domain/ports';
-import { RECENT_WAYS_IN_MS, removeRecentWaysIn, removeWayIn } from '../src/domain/shared/ways-in';
+import { removeWayIn } from '../src/domain/shared/ways-in';
 
 const DAY = 24 * 3600 * 1000;
 const NOW = Date.parse('2026-11-26T12:00:00Z');
@@ -113,27 +113,5 @@ describe('removeWayIn: never without a way in', () => {
   it('lets the caller say "not found" for a way the account does not have', async () => {
     const deps = ports({ passkeys: [], identities: [] });
     expect(await removeWayIn(deps, 'user', account(), { type: 'passkey', id: 'nope' }, async () => false)).toBe(false);
-  });
-});
-
-describe('removeRecentWaysIn: a mailbox recovery', () => {
-  it(`removes what was added in the last ${RECENT_WAYS_IN_MS / DAY} days, keeps the older, and names both`, async () => {
-    const state = { passkeys: [passkey('old-key', 40), passkey('new-key', 1)], identities: [identity('corp', 2), identity('other', 60)], totp: { ageDays: 3 }, codes: { ageDays: 3 } };
-    const report = await removeRecentWaysIn(ports(state), 'user', account({ passwordHash: 'h' }), NOW);
-    expect(state.passkeys.map((p) => p.id)).toEqual(['old-key']);
-    expect(state.identities.map((i) => i.provider)).toEqual(['other']);
-    expect(state.totp).toBeUndefined();
-    // Made this week with the app: whoever added the app saw them.
-    expect(state.codes).toBeUndefined();
-    expect(report.removed).toEqual(['passkey "new-key", added 2026-11-25', 'authenticator app, added 2026-11-23', 'sign-in with corp, linked 2026-11-24', 'recovery codes']);
-    expect(report.remaining).toEqual(['passkey "old-key", added 2026-10-17', 'sign-in with other, linked 2026-09-27']);
-  });
-
-  it('removes nothing older than the week, and keeps recovery codes that still stand for a factor', async () => {
-    const state = { passkeys: [passkey('old-key', 8)], identities: [], totp: { ageDays: 30 }, codes: { ageDays: 30 } };
-    const report = await removeRecentWaysIn(ports(state), 'user', account({ passwordHash: 'h' }), NOW);
-    expect(report.removed).toEqual([]);
-    expect(state.codes).toBeDefined();
-    expect(state.totp).toBeDefined();
   });
 });

@@ -67,6 +67,9 @@ export const ROUTES: readonly RouteSpec[] = [
   // The second step of a sign-in, and the proof of an address and its changes.
   { operationId: 'verifyOtp', method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', cookieKindFromAnswer: true },
   { operationId: 'secondStepPasskeyOptions', method: 'post', path: '/api/auth/verify-otp/passkey-options', upstream: 'auth', body: 'json', caller: 'anyone' },
+  // Getting back in without the second factors: asked from a second step, confirmed by the mailbox, then a wait.
+  { operationId: 'requestFactorRecovery', method: 'post', path: '/api/auth/verify-otp/recovery', upstream: 'auth', body: 'json', caller: 'anyone' },
+  { operationId: 'confirmFactorRecovery', method: 'post', path: '/api/auth/factor-recovery/confirm', upstream: 'auth', body: 'json', caller: 'anyone' },
   { operationId: 'verifyEmail', method: 'post', path: '/api/auth/user/verify-email', upstream: 'auth', body: 'json', caller: 'anyone' },
   { operationId: 'resendVerification', method: 'post', path: '/api/auth/user/verify-email/resend', upstream: 'auth', body: 'json', caller: 'anyone' },
   { operationId: 'requestEmailChange', method: 'post', path: '/api/auth/user/email', upstream: 'auth', body: 'json', caller: 'user' },
@@ -79,6 +82,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'changePasswordAdmin', method: 'post', path: '/api/auth/admin/password', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin' },
   { operationId: 'deleteOwnAdminAccount', method: 'delete', path: '/api/auth/admin/me', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin' },
   { operationId: 'listFactorsAdmin', method: 'get', path: '/api/auth/admin/factors', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'cancelFactorRecoveryAdmin', method: 'delete', path: '/api/auth/admin/factor-recovery', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'startTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'confirmTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp/confirm', upstream: 'auth', body: 'json', caller: 'admin' },
   { operationId: 'removeTotpAdmin', method: 'delete', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin' },
@@ -92,6 +96,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'changePasswordUser', method: 'post', path: '/api/auth/user/password', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user' },
   { operationId: 'deleteOwnUserAccount', method: 'delete', path: '/api/auth/user/me', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user' },
   { operationId: 'listFactorsUser', method: 'get', path: '/api/auth/user/factors', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'cancelFactorRecoveryUser', method: 'delete', path: '/api/auth/user/factor-recovery', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'startTotpUser', method: 'post', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'confirmTotpUser', method: 'post', path: '/api/auth/user/factors/totp/confirm', upstream: 'auth', body: 'json', caller: 'user' },
   { operationId: 'removeTotpUser', method: 'delete', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user' },

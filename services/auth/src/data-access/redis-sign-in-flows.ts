@@ -170,6 +170,14 @@ export class RedisSignInFlows implements SignInFlows {
     return accountId ? { kind: asKind(kind), accountId } : undefined;
   }
 
+  async ownerOf(challengeToken: string): Promise<{ kind: AccountKind; accountId: string; credentialEpoch?: number } | undefined> {
+    const token = parseToken(challengeToken);
+    if (!token) return undefined;
+    const [secret, purpose, accountId, kind, epoch] = await this.redis.hmget(flowKey(token.id), 'secret', 'purpose', 'accountId', 'kind', 'epoch');
+    if (!secret || !sameSecret(secret, sha256(token.secret)) || purpose !== 'second_step' || !accountId) return undefined;
+    return { kind: asKind(kind), accountId, ...(epoch ? { credentialEpoch: Number(epoch) } : {}) };
+  }
+
   /** Ends a flow whose code could not be sent. */
   async cancel(challengeToken: string): Promise<void> {
     const token = parseToken(challengeToken);

@@ -24,6 +24,12 @@ export const mailedLinkSettings = feature({
     EMAIL_CHANGE_UNDO_SECONDS: env.int(7 * 86_400, 60),
     /** How often queued forgot-password requests are looked up and answered by mail (with ±50% jitter). */
     RESET_REQUEST_POLL_MS: env.int(1000, 10),
+    /** How long a removal of second factors that the mailbox confirmed waits before it happens (a sign-in with a factor cancels it). */
+    ACCOUNT_RECOVERY_DELAY_SECONDS: env.int(72 * 3600, 1),
+    /** How long before that removal the owner is mailed again. */
+    ACCOUNT_RECOVERY_REMINDER_SECONDS: env.int(24 * 3600, 0),
+    /** How often pending removals are looked at for reminders and for what is due. */
+    ACCOUNT_RECOVERY_POLL_MS: env.int(30_000, 10),
   },
   section: (v) => ({
     resetTokenTtlSeconds: v.RESET_TOKEN_TTL_SECONDS,
@@ -31,6 +37,7 @@ export const mailedLinkSettings = feature({
     emailVerification: v.EMAIL_VERIFICATION,
     emailLinks: { urlBase: v.EMAIL_LINK_URL_BASE ?? DEVELOPMENT_PAGES.email, ttlSeconds: v.EMAIL_LINK_TTL_SECONDS, undoSeconds: v.EMAIL_CHANGE_UNDO_SECONDS },
     resetRequestPollMs: v.RESET_REQUEST_POLL_MS,
+    recovery: { delaySeconds: v.ACCOUNT_RECOVERY_DELAY_SECONDS, reminderSeconds: v.ACCOUNT_RECOVERY_REMINDER_SECONDS, pollMs: v.ACCOUNT_RECOVERY_POLL_MS },
   }),
   /** Every page that takes a link is a public https page: the link carries a token. */
   production: (given) => {

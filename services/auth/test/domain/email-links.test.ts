@@ -2,7 +2,7 @@
 // moves the account only once the new address confirms and only under the credentials it was asked
 // under; the old address is held for its undo link; the undo takes the account back whatever came
 // after (a later change included), ends every session, drops the password for a mailed reset and
-// removes the ways in added lately. The end-to-end file (email-ownership.security) keeps to the
+// names every way in the account keeps (a mailbox removes none: shared/mailbox.ts). The end-to-end file (email-ownership.security) keeps to the
 // contract's answers and the mail going out.
 import { AuthErrors } from '../../src/errors';
 import { confirmEmailChange, requestEmailChange, undoEmailChange } from '../../src/domain/email/ownership';
@@ -61,7 +61,7 @@ describe('a change of address', () => {
 });
 
 describe('the undo', () => {
-  it('takes the account back whatever came after, ends every session, drops the password for a mailed reset, and removes the ways in added lately', async () => {
+  it('takes the account back whatever came after, ends every session, drops the password for a mailed reset, and names the ways in it keeps', async () => {
     const setup = await setUp();
     const undo = await change(setup, 'intruder@example.com');
     // Whoever had the password for a moment links a provider and changes the address again.
@@ -73,11 +73,13 @@ describe('the undo', () => {
     expect(restored).toMatchObject({ email: 'grace@example.com', passwordHash: null, emailVerified: true });
     expect(restored.credentialEpoch).toBeGreaterThan(setup.owner.credentialEpoch);
     expect(setup.ended).toEqual([{ kind: 'user', accountId: setup.owner.id, credentialEpoch: restored.credentialEpoch }]);
-    expect(setup.deps.identities.linked).toEqual([]);
+    // A mailbox is one factor: the identity stays, named in the notice for the owner to remove once signed in.
+    expect(setup.deps.identities.linked).toHaveLength(1);
     const reset = setup.deps.outbox.events.find((e) => e.type === 'account.password_reset.requested')?.input as { email: string };
     expect(reset.email).toBe('grace@example.com');
     const notice = setup.deps.outbox.events.find((e) => e.type === 'account.security.changed')?.input as { change: string; details: string[] };
-    expect(notice).toMatchObject({ change: 'email_change_undone', details: expect.arrayContaining([expect.stringMatching(/^Removed: sign-in with idp/)]) });
+    expect(notice).toMatchObject({ change: 'email_change_undone', details: expect.arrayContaining([expect.stringMatching(/^Kept: sign-in with idp, linked /)]) });
+    expect(notice.details.some((line) => line.startsWith('Removed'))).toBe(false);
     // The later change's undo was issued after the owner's: it is retired, and cannot take the account away again.
     await expect(undoEmailChange(setup.deps, 'user', { token: laterUndo }, requestOf())).rejects.toMatchObject(AuthErrors.linkInvalid());
     await expect(undoEmailChange(setup.deps, 'user', { token: undo }, requestOf())).rejects.toMatchObject(AuthErrors.linkInvalid());

@@ -28,6 +28,7 @@ const SUBJECTS: Record<TemplateName, (product: string) => string> = {
   'password-reset-completed': (p) => `Your ${p} password was changed`,
   'security-notice': (p) => `Security notice for your ${p} account`,
   'email-verification': (p) => `Confirm your email address for ${p}`,
+  'factor-recovery-requested': (p) => `Confirm the removal of your ${p} second factors`,
   'email-change-confirm': (p) => `Confirm your new email address for ${p}`,
   'email-change-notice': (p) => `The email address of your ${p} account was changed`,
   'account-deleted': (p) => `Your ${p} account was deleted`,
@@ -49,6 +50,11 @@ export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
   identity_unlinked: 'A sign-in with an identity provider was unlinked from your account.',
   recent_ways_in_removed:
     'Your account was taken back through your mailbox, so the passkeys, authenticator app and identity-provider sign-ins added in the last 7 days were removed (add back the ones that were yours):',
+  factor_recovery_scheduled:
+    'Someone who knows your password and reads this mailbox asked to remove the second factors of your account because they cannot use any of them. Nothing is removed yet. If it was not you, sign in with one of your second factors, or cancel it on your account page, and change your password.',
+  factor_recovery_reminder: 'Reminder: the second factors of your account will be removed soon, as asked through this mailbox. If it was not you, sign in with one of them or cancel it on your account page now.',
+  factor_recovery_cancelled: 'The pending removal of your second factors was cancelled.',
+  factor_recovery_completed: 'As asked through this mailbox, the second factors of your account were removed and every session was signed out. Add a new one when you sign in.',
 };
 
 export const handlers: { [T in EventType]: Handler<T> } = {
@@ -84,6 +90,10 @@ export const handlers: { [T in EventType]: Handler<T> } = {
   'account.email_verification.requested': {
     queue: 'email',
     handle: (deps, p) => mail(deps, 'email-verification', p.email, p.eventId, { name: p.name, linkUrl: p.linkUrl, hours: hoursUntil(p.expiresAt) }),
+  },
+  'account.factor_recovery.requested': {
+    queue: 'email',
+    handle: (deps, p) => mail(deps, 'factor-recovery-requested', p.email, p.eventId, { name: p.name, linkUrl: p.linkUrl, minutes: minutesUntil(p.expiresAt) }),
   },
   'account.email_change.requested': {
     queue: 'email',

@@ -9,6 +9,7 @@ export type TemplateName =
   | 'password-reset-completed'
   | 'security-notice'
   | 'email-verification'
+  | 'factor-recovery-requested'
   | 'email-change-confirm'
   | 'email-change-notice'
   | 'account-deleted';

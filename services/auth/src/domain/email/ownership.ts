@@ -13,7 +13,8 @@
 // is held for the account meanwhile (no one else may register or move to it); and using it returns
 // the account to that address, retires every link issued after it, ends every session and pending
 // flow (the credential epoch moves on), removes the password (a reset link goes to the restored
-// address), removes the ways in added in the last week, and tells the owner. A second change while an
+// address), and tells the owner, naming every way in and factor the account has. Like a reset it
+// removes none of them (shared/mailbox.ts): the owner, signed in again, removes what is not theirs. A second change while an
 // undo is outstanding is allowed: its own undo link goes to the address it leaves, and the earliest
 // undo (the owner's) still wins, since an undo retires only what came after it.
 import { randomBytes } from 'node:crypto';
@@ -29,10 +30,10 @@ import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { mailResetLink } from './password-reset';
-import { noticeLines, removeRecentWaysIn } from '../shared/ways-in';
+import { describeWaysIn } from '../shared/mailbox';
 import { asBody, requireEmail, validateUserForgot } from '../shared/validation';
 
-const ACTIONS: Record<LinkPurpose, string> = { verify_email: 'verify', change_email: 'confirm', undo_email_change: 'undo' };
+const ACTIONS: Record<LinkPurpose, string> = { verify_email: 'verify', change_email: 'confirm', undo_email_change: 'undo', recover_factors: 'recover' };
 
 /** Whether an account may sign in now: not disabled, and its address proven where that is required. */
 export function assertMaySignIn(deps: Needs<'policy' | 'metrics'>, kind: AccountKind, account: Account): void {
@@ -198,9 +199,8 @@ export async function undoEmailChange(
   await deps.links.retireAll('change_email', kind, restored.id);
   await deps.links.retireAll('verify_email', kind, restored.id);
   await endEverySession(deps, kind, restored, ctx);
-  const report = await removeRecentWaysIn(deps, kind, restored);
   await mailResetLink(deps, kind, restored, ctx.requestId);
-  await securityNotice(deps, kind, restored, 'email_change_undone', ctx, noticeLines(report));
+  await securityNotice(deps, kind, restored, 'email_change_undone', ctx, (await describeWaysIn(deps, kind, restored)).map((line) => `Kept: ${line}`));
 }
 
 /** An address held by another account's live undo link is as taken as one in use: the undo must be able to return to it. */
@@ -209,7 +209,8 @@ export async function assertAddressFree(deps: Needs<'links'>, kind: AccountKind,
   if (holder !== undefined && holder !== accountId) throw AuthErrors.emailTaken();
 }
 
-function requireLinkToken(raw: unknown): string {
+/** A mailed link's token as the pages post it: 256 bits, base64url. */
+export function requireLinkToken(raw: unknown): string {
   const { token } = asBody(raw);
   if (token === undefined || token === null || token === '') throw AuthErrors.linkTokenMissing();
   if (typeof token !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(token)) throw AuthErrors.linkInvalid();

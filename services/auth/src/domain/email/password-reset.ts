@@ -1,9 +1,9 @@
 // Forgot and reset password. Forgot validates, rate-limits and queues the request, the same work
 // whatever the email, and answers; the lookup and the mail happen later, in a worker on its own
 // schedule. Reset checks the token before it spends a bcrypt hash, and uses up every link of the account.
-// A reset proves the mailbox, which may be the owner taking the account back from whoever had the
-// password for a moment: the ways in added in the last week go (shared/ways-in.ts), the link holds only
-// under the credentials it was mailed under, and everything pending ends with the epoch.
+// A reset proves the mailbox, one factor (shared/mailbox.ts): it replaces the password and ends every
+// session and pending flow (the epoch moves on), and it removes no second factor or way in: the next
+// sign-in still asks for them. The link holds only under the credentials it was mailed under.
 import { randomBytes } from 'node:crypto';
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
@@ -13,9 +13,7 @@ import { assertNotCommon, passwordWork } from '../shared/passwords';
 import { validateAdminForgot, validateReset, validateUserForgot } from '../shared/validation';
 import { endEverySession } from '../shared/sessions';
 import type { Account } from '../shared/account';
-import { noticeLines, removeRecentWaysIn } from '../shared/ways-in';
 import { assertStillAwaited } from '../shared/request-deadline';
-import { securityNotice } from '../shared/security-notices';
 import { noteActivity } from '../shared/activity';
 
 /** Validates, rate-limits and queues a forgot-password request. */
@@ -65,7 +63,7 @@ export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'activity'
 }
 
 export async function resetPassword(
-  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
+  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
@@ -87,8 +85,6 @@ export async function resetPassword(
   if (!account || account === 'email_taken') throw AuthErrors.resetInvalid();
   await deps.resets.retireAll(kind, accountId);
   await endEverySession(deps, kind, account, ctx);
-  const report = await removeRecentWaysIn(deps, kind, account);
-  if (report.removed.length > 0) await securityNotice(deps, kind, account, 'recent_ways_in_removed', ctx, noticeLines(report));
   await noteActivity(deps, ctx, { kind, accountId, type: 'password_reset' });
   await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })

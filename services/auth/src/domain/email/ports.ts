@@ -10,7 +10,7 @@ export interface ResetTokens {
   retireAll(kind: AccountKind, accountId: string): Promise<void>;
 }
 
-export type LinkPurpose = 'verify_email' | 'change_email' | 'undo_email_change';
+export type LinkPurpose = 'verify_email' | 'change_email' | 'undo_email_change' | 'recover_factors';
 
 /** A used link: whose, the address it was issued for, when, and under which credential epoch. */
 export interface UsedLink {
@@ -65,8 +65,33 @@ export interface ResetRequests {
   remove(id: string): Promise<void>;
 }
 
+/** A removal of an account's second factors that its mailbox asked for, waiting out its delay (shared/mailbox.ts). */
+export interface PendingRecovery {
+  kind: AccountKind;
+  accountId: string;
+  requestedAt: Date;
+  /** When the factors go, unless a sign-in with one of them or the owner's console cancels it first. */
+  dueAt: Date;
+  /** When the owner is told again that it is coming. */
+  remindAt: Date;
+}
+
+/** Pending factor recoveries, at most one per account; each step is claimed once, whichever replica runs it. */
+export interface FactorRecoveries {
+  /** Schedules one; an account's pending one stays as it is (asking again does not move its date). */
+  schedule(recovery: PendingRecovery): Promise<{ scheduled: boolean; recovery: PendingRecovery }>;
+  pendingFor(kind: AccountKind, accountId: string): Promise<PendingRecovery | undefined>;
+  /** Cancels the account's pending one; false when there was none. */
+  cancel(kind: AccountKind, accountId: string): Promise<boolean>;
+  /** Takes one pending recovery whose reminder is due and marks it reminded. */
+  claimReminder(now: Date): Promise<PendingRecovery | undefined>;
+  /** Takes one pending recovery that is due and ends it (it is run by whoever took it). */
+  claimDue(now: Date): Promise<PendingRecovery | undefined>;
+}
+
 export interface EmailDeps {
   resets: ResetTokens;
   links: AccountLinks;
   resetRequests: ResetRequests;
+  recoveries: FactorRecoveries;
 }

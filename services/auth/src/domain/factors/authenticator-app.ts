@@ -5,7 +5,7 @@ import { AuthErrors } from '../../errors';
 import { callerAccount } from '../shared/access';
 import { enforceLimit } from '../shared/limits';
 import type { Needs, ProofVerdict, RequestContext } from '../ports';
-import { securityNotice } from '../shared/security-notices';
+import { wayInAdded } from '../shared/security-notices';
 import { asBody, requireCode } from '../shared/validation';
 import { afterRemoval, checkCodeWithinBudget, hasOwnFactor, requireRecentProof, type OwnNeeds } from './common';
 import type { SecondStepMethod } from './method';
@@ -52,7 +52,7 @@ export async function confirmAuthenticator(
   if (!(await deps.factors.confirmTotp(caller.kind, caller.sub, step as number))) throw AuthErrors.noPendingAuthenticator();
   const account = await callerAccount(deps, caller);
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await securityNotice(deps, caller.kind, account, 'totp_added', ctx);
+  await wayInAdded(deps, caller.kind, account, 'totp_added', 'an authenticator app', ctx);
   return recoveryCodes ? { recoveryCodes } : {};
 }
 

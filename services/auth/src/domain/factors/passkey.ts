@@ -7,7 +7,7 @@ import { AuthErrors } from '../../errors';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { enforceLimit } from '../shared/limits';
 import type { Needs, PasskeyOptions, RequestContext } from '../ports';
-import { securityNotice } from '../shared/security-notices';
+import { wayInAdded } from '../shared/security-notices';
 import { asBody, requirePasskeyAnswer, type PasskeyAnswer } from '../shared/validation';
 import { removeWayIn } from '../shared/ways-in';
 import { afterRemoval, hasOwnFactor, requireRecentProof, requireWebauthn, type OwnNeeds } from './common';
@@ -82,7 +82,7 @@ export async function registerPasskey(
   const stored = { ...credential, name: typeof name === 'string' ? name.trim() : 'Passkey' };
   if ((await deps.factors.addPasskey(caller.kind, caller.sub, stored)) === 'exists') throw AuthErrors.passkeyExists();
   const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
-  await securityNotice(deps, caller.kind, account, 'passkey_added', ctx);
+  await wayInAdded(deps, caller.kind, account, 'passkey_added', `passkey "${stored.name}"`, ctx);
   return { passkey: { id: stored.id, name: stored.name, createdAt: new Date().toISOString() }, ...(recoveryCodes ? { recoveryCodes } : {}) };
 }
 

@@ -28,7 +28,7 @@ import { enforceLimit } from '../shared/limits';
 import { challengeAdmin, challengeOwnFactors, signIn } from '../sign-in/login';
 import type { IdentityClaims, LinkedIdentity, Needs, ProviderSummary, ProviderLeg, RequestContext, SignInFlow } from '../ports';
 import { providerFlow } from '../sign-in/flow';
-import { securityNotice } from '../shared/security-notices';
+import { securityNotice, wayInAdded } from '../shared/security-notices';
 import { asBody } from '../shared/validation';
 
 /** A sign-in with a provider that did not hold: `code` goes back to the app, `reason` to the audit record. */
@@ -188,7 +188,7 @@ async function accountFor(deps: CallbackNeeds, providerId: string, claims: Ident
   if (existing) {
     if (existing.emailVerified !== true) throw new IdentityRefused('identity_account_exists', 'an account with this address exists and has not verified it');
     await addIdentity(deps, 'user', providerId, claims, existing, email);
-    await securityNotice(deps, 'user', existing, 'identity_linked', ctx);
+    await wayInAdded(deps, 'user', existing, 'identity_linked', `sign-in with ${providerId}`, ctx);
     return existing;
   }
   const created = await deps.accounts.user.create({
@@ -232,7 +232,7 @@ async function linkToCaller(deps: CallbackNeeds, kind: AccountKind, providerId: 
   if (!owner) {
     // An explicit link by the signed-in owner: the provider's address need not match nor be verified.
     await addIdentity(deps, kind, providerId, claims, account, claims.emailVerified ? claims.email?.trim().toLowerCase() : undefined);
-    await securityNotice(deps, kind, account, 'identity_linked', ctx);
+    await wayInAdded(deps, kind, account, 'identity_linked', `sign-in with ${providerId}`, ctx);
   }
   deps.audit.info({ event: 'identity_linked', provider: providerId, account_id: account.id, ip: ctx.ip }, `${kindLabel(kind)} identity linked`);
   return { location: withParams(returnTo, { linked: providerId }) };

@@ -233,6 +233,8 @@ export interface AuthPolicy {
   emailVerification: 'off' | 'soft' | 'required';
   /** The page that takes email links (`?action=verify|confirm|undo&token=…`), and their lifetimes. */
   emailLinks: { urlBase: string; ttlSeconds: number; undoSeconds: number };
+  /** A removal of second factors confirmed by the mailbox: how long it waits, and how long before it the owner is mailed again. */
+  recovery: { delaySeconds: number; reminderSeconds: number };
   /** The second factors' settings; `webauthn` undefined: passkeys are off. */
   mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[] } };
   /** Sign-in with identity providers: the app URLs it may return to (the first by default), and how long a flow may take. */

@@ -15,3 +15,12 @@ export async function securityNotice(deps: Needs<'outbox' | 'activity' | 'logger
     .add('account.security.changed', { kind, accountId: account.id, email: account.email, name: account.name, change, ...(details?.length ? { details } : {}), requestId: ctx.requestId })
     .catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id, change }, 'Could not record the security notice'));
 }
+
+/**
+ * The owner's notice of a new way in or second factor, naming it and where it was added from: a
+ * mailbox that reads it knows what to remove once signed in (mailbox.ts), since no reset removes it.
+ */
+export function wayInAdded(deps: Needs<'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, change: 'totp_added' | 'passkey_added' | 'identity_linked', name: string, ctx: RequestContext): Promise<void> {
+  const from = ctx.ip && ctx.ip !== 'unknown' ? [`Added from ${ctx.ip}${ctx.userAgent ? ` (${ctx.userAgent.slice(0, 80)})` : ''}.`] : [];
+  return securityNotice(deps, kind, account, change, ctx, [`Added: ${name}`, ...from, 'If it was not you, remove it from your account page and change your password.']);
+}

@@ -14,6 +14,7 @@ import { assertStillAwaited } from '../shared/request-deadline';
 import { noteActivity } from '../shared/activity';
 import { passwordWork } from '../shared/passwords';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
+import { cancelPendingRecovery } from '../shared/mailbox';
 
 export type LoginResult =
   | ({ kind: 'session'; account: AccountRecord } & OpenedSession)
@@ -42,7 +43,7 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'passkeys' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'passkeys' | 'ceremonies' | 'recoveries' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
@@ -91,6 +92,8 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
 export async function passkeyLogin(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const account = await passkeySignInAccount(deps, kind, body, ctx);
   assertMaySignIn(deps, kind, account);
+  // A passkey is a second factor held: whoever holds one is the owner a mailbox recovery waits for.
+  await cancelPendingRecovery(deps, kind, account, ctx, 'a sign-in with a second factor');
   return signIn(deps, kind, account, ctx, 'passkey');
 }
 
@@ -160,7 +163,7 @@ export async function challengeAdmin(
  * passkey. Each is one attempt against the challenge, so a recovery code guess costs a code guess.
  */
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'flows' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
+  deps: Needs<'rateLimits' | 'flows' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'recoveries' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
   body: unknown,
   ctx: RequestContext,
 ): Promise<{ kind: AccountKind; account: AccountRecord } & OpenedSession> {
@@ -175,6 +178,8 @@ export async function verifyOtp(
   // Opened with a password that a reset (or a disable) has since replaced: it ended with the change.
   if (!account || !startedUnderCurrentCredentials(account, result.flow.credentialEpoch)) throw AuthErrors.invalidChallenge();
   assertMaySignIn(deps, kind, account);
+  // A factor of the account's own held (not the mailed code, which is the mailbox): a pending recovery ends.
+  if (!result.flow.next.includes('email_code')) await cancelPendingRecovery(deps, kind, account, ctx, 'a sign-in with a second factor');
   const session = await openSession(deps, kind, account, ctx);
   if (kind === 'user') {
     deps.metrics.login(kind, 'success');

@@ -38,6 +38,8 @@ export interface SignInFlows {
   take(purpose: Exclude<FlowPurpose, 'second_step'>, key: FlowKey): Promise<TakenFlow>;
   /** The second step's owner while it is open (no attempt counted), with a WebAuthn challenge stored for it. */
   attachWebauthn(token: string, webauthnChallenge: string): Promise<{ kind: AccountKind; accountId: string } | undefined>;
+  /** The owner of an open second step and the credential epoch it opened under, with no attempt counted (what a recovery request from it needs). */
+  ownerOf(token: string): Promise<{ kind: AccountKind; accountId: string; credentialEpoch?: number } | undefined>;
   cancel(token: string): Promise<void>;
   /** Ends the account's open second step, if any (a reset, a disable, a deletion). */
   cancelFor(kind: AccountKind, accountId: string): Promise<void>;

@@ -17,6 +17,7 @@ import {
   userFactorSummary,
 } from '../../domain/factors';
 import type { AuthDeps } from '../../domain/ports';
+import { cancelOwnFactorRecovery, confirmFactorRecovery, pendingRecovery, requestFactorRecovery } from '../../domain/email/factor-recovery';
 import { requestContext as ctx, requestContextOf, requestContextWithSignal } from './request-context';
 import type { Operations } from '@acct/shared/http';
 
@@ -32,8 +33,13 @@ export function factorsOperations(router: Operations, deps: AuthDeps, settings: 
     });
 
     router.session('get', `${base}/factors`, async (req, res, caller) => {
-      const factors = await listOwnFactors(deps, caller);
-      res.json(ok('Factors', { factors }));
+      const [factors, recovery] = await Promise.all([listOwnFactors(deps, caller), pendingRecovery(deps, caller)]);
+      res.json(ok('Factors', { factors, recovery }));
+    });
+
+    router.session('delete', `${base}/factor-recovery`, async (req, res, caller) => {
+      const cancelled = await cancelOwnFactorRecovery(deps, caller, ctx(req));
+      res.json(ok(cancelled ? 'Factor recovery cancelled' : 'No factor recovery was pending', { cancelled }));
     });
 
     router.session('post', `${base}/factors/totp`, async (req, res, caller) => {
@@ -71,6 +77,17 @@ export function factorsOperations(router: Operations, deps: AuthDeps, settings: 
       res.json(ok('Passkey removed', { signedOut }));
     });
   }
+
+  // Getting back in without the second factors: asked from a second step, confirmed from the mailbox.
+  router.open('post', '/api/auth/verify-otp/recovery', async (req, res) => {
+    await requestFactorRecovery(deps, req.body, ctx(req));
+    res.json(ok('We emailed the account a link to confirm the removal of its second factors'));
+  });
+
+  router.open('post', '/api/auth/factor-recovery/confirm', async (req, res) => {
+    const recovery = await confirmFactorRecovery(deps, req.body, ctx(req));
+    res.json(ok('The second factors will be removed after the waiting period, unless one of them signs in first', { recovery }));
+  });
 
   router.session('get', '/api/admin/users/:userId/factors', async (_req, res, _admin, params) => {
     assertUserId(params.userId);

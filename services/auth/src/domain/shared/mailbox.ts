@@ -1,0 +1,41 @@
+// What reading an account's mail may do to it, in one place (docs/decisions.md, "A mailbox is one
+// factor"). A mailbox proves one factor, the way a password does, so it may replace a password (a
+// reset) or an address (an undo), and never removes a second factor or a way in by itself: after a
+// reset the second step still asks for the factors the account has. Where the owner cannot pass that
+// step, the password and the mailbox together may ask for the second factors to go, and the removal
+// waits (ACCOUNT_RECOVERY_DELAY_SECONDS, 72 hours by default): the address is told at once and again
+// before it happens, and any sign-in that passes a second step, or the owner's console, cancels it.
+// Every new way in is mailed to the owner as it is added (security-notices.ts), so whoever holds the
+// mailbox knows what to remove once signed in. Apple's account recovery and AWS's root-user MFA reset
+// work this way.
+import type { AccountKind } from '@acct/shared';
+import type { Account } from './account';
+import type { Needs, RequestContext } from '../ports';
+import { securityNotice } from './security-notices';
+
+/** Cancels the account's pending factor recovery, if any, and tells the owner; `by` says what cancelled it (for the notice). */
+export async function cancelPendingRecovery(
+  deps: Needs<'recoveries' | 'outbox' | 'activity' | 'logger'>,
+  kind: AccountKind,
+  account: Account,
+  ctx: RequestContext,
+  by: 'a sign-in with a second factor' | 'the account page',
+): Promise<boolean> {
+  if (!(await deps.recoveries.cancel(kind, account.id))) return false;
+  await securityNotice(deps, kind, account, 'factor_recovery_cancelled', ctx, [`Cancelled by ${by}.`]);
+  return true;
+}
+
+/** The account's ways in and second factors, one line each (names and dates, never a secret), for a notice. */
+export async function describeWaysIn(deps: Needs<'factors' | 'identities'>, kind: AccountKind, account: Account): Promise<string[]> {
+  const [set, identities] = await Promise.all([deps.factors.of(kind, account.id), deps.identities.listFor(kind, account.id)]);
+  const lines: string[] = [];
+  if (account.passwordHash) lines.push('password');
+  if (set.totp?.confirmed) lines.push(`authenticator app, added ${day(set.totp.createdAt)}`);
+  for (const passkey of set.passkeys) lines.push(`passkey "${passkey.name}", added ${day(passkey.createdAt)}`);
+  if (set.recoveryCodesLeft > 0) lines.push(`${set.recoveryCodesLeft} recovery codes`);
+  for (const identity of identities) lines.push(`sign-in with ${identity.provider}, linked ${day(identity.linkedAt)}`);
+  return lines;
+}
+
+export const day = (date: Date) => date.toISOString().slice(0, 10);

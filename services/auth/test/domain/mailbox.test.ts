@@ -1,0 +1,156 @@
+// What a mailbox may do to an account (shared/mailbox.ts), on in-memory ports: it is one factor, so
+// a reset replaces the password and removes no second factor or way in; getting back in without the
+// factors takes the password, the mailbox and a wait that the address is told of twice, and that a
+// sign-in with a factor or the owner's console cancels. Each new way in is a notice naming it.
+import { AuthErrors } from '../../src/errors';
+import { mailResetLink, resetPassword } from '../../src/domain/email/password-reset';
+import { cancelOwnFactorRecovery, confirmFactorRecovery, pendingRecovery, requestFactorRecovery, runFactorRecoveries } from '../../src/domain/email/factor-recovery';
+import { login, verifyOtp } from '../../src/domain/sign-in/login';
+import { confirmAuthenticator, startAuthenticator } from '../../src/domain/factors';
+import { claimsOf, memorySignIn, requestOf } from '../fakes';
+
+const HOUR = 3600 * 1000;
+
+/** A user with a confirmed authenticator app, a passkey and a linked identity, and the reset link the mailbox reads. */
+async function setUp() {
+  const setup = await memorySignIn();
+  const owner = await setup.make('user', 'grace@example.com', { emailVerified: true });
+  await setup.deps.factors.startTotp('user', owner.id, 'S');
+  await setup.deps.factors.confirmTotp('user', owner.id, 1);
+  await setup.deps.factors.addPasskey('user', owner.id, { id: 'key-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
+  await setup.deps.identities.add({ provider: 'idp', subject: 'someone', kind: 'user', accountId: owner.id, linkedAt: new Date() });
+  return { ...setup, owner };
+}
+
+type Setup = Awaited<ReturnType<typeof setUp>>;
+
+/** Resets the password through the mailed link, as whoever reads the mailbox would. */
+async function resetByMail({ deps, owner }: Setup, newPassword = 'the mailbox chose this') {
+  const account = (await deps.accounts.user.findById(owner.id))!;
+  await mailResetLink(deps, 'user', account);
+  const mailed = deps.outbox.events.filter((e) => e.type === 'account.password_reset.requested').at(-1)!.input as { resetUrl: string };
+  await resetPassword(deps, 'user', { token: new URL(mailed.resetUrl).searchParams.get('token'), newPassword }, requestOf());
+}
+
+/** Signs in with the password up to the second step; answers its token. */
+async function secondStep({ deps }: Setup, password = 'the mailbox chose this') {
+  const result = await login(deps, 'user', { email: 'grace@example.com', password }, requestOf());
+  if (result.kind !== 'otp_required') throw new Error(`expected a second step, got ${result.kind}`);
+  return result.challengeToken;
+}
+
+/** Asks for a recovery from a second step and confirms it from the mailed link, at `now`. */
+async function recoverByMail(setup: Setup, now = new Date()) {
+  await requestFactorRecovery(setup.deps, { challenge_token: await secondStep(setup) }, requestOf());
+  const mailed = setup.deps.outbox.events.filter((e) => e.type === 'account.factor_recovery.requested').at(-1)!.input as { linkUrl: string; email: string };
+  expect(mailed.email).toBe('grace@example.com');
+  return confirmFactorRecovery(setup.deps, { token: new URL(mailed.linkUrl).searchParams.get('token') }, requestOf(), now);
+}
+
+const notices = (setup: Setup) => setup.deps.outbox.events.filter((e) => e.type === 'account.security.changed').map((e) => e.input as { change: string; details?: string[] });
+
+describe('a reset by mailed link', () => {
+  it('replaces the password and keeps every second factor and way in: the next sign-in still asks for the second step', async () => {
+    const setup = await setUp();
+    await resetByMail(setup);
+    const set = await setup.deps.factors.of('user', setup.owner.id);
+    expect(set.totp?.confirmed).toBe(true);
+    expect(set.passkeys.map((p) => p.id)).toEqual(['key-1']);
+    expect(setup.deps.identities.linked).toHaveLength(1);
+    expect(await login(setup.deps, 'user', { email: 'grace@example.com', password: 'the mailbox chose this' }, requestOf())).toMatchObject({ kind: 'otp_required', next: ['totp', 'passkey'] });
+  });
+});
+
+describe('getting back in without the second factors', () => {
+  it('needs an open second step: a made-up or used-up challenge is refused and mails nothing', async () => {
+    const setup = await setUp();
+    await expect(requestFactorRecovery(setup.deps, { challenge_token: 'nope.nope' }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
+    await expect(requestFactorRecovery(setup.deps, {}, requestOf())).rejects.toMatchObject(AuthErrors.challengeTokenMissing());
+    expect(setup.deps.outbox.events.filter((e) => e.type === 'account.factor_recovery.requested')).toEqual([]);
+  });
+
+  it('removes nothing when the mailbox confirms: it schedules the removal after the delay and tells the address what will go', async () => {
+    const setup = await setUp();
+    await resetByMail(setup);
+    const now = new Date();
+    const recovery = await recoverByMail(setup, now);
+    expect(Date.parse(recovery.dueAt) - now.getTime()).toBe(72 * HOUR);
+    expect((await setup.deps.factors.of('user', setup.owner.id)).totp?.confirmed).toBe(true);
+    const scheduled = notices(setup).find((n) => n.change === 'factor_recovery_scheduled')!;
+    expect(scheduled.details).toEqual([expect.stringContaining(recovery.dueAt), expect.stringMatching(/^authenticator app, added /), expect.stringMatching(/^passkey "Laptop", added /)]);
+    expect(await pendingRecovery(setup.deps, claimsOf('user', setup.owner))).toEqual(recovery);
+  });
+
+  it('keeps the first date when asked again, so asking every day never brings it closer', async () => {
+    const setup = await setUp();
+    await resetByMail(setup);
+    const first = await recoverByMail(setup, new Date(Date.now() - 24 * HOUR));
+    const again = await recoverByMail(setup);
+    expect(again).toEqual(first);
+  });
+
+  it('is reminded at the reminder time and done at the due time: the factors go, every session ends, and the address is told', async () => {
+    const setup = await setUp();
+    await resetByMail(setup);
+    const now = new Date();
+    await recoverByMail(setup, now);
+    expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 47 * HOUR))).toEqual({ reminded: 0, completed: 0 });
+    expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 49 * HOUR))).toEqual({ reminded: 1, completed: 0 });
+    expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 50 * HOUR))).toEqual({ reminded: 0, completed: 0 });
+    expect((await setup.deps.factors.of('user', setup.owner.id)).totp?.confirmed).toBe(true);
+    expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 72 * HOUR))).toEqual({ reminded: 0, completed: 1 });
+    const set = await setup.deps.factors.of('user', setup.owner.id);
+    expect([set.totp, set.passkeys, set.recoveryCodesLeft]).toEqual([null, [], 0]);
+    // A way in that is not a second factor stays: the owner removes it once signed in.
+    expect(setup.deps.identities.linked).toHaveLength(1);
+    const account = (await setup.deps.accounts.user.findById(setup.owner.id))!;
+    expect(setup.ended.at(-1)).toEqual({ kind: 'user', accountId: setup.owner.id, credentialEpoch: account.credentialEpoch });
+    expect(notices(setup).map((n) => n.change)).toEqual(['factor_recovery_scheduled', 'factor_recovery_reminder', 'factor_recovery_completed']);
+    expect(await login(setup.deps, 'user', { email: 'grace@example.com', password: 'the mailbox chose this' }, requestOf())).toMatchObject({ kind: 'session' });
+  });
+
+  it('is cancelled by a sign-in that passes a second step with one of the factors, and the address is told', async () => {
+    const setup = await setUp();
+    await resetByMail(setup);
+    const now = new Date();
+    await recoverByMail(setup, now);
+    await verifyOtp(setup.deps, { challenge_token: await secondStep(setup), code: '000100' }, requestOf());
+    expect(await pendingRecovery(setup.deps, claimsOf('user', setup.owner))).toBeNull();
+    expect(notices(setup).at(-1)).toEqual(expect.objectContaining({ change: 'factor_recovery_cancelled', details: ['Cancelled by a sign-in with a second factor.'] }));
+    expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 73 * HOUR))).toEqual({ reminded: 0, completed: 0 });
+    expect((await setup.deps.factors.of('user', setup.owner.id)).passkeys).toHaveLength(1);
+  });
+
+  it('is cancelled from the owner’s console; cancelling again says nothing was pending', async () => {
+    const setup = await setUp();
+    await resetByMail(setup);
+    await recoverByMail(setup);
+    const caller = claimsOf('user', setup.owner);
+    expect(await cancelOwnFactorRecovery(setup.deps, caller, requestOf(caller))).toBe(true);
+    expect(await cancelOwnFactorRecovery(setup.deps, caller, requestOf(caller))).toBe(false);
+    expect(notices(setup).filter((n) => n.change === 'factor_recovery_cancelled')).toHaveLength(1);
+  });
+
+  it('asked under a password that a reset has since replaced, its link no longer schedules anything', async () => {
+    const setup = await setUp();
+    await requestFactorRecovery(setup.deps, { challenge_token: await secondStep(setup, 'right password') }, requestOf());
+    const mailed = setup.deps.outbox.events.find((e) => e.type === 'account.factor_recovery.requested')!.input as { linkUrl: string };
+    await resetByMail(setup);
+    await expect(confirmFactorRecovery(setup.deps, { token: new URL(mailed.linkUrl).searchParams.get('token') }, requestOf())).rejects.toMatchObject(AuthErrors.linkInvalid());
+    expect(await pendingRecovery(setup.deps, claimsOf('user', setup.owner))).toBeNull();
+  });
+});
+
+describe('a new way in', () => {
+  it('is a notice to the owner that names it and where it was added from', async () => {
+    const setup = await memorySignIn();
+    const owner = await setup.make('user', 'grace@example.com');
+    const caller = claimsOf('user', owner);
+    await setup.deps.ceremonies.markProof(caller.sid, owner.credentialEpoch);
+    await startAuthenticator({ ...setup.deps, qrCodes: { dataUrl: async (text: string) => `data:${text}` } }, caller);
+    await confirmAuthenticator(setup.deps, caller, { code: '000100' }, requestOf(caller));
+    expect(notices(setup as unknown as Setup)).toEqual([
+      expect.objectContaining({ change: 'totp_added', details: ['Added: an authenticator app', 'Added from 192.0.2.1.', expect.stringContaining('remove it')] }),
+    ]);
+  });
+});
