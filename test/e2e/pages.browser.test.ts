@@ -487,6 +487,11 @@ describe('hosted sign-in and the account console', () => {
     // A tab the browser drops when it navigates would make it protocol-relative: still refused.
     expect(await signIn('/\t/evil.example/steal')).toBe(`${origin}/account`);
     expect(await signIn('javascript:alert(1)')).toBe(`${origin}/account`);
+    // The fourth outside attack's forms, each a path of this site that resolves to one beginning with `//`,
+    // and an origin that a prefix check would take (libs/shared/test/return-target.test.ts has more).
+    for (const form of ['/.//evil.example', '/..//evil.example', '/%2e//evil.example', '/.\\/evil.example', `${origin}//evil.example`, '/a/..//evil.example', `${origin}@evil.example/`]) {
+      expect([form, await signIn(form)]).toEqual([form, `${origin}/account`]);
+    }
     expect(await signIn('/account?from=test')).toBe(`${origin}/account?from=test`);
     expect(await signIn(`${app.origin}/signed-in`)).toBe(`${app.origin}/signed-in`);
   });

@@ -6,6 +6,7 @@ import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simpleweb
 import { AccountClient, challengeFromReturn, type AccountKind, type ApiError, type Challenge } from './client';
 import { actionButton, busy, field, h, link, showView, statusLine, validatedForm, type Field } from './dom';
 import { errorText, texts } from './texts';
+import { allowedReturnTarget } from '@acct/shared/return-target';
 
 const path = location.pathname.replace(/\/+$/, '');
 const kind: AccountKind = path.startsWith('/admin/') ? 'admin' : 'user';
@@ -19,16 +20,8 @@ const params = new URLSearchParams(location.search);
  * anywhere else, so a link cannot send a fresh session's browser to a stranger's page.
  */
 export function returnTarget(raw: string | null, allowedOrigins: string[], fallback: string): string {
-  if (!raw) return fallback;
-  try {
-    // Resolved as the browser would navigate to it (which drops tabs and newlines, so that a
-    // `/<tab>/evil.example` is `//evil.example`): only its origin decides.
-    const url = new URL(raw, location.origin);
-    if (url.origin === location.origin) return `${url.pathname}${url.search}${url.hash}`;
-    return allowedOrigins.includes(url.origin) ? url.href : fallback;
-  } catch {
-    return fallback;
-  }
+  // This site's pages and the listed app origins, by the rule auth holds returnTo to.
+  return allowedReturnTarget(raw, [`${location.origin}/`, ...allowedOrigins.map((origin) => `${origin}/`)], location.origin) ?? fallback;
 }
 
 const allowedOrigins = (document.querySelector<HTMLMetaElement>('meta[name="acct:return-origins"]')?.content ?? '').split(/\s+/).filter(Boolean);
@@ -41,7 +34,7 @@ const offerPasskeyInAutofill = (options: unknown) =>
 
 /** Kept in this tab across a provider's round trip: where to go once it signed in. */
 const PROVIDER_RETURN = 'acct:after-provider';
-const afterSignIn = sessionStorage.getItem(PROVIDER_RETURN) ?? returnTarget(params.get('return_to'), allowedOrigins, kind === 'admin' ? '/admin' : '/account');
+const afterSignIn = returnTarget(sessionStorage.getItem(PROVIDER_RETURN) ?? params.get('return_to'), allowedOrigins, kind === 'admin' ? '/admin' : '/account');
 /** A page of this site, carrying the return address on. */
 function withReturn(to: string, query: Record<string, string> = {}): string {
   const search = new URLSearchParams(query);

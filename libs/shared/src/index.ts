@@ -13,6 +13,7 @@ export * from './service';
 export * from './access-token';
 export * from './events';
 export * from './email-address';
+export * from './return-target';
 export * from './loggable-url';
 export * from './dependency-errors';
 export * from './internal-headers';

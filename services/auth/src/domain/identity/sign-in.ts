@@ -17,7 +17,7 @@
 // with neither is refused.
 import { randomBytes } from 'node:crypto';
 import type { AccessClaims, AccountKind } from '@acct/shared';
-import { AppError, kindLabel } from '@acct/shared';
+import { AppError, allowedReturnTarget, kindLabel } from '@acct/shared';
 import { AuthErrors, identityRedirectErrors, type IdentityErrorCode } from '../../errors';
 import type { Account } from '../shared/account';
 import { callerAccount, hasRecentProof } from '../shared/access';
@@ -286,21 +286,10 @@ function asRefusal(err: unknown): IdentityRefused {
 function allowedReturnTo(deps: Needs<'policy'>, value: unknown): string {
   const allowed = deps.policy.identity.appUrls;
   if (value === undefined || value === null || value === '') return allowed[0];
-  if (typeof value !== 'string' || value.length > 2048) throw AuthErrors.returnUrlNotAllowed();
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw AuthErrors.returnUrlNotAllowed();
-  }
-  const fits = allowed.some((entry) => {
-    const base = new URL(entry);
-    if (url.origin !== base.origin || url.username || url.password) return false;
-    const prefix = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
-    return url.pathname === base.pathname || url.pathname.startsWith(prefix);
-  });
-  if (!fits) throw AuthErrors.returnUrlNotAllowed();
-  return url.href;
+  // The pages' rule too (@acct/shared return-target): an absolute app URL under an allowed one.
+  const target = allowedReturnTarget(value, allowed);
+  if (target === undefined) throw AuthErrors.returnUrlNotAllowed();
+  return target;
 }
 
 function withParams(target: string, params: Record<string, string>): string {
