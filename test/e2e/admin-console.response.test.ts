@@ -106,3 +106,23 @@ it('finds users by whether they are disabled, with the search and paging, and re
   const refused = await call(stack.url, 'GET', '/api/admin/users?disabled=yes', { headers: bearer(admin.accessToken) });
   expect([refused.status, refused.body.message]).toEqual([400, 'disabled must be true or false']);
 });
+
+it('an admin token without a recent proof cannot move a user’s address, set their password or disable them; with one, the old address is told and can undo', async () => {
+  const admin = await registerAndLogin(stack, 'admin');
+  const user = await registerAndLogin(stack);
+  await proofRunsOut();
+  for (const body of [{ email: `taken-${user.id}@example.org` }, { password: 'a password of the intruder' }, { disabled: true }, { name: 'Renamed' }]) {
+    const refused = await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken), body });
+    expect([Object.keys(body)[0], refused.status, refused.body.code]).toEqual([Object.keys(body)[0], 403, 'step_up_required']);
+  }
+  expect((await call(stack.url, 'GET', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken) })).body.data.user.email).toBe(user.account.email);
+
+  expect((await call(stack.url, 'POST', '/api/auth/admin/reauthenticate', { headers: bearer(admin.accessToken), body: { password: admin.account.password } })).status).toBe(200);
+  const moved = await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken), body: { email: `moved-${user.id}@example.org` } });
+  expect(moved.status).toBe(200);
+  const notice = await stack.events.waitFor('account.email_change.completed', (p) => p.accountId === user.id);
+  expect(notice.payload).toMatchObject({ email: user.account.email, newEmail: `moved-${user.id}@example.org` });
+  const undone = await call(stack.url, 'POST', '/api/auth/user/email/undo', { body: { token: new URL(notice.payload.linkUrl).searchParams.get('token') } });
+  expect(undone.status).toBe(200);
+  expect((await call(stack.url, 'GET', `/api/admin/users/${user.id}`, { headers: bearer(admin.accessToken) })).body.data.user.email).toBe(user.account.email);
+});

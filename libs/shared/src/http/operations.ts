@@ -2,8 +2,8 @@
 // answers is a row there and a handler here. Registering a handler for a path the table does not
 // give this service, or with another caller than its row says, fails at start, and so does a row of
 // the service's left without a handler. The dispatcher finds the row with one lookup (no walk of an
-// Express router stack), applies the row's caller once (the service's own session guard, `fresh`
-// where a change to another account asks the store too) and its caching (`no-store` unless the row
+// Express router stack), applies the row's caller once (the service's own session guard, with the
+// row's `fresh` and `proof: 'recent'`) and its caching (`no-store` unless the row
 // says who may keep the answer), and hands the handler the caller and the path's parameters.
 import type { Request, RequestHandler, Response } from 'express';
 import type { AccessClaims, AccountKind } from '../access-token';
@@ -12,8 +12,11 @@ import { ROUTES, RouteMatcher, type RouteSpec, type Upstream } from '../routes';
 type Params = Record<string, string>;
 type Run = (req: Request, res: Response, params: Params) => Promise<void>;
 
-/** The service's check of a session's access token: the claims of a live session of `kind`, or it throws the service's 401/403. */
-export type SessionGuard = (kind: AccountKind, authorization: string | undefined, options: { fresh?: boolean }) => Promise<AccessClaims>;
+/**
+ * The service's check of a session's access token: the claims of a live session of `kind`, or it
+ * throws the service's 401/403; `fresh` and `recentProof` come from the route's row.
+ */
+export type SessionGuard = (kind: AccountKind, authorization: string | undefined, options: { fresh?: boolean; recentProof?: boolean }) => Promise<AccessClaims>;
 
 export class Operations {
   /** Each row's handler, and the route the metrics and the trace name its requests by (as Express would set `req.route`). */
@@ -29,10 +32,11 @@ export class Operations {
     this.add(this.row(method, path, 'anyone'), run);
   }
 
-  /** A route for a live session of the row's kind: the handler gets its verified claims. */
-  session(method: RouteSpec['method'], path: string, run: (req: Request, res: Response, caller: AccessClaims, params: Params) => Promise<void>, options: { fresh?: boolean } = {}): void {
+  /** A route for a live session of the row's kind, with the proof its row asks: the handler gets its verified claims. */
+  session(method: RouteSpec['method'], path: string, run: (req: Request, res: Response, caller: AccessClaims, params: Params) => Promise<void>): void {
     const row = this.row(method, path, 'session');
     const kind = row.caller as AccountKind;
+    const options = { fresh: row.fresh === true, recentProof: row.proof === 'recent' };
     this.add(row, async (req, res, params) => {
       const caller = await this.guard(kind, req.get('authorization'), options);
       await run(req, res, caller, params);

@@ -44,6 +44,16 @@ export interface RouteSpec {
   identityFlow?: 'set' | 'read';
   /** The kind whose identity flow cookie (`Path=/api/auth/<kind>/oidc`) the route sets or reads. */
   identityKind?: AccountKind;
+  /**
+   * The proof an act needs beyond a live session (test/repo/route-proof.test.ts holds every row that
+   * changes a credential, an address, a role, a way in or another account to one): `recent`, the
+   * session proved the password or a factor in the last STEP_UP_SECONDS (the dispatcher applies it,
+   * 403 `step_up_required`; on admin registration, a granting admin token must carry it);
+   * `password-or-recent`, the body's current password or that recent proof (the use case reads the body).
+   */
+  proof?: 'recent' | 'password-or-recent';
+  /** Also read the session from the store, not only the revocation feed: an admin's act on another account must not ride on the second a feed may take. */
+  fresh?: boolean;
 }
 
 /** Whether the route acts on a session's access token: one of an ended session is refused at the gateway. */
@@ -52,7 +62,7 @@ export const actsOnSession = (route: Pick<RouteSpec, 'caller'>): boolean => rout
 export const ROUTES: readonly RouteSpec[] = [
   // The contract's account routes, for each kind: their answers set or clear the kind's refresh cookie.
   // Admin registration reads a token too, but only to grant: an ended session's counts as none (403, auth decides).
-  { operationId: 'registerAdmin', method: 'post', path: '/api/auth/admin/register', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
+  { operationId: 'registerAdmin', method: 'post', path: '/api/auth/admin/register', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', proof: 'recent' },
   { operationId: 'loginAdmin', method: 'post', path: '/api/auth/admin/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
   { operationId: 'refreshAdmin', method: 'post', path: '/api/auth/admin/refresh', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', readsCookie: true },
   { operationId: 'logoutAdmin', method: 'post', path: '/api/auth/admin/logout', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', readsCookie: true },
@@ -72,50 +82,50 @@ export const ROUTES: readonly RouteSpec[] = [
   { operationId: 'confirmFactorRecovery', method: 'post', path: '/api/auth/factor-recovery/confirm', upstream: 'auth', body: 'json', caller: 'anyone' },
   { operationId: 'verifyEmail', method: 'post', path: '/api/auth/user/verify-email', upstream: 'auth', body: 'json', caller: 'anyone' },
   { operationId: 'resendVerification', method: 'post', path: '/api/auth/user/verify-email/resend', upstream: 'auth', body: 'json', caller: 'anyone' },
-  { operationId: 'requestEmailChange', method: 'post', path: '/api/auth/user/email', upstream: 'auth', body: 'json', caller: 'user' },
+  { operationId: 'requestEmailChange', method: 'post', path: '/api/auth/user/email', upstream: 'auth', body: 'json', caller: 'user', proof: 'password-or-recent' },
   { operationId: 'confirmEmailChange', method: 'post', path: '/api/auth/user/email/confirm', upstream: 'auth', body: 'json', caller: 'anyone' },
   { operationId: 'undoEmailChange', method: 'post', path: '/api/auth/user/email/undo', upstream: 'auth', body: 'json', caller: 'anyone' },
   // Second factors: sign-in with a passkey, and what a signed-in account does with its own factors.
   { operationId: 'passkeyOptionsAdmin', method: 'post', path: '/api/auth/admin/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'passkeyLoginAdmin', method: 'post', path: '/api/auth/admin/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
   { operationId: 'reauthenticateAdmin', method: 'post', path: '/api/auth/admin/reauthenticate', upstream: 'auth', body: 'json', caller: 'admin' },
-  { operationId: 'changePasswordAdmin', method: 'post', path: '/api/auth/admin/password', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin' },
-  { operationId: 'deleteOwnAdminAccount', method: 'delete', path: '/api/auth/admin/me', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin' },
+  { operationId: 'changePasswordAdmin', method: 'post', path: '/api/auth/admin/password', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin', proof: 'password-or-recent' },
+  { operationId: 'deleteOwnAdminAccount', method: 'delete', path: '/api/auth/admin/me', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin', proof: 'password-or-recent' },
   { operationId: 'listFactorsAdmin', method: 'get', path: '/api/auth/admin/factors', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'cancelFactorRecoveryAdmin', method: 'delete', path: '/api/auth/admin/factor-recovery', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'startTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'cancelFactorRecoveryAdmin', method: 'delete', path: '/api/auth/admin/factor-recovery', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
+  { operationId: 'startTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
   { operationId: 'confirmTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp/confirm', upstream: 'auth', body: 'json', caller: 'admin' },
-  { operationId: 'removeTotpAdmin', method: 'delete', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'recoveryCodesAdmin', method: 'post', path: '/api/auth/admin/factors/recovery-codes', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'passkeyRegistrationOptionsAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'addPasskeyAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys', upstream: 'auth', body: 'json', caller: 'admin' },
-  { operationId: 'removePasskeyAdmin', method: 'delete', path: '/api/auth/admin/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'removeTotpAdmin', method: 'delete', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
+  { operationId: 'recoveryCodesAdmin', method: 'post', path: '/api/auth/admin/factors/recovery-codes', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
+  { operationId: 'passkeyRegistrationOptionsAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
+  { operationId: 'addPasskeyAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys', upstream: 'auth', body: 'json', caller: 'admin', proof: 'recent' },
+  { operationId: 'removePasskeyAdmin', method: 'delete', path: '/api/auth/admin/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
   { operationId: 'passkeyOptionsUser', method: 'post', path: '/api/auth/user/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'passkeyLoginUser', method: 'post', path: '/api/auth/user/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
   { operationId: 'reauthenticateUser', method: 'post', path: '/api/auth/user/reauthenticate', upstream: 'auth', body: 'json', caller: 'user' },
-  { operationId: 'changePasswordUser', method: 'post', path: '/api/auth/user/password', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user' },
-  { operationId: 'deleteOwnUserAccount', method: 'delete', path: '/api/auth/user/me', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user' },
+  { operationId: 'changePasswordUser', method: 'post', path: '/api/auth/user/password', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user', proof: 'password-or-recent' },
+  { operationId: 'deleteOwnUserAccount', method: 'delete', path: '/api/auth/user/me', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user', proof: 'password-or-recent' },
   { operationId: 'listFactorsUser', method: 'get', path: '/api/auth/user/factors', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'cancelFactorRecoveryUser', method: 'delete', path: '/api/auth/user/factor-recovery', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'startTotpUser', method: 'post', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'cancelFactorRecoveryUser', method: 'delete', path: '/api/auth/user/factor-recovery', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
+  { operationId: 'startTotpUser', method: 'post', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
   { operationId: 'confirmTotpUser', method: 'post', path: '/api/auth/user/factors/totp/confirm', upstream: 'auth', body: 'json', caller: 'user' },
-  { operationId: 'removeTotpUser', method: 'delete', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'recoveryCodesUser', method: 'post', path: '/api/auth/user/factors/recovery-codes', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'passkeyRegistrationOptionsUser', method: 'post', path: '/api/auth/user/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'addPasskeyUser', method: 'post', path: '/api/auth/user/factors/passkeys', upstream: 'auth', body: 'json', caller: 'user' },
-  { operationId: 'removePasskeyUser', method: 'delete', path: '/api/auth/user/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'removeTotpUser', method: 'delete', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
+  { operationId: 'recoveryCodesUser', method: 'post', path: '/api/auth/user/factors/recovery-codes', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
+  { operationId: 'passkeyRegistrationOptionsUser', method: 'post', path: '/api/auth/user/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
+  { operationId: 'addPasskeyUser', method: 'post', path: '/api/auth/user/factors/passkeys', upstream: 'auth', body: 'json', caller: 'user', proof: 'recent' },
+  { operationId: 'removePasskeyUser', method: 'delete', path: '/api/auth/user/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
   // Identity providers: the list, then each kind's redirect and callback (top-level navigations) and identities.
   { operationId: 'listIdentityProviders', method: 'get', path: '/api/auth/identity-providers', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'startAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', identityFlow: 'set', identityKind: 'admin' },
   { operationId: 'completeAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/callback', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', identityFlow: 'read', identityKind: 'admin' },
   { operationId: 'listOwnAdminIdentities', method: 'get', path: '/api/auth/admin/identities', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'startAdminIdentityLink', method: 'post', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'json', caller: 'admin', identityFlow: 'set', identityKind: 'admin' },
-  { operationId: 'unlinkAdminIdentity', method: 'delete', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'startAdminIdentityLink', method: 'post', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'json', caller: 'admin', identityFlow: 'set', identityKind: 'admin', proof: 'recent' },
+  { operationId: 'unlinkAdminIdentity', method: 'delete', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
   { operationId: 'startIdentitySignIn', method: 'get', path: '/api/auth/user/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', identityFlow: 'set', identityKind: 'user' },
   { operationId: 'completeIdentitySignIn', method: 'get', path: '/api/auth/user/oidc/:provider/callback', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', identityFlow: 'read', identityKind: 'user' },
   { operationId: 'listOwnIdentities', method: 'get', path: '/api/auth/user/identities', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'startIdentityLink', method: 'post', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'json', caller: 'user', identityFlow: 'set', identityKind: 'user' },
-  { operationId: 'unlinkIdentity', method: 'delete', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'startIdentityLink', method: 'post', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'json', caller: 'user', identityFlow: 'set', identityKind: 'user', proof: 'recent' },
+  { operationId: 'unlinkIdentity', method: 'delete', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
   // A user's own profile, data, sessions and history.
   { operationId: 'getOwnProfile', method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'updateOwnProfile', method: 'put', path: '/api/auth/user/me', upstream: 'auth', body: 'json', caller: 'user' },
@@ -130,24 +140,24 @@ export const ROUTES: readonly RouteSpec[] = [
   // The admin console's reads and acts.
   { operationId: 'listUsers', method: 'get', path: '/api/admin/users', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'getUser', method: 'get', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'updateUser', method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json', caller: 'admin' },
-  { operationId: 'deleteUser', method: 'delete', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'replaceAvatar', method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream', caller: 'admin' },
+  { operationId: 'updateUser', method: 'put', path: '/api/admin/users/:userId', upstream: 'auth', body: 'json', caller: 'admin', proof: 'recent', fresh: true },
+  { operationId: 'deleteUser', method: 'delete', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent', fresh: true },
+  { operationId: 'replaceAvatar', method: 'put', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'stream', caller: 'admin', proof: 'recent', fresh: true },
   { operationId: 'getUserFactors', method: 'get', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'resetUserFactors', method: 'delete', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'resetUserFactors', method: 'delete', path: '/api/admin/users/:userId/factors', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent', fresh: true },
   { operationId: 'getAvatar', method: 'get', path: '/api/admin/users/:userId/avatar', upstream: 'auth', body: 'none', caller: 'admin', caching: 'private' },
   { operationId: 'listUserActivity', method: 'get', path: '/api/admin/users/:userId/activity', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'listActivity', method: 'get', path: '/api/admin/activity', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'listUserSessions', method: 'get', path: '/api/admin/users/:userId/sessions', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'endUserSessions', method: 'delete', path: '/api/admin/users/:userId/sessions', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'endUserSession', method: 'delete', path: '/api/admin/users/:userId/sessions/:sessionId', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'endUserSessions', method: 'delete', path: '/api/admin/users/:userId/sessions', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent', fresh: true },
+  { operationId: 'endUserSession', method: 'delete', path: '/api/admin/users/:userId/sessions/:sessionId', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent', fresh: true },
   { operationId: 'listUserIdentities', method: 'get', path: '/api/admin/users/:userId/identities', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'unlinkUserIdentity', method: 'delete', path: '/api/admin/users/:userId/identities/:provider', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'unlinkUserIdentity', method: 'delete', path: '/api/admin/users/:userId/identities/:provider', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent', fresh: true },
   { operationId: 'listAdmins', method: 'get', path: '/api/admin/admins', upstream: 'auth', body: 'none', caller: 'admin' },
   // The desktop releases, through auth (the admin's recent proof, the activity log) to desktop.
   { operationId: 'listDesktopReleases', method: 'get', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'publishDesktopRelease', method: 'post', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'json', caller: 'admin', evictsCached: true },
-  { operationId: 'withdrawDesktopRelease', method: 'delete', path: '/api/admin/desktop/releases/:platform/:version', upstream: 'auth', body: 'none', caller: 'admin', evictsCached: true },
+  { operationId: 'publishDesktopRelease', method: 'post', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'json', caller: 'admin', evictsCached: true, proof: 'recent', fresh: true },
+  { operationId: 'withdrawDesktopRelease', method: 'delete', path: '/api/admin/desktop/releases/:platform/:version', upstream: 'auth', body: 'none', caller: 'admin', evictsCached: true, proof: 'recent', fresh: true },
   // The desktop client's version check (public, cacheable) and sync.
   { operationId: 'latestVersion', method: 'get', path: '/api/desktop/latest-version', upstream: 'desktop', body: 'none', caller: 'anyone', caching: 'public' },
   // The access tokens' public keys, for other back ends to verify them (answered from memory).

@@ -5,7 +5,8 @@ import { AuthErrors } from '../../src/errors';
 import { listUsers } from '../../src/domain/admin/users';
 import { readActivity } from '../../src/domain/shared/activity';
 import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../src/domain/admin/desktop-releases';
-import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryDesktop, claimsOf, requestOf, silentLogger } from '../fakes';
+import { register } from '../../src/domain/account/register';
+import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryDesktop, claimsOf, memorySignIn, requestOf, silentLogger } from '../fakes';
 
 async function setUp() {
   const accounts = new MemoryAccounts();
@@ -103,5 +104,35 @@ describe('who reads which activity', () => {
     const asOwner = await readActivity(deps, { kind: 'user', accountId: 'u1' }, {}, 'owner');
     const asAdmin = await readActivity(deps, { kind: 'user', accountId: 'u1' }, {}, 'admin');
     expect([asOwner.activity[0].actor, asAdmin.activity[0].actor]).toEqual([{ kind: 'admin' }, { kind: 'admin', id: admin.id }]);
+  });
+});
+
+describe('registering an admin with an admin’s token', () => {
+  /** A deployment whose admin registration is closed, with one admin signed in (a live session). */
+  async function closedDeployment() {
+    const setup = await memorySignIn();
+    const admin = await setup.make('admin', 'ada@example.com');
+    const caller = claimsOf('admin', admin);
+    const deps = {
+      ...setup.deps,
+      sessions: { isActive: async (_kind: string, sid: string) => sid === caller.sid },
+      firstAdmin: { claim: async () => undefined },
+      policy: { ...setup.deps.policy, adminRegistrationOpen: false, adminTwoFactor: false, emailVerification: 'off' },
+    } as unknown as Parameters<typeof register>[0];
+    return { deps, setup, admin, caller };
+  }
+  const body = { name: 'Eve', email: 'eve@example.com', password: 'a long enough password' };
+
+  it('needs the acting admin’s recent proof (a lifted token cannot make itself a permanent admin), and grants with it', async () => {
+    const { deps, setup, admin, caller } = await closedDeployment();
+    await expect(register(deps, 'admin', body, requestOf(caller))).rejects.toMatchObject(AuthErrors.stepUpRequired());
+    expect(await setup.deps.accounts.admin.findByEmail('eve@example.com')).toBeNull();
+    await setup.deps.ceremonies.markProof(caller.sid, admin.credentialEpoch);
+    expect(await register(deps, 'admin', body, requestOf(caller))).toMatchObject({ email: 'eve@example.com' });
+  });
+
+  it('answers a stranger as closed, as before', async () => {
+    const { deps } = await closedDeployment();
+    await expect(register(deps, 'admin', body, requestOf())).rejects.toMatchObject(AuthErrors.adminRegistrationClosed());
   });
 });

@@ -2,7 +2,7 @@
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { toAccountRecord, type AccountRecord } from '../shared/account';
-import { isLiveAdmin } from '../shared/access';
+import { isLiveAdmin, isProvenAdmin } from '../shared/access';
 import { enforceLimit } from '../shared/limits';
 import type { Needs, RequestContext } from '../ports';
 import { assertAddressFree, sendVerificationLink, verifiesEmail } from '../email/ownership';
@@ -11,7 +11,7 @@ import { validateRegister } from '../shared/validation';
 import { assertStillAwaited } from '../shared/request-deadline';
 
 export async function register(
-  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'firstAdmin' | 'links' | 'outbox' | 'activity' | 'policy' | 'metrics'>,
+  deps: Needs<'accounts' | 'rateLimits' | 'hasher' | 'passwordScreen' | 'sessions' | 'ceremonies' | 'firstAdmin' | 'links' | 'outbox' | 'activity' | 'policy' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
@@ -21,8 +21,9 @@ export async function register(
   assertNotCommon(deps, input.password);
   let release: (() => Promise<void>) | undefined;
   if (kind === 'admin') {
-    const allowed = (await isLiveAdmin(deps, ctx)) || deps.policy.adminRegistrationOpen || (release = await deps.firstAdmin.claim());
-    if (!allowed) throw AuthErrors.adminRegistrationClosed();
+    // An admin grants with a recent proof (the row's `proof`), as every act on another account asks.
+    const allowed = (await isProvenAdmin(deps, ctx)) || deps.policy.adminRegistrationOpen || (release = await deps.firstAdmin.claim());
+    if (!allowed) throw (await isLiveAdmin(deps, ctx)) ? AuthErrors.stepUpRequired() : AuthErrors.adminRegistrationClosed();
   }
   let account;
   try {

@@ -3,7 +3,7 @@ import { noteActivity } from '../shared/activity';
 import { AuthErrors } from '../../errors';
 import { assertUserId, toAccountRecord, type AccountChanges, type AccountRecord } from '../shared/account';
 import { assertNotCommon, assertPasswordPolicy, passwordWork } from '../shared/passwords';
-import { assertAddressFree, sendVerificationLink, verifiesEmail } from '../email/ownership';
+import { announceAddressMovedByAdmin, assertAddressFree, sendVerificationLink, verifiesEmail } from '../email/ownership';
 import type { Needs, RequestContext } from '../ports';
 import { asBody, pageParams, requireEmail, requireName } from '../shared/validation';
 import { endEverySession } from '../shared/sessions';
@@ -34,9 +34,11 @@ export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordSc
   }
   // A disable or a new password ends every session, also of a login that raced this change.
   if (changes.disabled === true || changes.passwordHash) changes.endSessions = true;
+  const before = changes.email !== undefined ? await deps.accounts.user.findById(id) : null;
   const updated = await deps.accounts.user.update(id, changes);
   if (updated === 'email_taken') throw AuthErrors.emailTaken();
   if (!updated) throw AuthErrors.userNotFound();
+  if (before && before.email !== updated.email) await announceAddressMovedByAdmin(deps, 'user', before, updated, ctx);
   // What changed, by name (never a value), with the admin who changed it.
   const changed = [changes.name !== undefined && 'name', changes.email !== undefined && 'email', changes.disabled === true && 'disabled', changes.disabled === false && 'enabled', changes.passwordHash && 'password'];
   await noteActivity(deps, ctx, { kind: 'user', accountId: updated.id, type: 'profile_updated', details: changed.filter((c): c is string => typeof c === 'string') });

@@ -203,6 +203,25 @@ export async function undoEmailChange(
   await securityNotice(deps, kind, restored, 'email_change_undone', ctx, (await describeWaysIn(deps, kind, restored)).map((line) => `Kept: ${line}`));
 }
 
+/**
+ * An admin moved a user to another address: the old address gets the notice and the undo link the
+ * owner's own change sends, so a lifted admin token cannot quietly take an account's mail.
+ */
+export async function announceAddressMovedByAdmin(deps: Needs<'links' | 'outbox' | 'activity' | 'logger' | 'policy'>, kind: AccountKind, before: Account, changed: Account, ctx: RequestContext): Promise<void> {
+  const undo = newLink(deps, 'undo_email_change', deps.policy.emailLinks.undoSeconds);
+  await deps.links.store(undo.token, { purpose: 'undo_email_change', kind, accountId: before.id, email: before.email, expiresAt: undo.expiresAt });
+  await deps.outbox.add('account.email_change.completed', {
+    kind,
+    accountId: changed.id,
+    email: before.email,
+    newEmail: changed.email,
+    name: changed.name,
+    linkUrl: undo.linkUrl,
+    expiresAt: undo.expiresAt.toISOString(),
+    requestId: ctx.requestId,
+  });
+}
+
 /** An address held by another account's live undo link is as taken as one in use: the undo must be able to return to it. */
 export async function assertAddressFree(deps: Needs<'links'>, kind: AccountKind, email: string, accountId?: string): Promise<void> {
   const holder = await deps.links.heldFor(kind, normalizeEmail(email));

@@ -15,14 +15,17 @@ export interface AccessOptions {
    * the second a feed may take. Those routes are rare, so the read costs nothing measurable.
    */
   fresh?: boolean;
+  /** The session proved the password or a factor in the last STEP_UP_SECONDS, under the account's current credentials (the route's row asks it). */
+  recentProof?: boolean;
 }
 
 /** The caller of a route for one account kind, with a live session; 401 without a token, 403 for the other kind. */
-export async function requireSession(deps: Needs<'sessions' | 'revocations'>, claims: AccessClaims | undefined, kind: AccountKind, options: AccessOptions = {}): Promise<AccessClaims> {
+export async function requireSession(deps: Needs<'sessions' | 'revocations' | 'accounts' | 'ceremonies'>, claims: AccessClaims | undefined, kind: AccountKind, options: AccessOptions = {}): Promise<AccessClaims> {
   if (!claims) throw AuthErrors.authRequired();
   if (claims.kind !== kind) throw kind === 'admin' ? AuthErrors.adminOnly() : AuthErrors.userOnly();
   await assertSessionLive(deps.revocations, claims);
   if (options.fresh && !(await deps.sessions.isActive(kind, claims.sid, claims.sub))) throw AuthErrors.sessionRevoked();
+  if (options.recentProof && !(await hasRecentProof(deps, claims, await callerAccount(deps, claims)))) throw AuthErrors.stepUpRequired();
   return claims;
 }
 
@@ -30,6 +33,13 @@ export async function requireSession(deps: Needs<'sessions' | 'revocations'>, cl
 export async function isLiveAdmin(deps: Needs<'sessions'>, ctx: RequestContext): Promise<boolean> {
   const actor = ctx.actor;
   return actor?.kind === 'admin' && (await deps.sessions.isActive('admin', actor.sid, actor.sub));
+}
+
+/** A live admin whose session proved itself in the last STEP_UP_SECONDS: what a grant of admin powers asks (the registerAdmin row's `proof`). */
+export async function isProvenAdmin(deps: Needs<'sessions' | 'accounts' | 'ceremonies'>, ctx: RequestContext): Promise<boolean> {
+  if (!ctx.actor || !(await isLiveAdmin(deps, ctx))) return false;
+  const admin = await deps.accounts.admin.findById(ctx.actor.sub);
+  return admin !== null && (await hasRecentProof(deps, ctx.actor, admin));
 }
 
 /** Whether the session proved the password or a factor in the last STEP_UP_SECONDS, with no credential change since. */

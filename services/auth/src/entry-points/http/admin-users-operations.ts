@@ -23,8 +23,8 @@ import type { Operations } from '@acct/shared/http';
 export function adminUsersOperations(router: Operations, deps: AuthDeps): void {
   type Run = (req: Request, res: Response, params: Record<string, string>, admin: AccessClaims) => Promise<void>;
   const reading = (method: 'get', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin));
-  // Changes to another account are read against the store too (domain/shared/access.ts says why).
-  const changing = (method: 'put' | 'post' | 'delete', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin), { fresh: true });
+  // Changes to another account: their rows ask the store too and a recent proof (libs/shared/src/routes).
+  const changing = (method: 'put' | 'post' | 'delete', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin));
 
   reading('get', '/api/admin/users', async (req, res) => {
     const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified, disabled: req.query.disabled });

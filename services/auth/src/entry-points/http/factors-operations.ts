@@ -95,7 +95,7 @@ export function factorsOperations(router: Operations, deps: AuthDeps, settings: 
     res.json(ok('User factors', { factors }));
   });
 
-  // Changes another account: read against the store too (domain/shared/access.ts says why).
+  // Changes another account: its row asks the store too and a recent proof.
   router.session(
     'delete',
     '/api/admin/users/:userId/factors',
@@ -105,6 +105,5 @@ export function factorsOperations(router: Operations, deps: AuthDeps, settings: 
       const removed = await resetUserFactors(deps, params.userId, requestContextOf(req, admin));
       res.json(ok('User factors reset', { removed }));
     },
-    { fresh: true },
   );
 }
