@@ -122,16 +122,31 @@ export class MemoryCeremonies implements Ceremonies {
 }
 
 export class MemoryActivity implements ActivityLog {
-  readonly entries: ActivityEntry[] = [];
+  readonly entries: Array<ActivityEntry & { cosmetic?: true }> = [];
+  constructor(private readonly maxPerAccount = 1_000) {}
+  /** As the store: a repeated cosmetic entry replaces its last record, counted; each kind is trimmed by its own. */
   async record(entry: NewActivity) {
-    this.entries.push({ ...entry, id: objectId(), at: new Date() });
+    const at = new Date();
+    const mine = (e: ActivityEntry & { cosmetic?: true }) => e.kind === entry.kind && e.accountId === entry.accountId;
+    let repeated = {};
+    if (entry.cosmetic) {
+      const same = this.entries.findLastIndex((e) => mine(e) && e.cosmetic && e.type === entry.type && String(e.details) === String(entry.details) && e.actor?.id === entry.actor?.id);
+      if (same >= 0) {
+        const [previous] = this.entries.splice(same, 1);
+        repeated = { repeated: (previous.repeated ?? 1) + 1, firstAt: previous.firstAt ?? previous.at };
+      }
+    }
+    this.entries.push({ ...entry, id: objectId(), at, ...repeated });
+    const tier = this.entries.filter((e) => mine(e) && Boolean(e.cosmetic) === Boolean(entry.cosmetic));
+    for (const old of tier.slice(0, Math.max(0, tier.length - this.maxPerAccount))) this.entries.splice(this.entries.indexOf(old), 1);
   }
   async list(filter: ActivityFilter) {
     return this.entries
       .filter((e) => (!filter.kind || e.kind === filter.kind) && (!filter.accountId || e.accountId === filter.accountId) && (!filter.type || e.type === filter.type))
       .filter((e) => !filter.actorId || e.actor?.id === filter.actorId)
       .reverse()
-      .slice(0, filter.limit);
+      .slice(0, filter.limit)
+      .map(({ cosmetic: _cosmetic, ...entry }) => entry);
   }
   /** Drops the account's history but the entries of type `keep`, as the store does. */
   async forget(kind: AccountKind, accountId: string, keep?: string) {

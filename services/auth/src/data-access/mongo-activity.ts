@@ -1,13 +1,16 @@
 // The accounts' activity history (MongoDB `activity`): one document per thing that happened to an
 // account, newest first by its ObjectId (which orders by time). Bounded twice: a TTL index drops
-// entries past the retention, and each account keeps at most `maxPerAccount`, trimmed on every
-// write with one indexed read of the oldest entry still to keep.
+// entries past the retention, and each account keeps at most `maxPerAccount` security entries and
+// as many cosmetic ones (a name, a picture), each kind trimmed on every write of its own kind with
+// one indexed read of the oldest entry still to keep, so no number of cosmetic writes pushes a
+// sign-in out. A cosmetic entry repeated (same type, details and actor) replaces the one before it,
+// with a count and the first time.
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
 import { modelOn } from '@acct/shared/mongo';
 import type { ActivityEntry, ActivityFilter, ActivityLog, NewActivity } from '../domain/ports';
 
-type ActivityDoc = Omit<ActivityEntry, 'id'> & { _id: mongoose.Types.ObjectId };
+type ActivityDoc = Omit<ActivityEntry, 'id'> & { _id: mongoose.Types.ObjectId; cosmetic?: boolean };
 
 const activitySchema = (retentionSeconds: number) =>
   new mongoose.Schema<ActivityDoc>(
@@ -20,11 +23,15 @@ const activitySchema = (retentionSeconds: number) =>
       userAgent: String,
       actor: { type: new mongoose.Schema({ kind: String, id: String }, { _id: false }), default: undefined },
       details: { type: [String], default: undefined },
+      cosmetic: { type: Boolean, default: undefined },
+      repeated: Number,
+      firstAt: Date,
     },
     { versionKey: false },
   )
     // An account's history, and the deployment's log filtered by what or by whom, each newest first.
     .index({ kind: 1, accountId: 1, _id: -1 })
+    .index({ kind: 1, accountId: 1, cosmetic: 1, _id: -1 })
     .index({ type: 1, _id: -1 })
     .index({ 'actor.id': 1, _id: -1 });
 
@@ -43,16 +50,22 @@ export class MongoActivityLog implements ActivityLog {
   }
 
   async record(entry: NewActivity): Promise<void> {
-    await this.model.create({ ...entry, at: new Date() });
-    // The oldest entry this account may keep; anything older goes.
-    const limit = await this.model
-      .find({ kind: entry.kind, accountId: entry.accountId }, { _id: 1 })
-      .sort({ _id: -1 })
-      .skip(this.options.maxPerAccount - 1)
-      .limit(1)
-      .lean<Array<{ _id: mongoose.Types.ObjectId }>>()
-      .exec();
-    if (limit.length) await this.model.deleteMany({ kind: entry.kind, accountId: entry.accountId, _id: { $lt: limit[0]._id } }).exec();
+    const { cosmetic, ...fields } = entry;
+    const at = new Date();
+    const account = { kind: entry.kind, accountId: entry.accountId };
+    if (cosmetic) {
+      // The same change again: it replaces its last record, counted, and moves to the top.
+      const same = { ...account, cosmetic: true, type: entry.type, details: entry.details ?? { $exists: false }, 'actor.id': entry.actor?.id ?? { $exists: false } };
+      const previous = await this.model.findOneAndDelete(same, { sort: { _id: -1 } }).lean<ActivityDoc>().exec();
+      const repeated = previous ? { repeated: (previous.repeated ?? 1) + 1, firstAt: previous.firstAt ?? previous.at } : {};
+      await this.model.create({ ...fields, cosmetic: true, at, ...repeated });
+    } else {
+      await this.model.create({ ...fields, at });
+    }
+    // The oldest entry of this kind the account may keep; anything of its kind older goes.
+    const tier = cosmetic ? { ...account, cosmetic: true } : { ...account, cosmetic: { $ne: true } };
+    const limit = await this.model.find(tier, { _id: 1 }).sort({ _id: -1 }).skip(this.options.maxPerAccount - 1).limit(1).lean<Array<{ _id: mongoose.Types.ObjectId }>>().exec();
+    if (limit.length) await this.model.deleteMany({ ...tier, _id: { $lt: limit[0]._id } }).exec();
   }
 
   async list(filter: ActivityFilter): Promise<ActivityEntry[]> {
@@ -63,7 +76,7 @@ export class MongoActivityLog implements ActivityLog {
     if (filter.actorId) query['actor.id'] = filter.actorId;
     if (filter.before) query._id = { $lt: new mongoose.Types.ObjectId(filter.before) };
     const docs = await this.model.find(query).sort({ _id: -1 }).limit(filter.limit).lean<ActivityDoc[]>().exec();
-    return docs.map(({ _id, ...doc }) => ({ id: _id.toHexString(), ...doc }));
+    return docs.map(({ _id, cosmetic: _cosmetic, ...doc }) => ({ id: _id.toHexString(), ...doc }));
   }
 
   async forget(kind: AccountKind, accountId: string, keep?: string): Promise<void> {

@@ -9,6 +9,15 @@ import { isAccountId } from './account';
 import { pageParams } from './validation';
 import type { ActivityEntry, Needs, NewActivity, RequestContext } from '../ports';
 
+/** What changes how an account looks, not how it signs in: the owner's name and picture. Everything else is a security entry. */
+const COSMETIC_TYPES = new Set(['profile_updated', 'avatar_replaced', 'avatar_removed']);
+
+/** Whether an entry is cosmetic: the owner's own change of name or picture (an admin's act on an account never is). */
+export function isCosmetic(entry: { type: string; details?: string[] }, actedByOther: boolean): boolean {
+  if (actedByOther || !COSMETIC_TYPES.has(entry.type)) return false;
+  return entry.type !== 'profile_updated' || (entry.details ?? []).every((field) => field === 'name');
+}
+
 export async function noteActivity(
   deps: Needs<'activity' | 'logger'>,
   ctx: RequestContext | undefined,
@@ -21,12 +30,13 @@ export async function noteActivity(
     ...(ctx?.userAgent ? { userAgent: ctx.userAgent } : {}),
     ...(actor ? { actor } : {}),
     ...(entry.details?.length ? { details: entry.details } : { details: undefined }),
+    ...(isCosmetic(entry, actor !== undefined) ? { cosmetic: true as const } : {}),
   };
   await deps.activity.record(record).catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: entry.accountId, type: entry.type }, 'Could not record the activity'));
 }
 
 export interface ActivityPage {
-  activity: Array<Omit<ActivityEntry, 'at' | 'actor'> & { at: string; actor?: { kind: AccountKind; id?: string } }>;
+  activity: Array<Omit<ActivityEntry, 'at' | 'firstAt' | 'actor'> & { at: string; firstAt?: string; actor?: { kind: AccountKind; id?: string } }>;
   nextCursor: string | null;
 }
 
@@ -47,9 +57,10 @@ export async function readActivity(
   const found = await deps.activity.list({ ...scope, type: type || undefined, actorId: actorId || undefined, before: cursor || undefined, limit: limit + 1 });
   const page = found.slice(0, limit);
   return {
-    activity: page.map(({ at, actor, ...entry }) => ({
+    activity: page.map(({ at, firstAt, actor, ...entry }) => ({
       ...entry,
       at: at.toISOString(),
+      ...(firstAt ? { firstAt: firstAt.toISOString() } : {}),
       // An owner learns that an admin acted, not which one.
       ...(actor ? { actor: audience === 'owner' ? { kind: actor.kind } : actor } : {}),
     })),

@@ -33,9 +33,18 @@ export interface ActivityEntry {
   actor?: { kind: AccountKind; id: string };
   /** Lines about it: what changed (field names, never values), a method, a count. */
   details?: string[];
+  /** A cosmetic entry repeated: how many times it happened, and when first (shared/activity.ts). */
+  repeated?: number;
+  firstAt?: Date;
 }
 
-export type NewActivity = Omit<ActivityEntry, 'id' | 'at'>;
+export type NewActivity = Omit<ActivityEntry, 'id' | 'at' | 'repeated' | 'firstAt'> & {
+  /**
+   * A change of how the account looks, not of how it signs in: kept apart from the security entries,
+   * so no number of them trims one, and one repeated collapses into its latest record.
+   */
+  cosmetic?: true;
+};
 
 export interface ActivityFilter {
   kind?: AccountKind;
@@ -49,6 +58,11 @@ export interface ActivityFilter {
 
 /** The accounts' activity history: kept ACTIVITY_RETENTION_DAYS, at most a bounded number per account. */
 export interface ActivityLog {
+  /**
+   * Keeps an entry. Each account keeps at most `maxPerAccount` security entries and as many cosmetic
+   * ones, each kind trimmed only by its own; a cosmetic entry repeated (same type, details and actor)
+   * replaces the one before it, counted.
+   */
   record(entry: NewActivity): Promise<void>;
   /** Newest first. */
   list(filter: ActivityFilter): Promise<ActivityEntry[]>;
