@@ -76,7 +76,7 @@ describe('the stores on a Redis Cluster', () => {
     const published: string[] = [];
     const sessions = new RedisSessions(
       redis,
-      { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 2, revocationRetentionMs: 960_000, replicaAck: { replicas: 1, timeoutMs: 1_000 } },
+      { idleTtlMs: 60_000, graceMs: 10_000, lateRetryMs: 300_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 2, revocationRetentionMs: 960_000, replicaAck: { replicas: 1, timeoutMs: 1_000 } },
       { publish: async (ids) => void published.push(...ids) },
     );
     const first = await sessions.create({ kind: 'user', accountId: 'c1', role: 'user', credentialEpoch: 0 });

@@ -1,7 +1,7 @@
 // The refresh session store against real Redis, with a controllable clock for lifetimes.
 import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { RedisSessions } from '../src/data-access/redis-sessions';
+import { LATE_RETRIES, RedisSessions } from '../src/data-access/redis-sessions';
 import type { SessionOwner } from '../src/domain/ports';
 import { isolatedRedis, type IsolatedRedis } from '@acct/test-harness/isolation';
 
@@ -17,7 +17,7 @@ const announced: string[] = [];
 beforeAll(() => {
   isolated = isolatedRedis('rstore');
   ({ redis, raw, names } = isolated);
-  store = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: async (ids) => void announced.push(...ids) }, () => now);
+  store = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, lateRetryMs: 300_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: async (ids) => void announced.push(...ids) }, () => now);
 });
 afterAll(async () => {
   await isolated.close();
@@ -80,7 +80,7 @@ describe('RedisSessions', () => {
   });
 
   describe('a refresh whose answer was lost (the successor never presented), retried after the grace window', () => {
-    it('gets the same successor, as often as it is retried, and the session goes on', async () => {
+    it('gets the same successor when retried within minutes, and the session goes on', async () => {
       now = Date.now();
       const { token } = await open({ kind: 'user', accountId: 'lost-1', role: 'user' });
       const lost = (await store.rotate('user', token)) as { token: string };
@@ -115,6 +115,26 @@ describe('RedisSessions', () => {
       expect(t3.token).toBeDefined();
       now += 12_000;
       expect((await store.rotate('user', t2.token)).outcome).toBe('reused');
+      expect(announced).toContain(sessionId);
+    });
+
+    it('is theft again once the minutes after the rotation are spent: a stolen token rotated once ends the session', async () => {
+      now = Date.now();
+      const { token, sessionId } = await open({ kind: 'user', accountId: 'lost-5', role: 'user' });
+      await store.rotate('user', token);
+      // The owner stays offline; the thief comes back with the token it stole, past the late-retry minutes.
+      now += 300_001;
+      expect((await store.rotate('user', token)).outcome).toBe('reused');
+      expect(announced).toContain(sessionId);
+    });
+
+    it(`is counted: the ${LATE_RETRIES + 1}th late retry of one rotation is theft`, async () => {
+      now = Date.now();
+      const { token, sessionId } = await open({ kind: 'user', accountId: 'lost-6', role: 'user' });
+      await store.rotate('user', token);
+      now += 12_000;
+      for (let i = 0; i < LATE_RETRIES; i++) expect((await store.rotate('user', token)).outcome).toBe('late_retry');
+      expect((await store.rotate('user', token)).outcome).toBe('reused');
       expect(announced).toContain(sessionId);
     });
 
@@ -162,7 +182,7 @@ describe('RedisSessions', () => {
 
     it('when a change could not announce its end (the feed down), then its sessions neither refresh nor count as active, and end at their next refresh', async () => {
       now = Date.now();
-      const feedDown = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: async () => Promise.reject(new Error('feed down')) }, () => now);
+      const feedDown = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, lateRetryMs: 300_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: async () => Promise.reject(new Error('feed down')) }, () => now);
       const { token, sessionId } = await open({ kind: 'user', accountId: 'e2', role: 'user' });
       const rotated = await store.rotate('user', token);
       if (rotated.outcome !== 'rotated') throw new Error(rotated.outcome);
@@ -255,7 +275,7 @@ describe('RedisSessions', () => {
     });
 
     it('when the feed refuses the announcement, then the session is not ended', async () => {
-      const failing = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: () => Promise.reject(new Error('feed down')) });
+      const failing = new RedisSessions(redis, { idleTtlMs: 60_000, graceMs: 10_000, lateRetryMs: 300_000, maxAgeMs: { user: 3_600_000, admin: 600_000 }, maxPerAccount: 3, revocationRetentionMs: 960_000 }, { publish: () => Promise.reject(new Error('feed down')) });
       const opened = await failing.create({ kind: 'user', accountId: 'f6', role: 'user', credentialEpoch: 0 });
       const { sessionId } = opened as { sessionId: string };
       await expect(failing.revokeSession('user', 'f6', sessionId)).rejects.toThrow('feed down');

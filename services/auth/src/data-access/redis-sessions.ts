@@ -5,9 +5,10 @@
 // the session (reuse detection, RFC 9700 §4.14) once its successor was used: a token two rotations
 // old is theft. The token just rotated out, presented after the window while its successor was never
 // presented, is an app retrying a refresh whose answer was lost (an outage longer than the window):
-// it gets the same successor, once in every three rotations (`late` counts the rotations since the
+// it gets the same successor for a few minutes after the rotation (`prevLateUntil`) and a few times
+// (`lateCount`, LATE_RETRIES), once in every three rotations (`late` counts the rotations since the
 // last such retry), so two holders taking turns with one session are still caught at the second
-// turn. Every way a session ends goes on the revocation feed first, so that its access tokens are
+// turn, and a stolen token rotated once is theft again once those minutes or retries are spent. Every way a session ends goes on the revocation feed first, so that its access tokens are
 // refused by every replica of every service within a second. A credential change (revokeAll) marks
 // each of the account's sessions superseded in its own hash before it announces and deletes them:
 // the rotation script refuses a marked session by itself, with no read of the account's epoch key
@@ -22,7 +23,7 @@ import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token'
 import { ReplicaWait, execOrThrow, type ReplicaAck } from './redis-transaction';
 
 const ROTATE = `
-local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'late', 'superseded')
+local s = redis.call('HMGET', KEYS[1], 'kind', 'accountId', 'role', 'cur', 'prev', 'prevEnc', 'prevUntil', 'absExp', 'late', 'superseded', 'prevLateUntil', 'lateCount')
 if not s[1] then return {'missing'} end
 if s[1] ~= ARGV[7] then return {'wrong_kind'} end
 if s[10] then return {'superseded'} end
@@ -32,7 +33,8 @@ if now >= tonumber(s[8]) then
   return {'expired'}
 end
 if s[4] == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5], 'usedAt', ARGV[4])
+  redis.call('HSET', KEYS[1], 'cur', ARGV[2], 'prev', ARGV[1], 'prevEnc', ARGV[3], 'prevUntil', ARGV[5], 'usedAt', ARGV[4], 'prevLateUntil', ARGV[8])
+  redis.call('HDEL', KEYS[1], 'lateCount')
   if s[9] then
     if tonumber(s[9]) >= 2 then redis.call('HDEL', KEYS[1], 'late') else redis.call('HSET', KEYS[1], 'late', tonumber(s[9]) + 1) end
   end
@@ -42,8 +44,9 @@ end
 if s[5] == ARGV[1] and now <= tonumber(s[7]) then
   return {'grace', s[2], s[3], s[6], s[8]}
 end
-if s[5] == ARGV[1] and (not s[9] or s[9] == '0') then
+if s[5] == ARGV[1] and (not s[9] or s[9] == '0') and s[11] and now <= tonumber(s[11]) and tonumber(s[12] or '0') < tonumber(ARGV[9]) then
   redis.call('HSET', KEYS[1], 'late', '0')
+  redis.call('HINCRBY', KEYS[1], 'lateCount', 1)
   return {'late_retry', s[2], s[3], s[6], s[8]}
 end
 redis.call('DEL', KEYS[1])
@@ -73,9 +76,14 @@ end
 return false
 `;
 
+/** How many times the token just rotated out may be retried late, per rotation (an app's retries of one lost answer). */
+export const LATE_RETRIES = 3;
+
 export interface SessionPolicy {
   idleTtlMs: number;
   graceMs: number;
+  /** How long after its rotation a token whose successor was never presented may still be retried (an answer lost). */
+  lateRetryMs: number;
   maxAgeMs: Record<AccountKind, number>;
   /** Live sessions an account may have; opening one more ends the oldest. */
   maxPerAccount: number;
@@ -175,6 +183,8 @@ export class RedisSessions implements Sessions {
       String(now + this.policy.graceMs),
       String(this.policy.idleTtlMs),
       kind,
+      String(now + this.policy.lateRetryMs),
+      String(LATE_RETRIES),
     );
     const [outcome, accountId, role, sealed, absExp] = reply;
     // A rotation a failover lost would make the client's new token unknown: its session would end.

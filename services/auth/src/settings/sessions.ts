@@ -10,6 +10,8 @@ export const sessionSettings = feature({
     ACCESS_TOKEN_TTL_SECONDS: env.int(900, 30),
     REFRESH_IDLE_TTL_SECONDS: env.int(7 * DAY, 60),
     REFRESH_GRACE_SECONDS: env.int(10, 0),
+    /** How long after a rotation the token rotated out may still be retried when its successor was never used (an answer lost), up to 3 times. */
+    REFRESH_LATE_RETRY_SECONDS: env.int(300, 0),
     SESSION_MAX_AGE_USER_SECONDS: env.int(30 * DAY, 60),
     SESSION_MAX_AGE_ADMIN_SECONDS: env.int(12 * 3600, 60),
     /** Live sessions one account may have; opening one more ends its oldest. */
@@ -25,6 +27,7 @@ export const sessionSettings = feature({
     idleTtlSeconds: v.REFRESH_IDLE_TTL_SECONDS,
     idleTtlMs: v.REFRESH_IDLE_TTL_SECONDS * 1000,
     graceMs: v.REFRESH_GRACE_SECONDS * 1000,
+    lateRetryMs: v.REFRESH_LATE_RETRY_SECONDS * 1000,
     maxAgeMs: { user: v.SESSION_MAX_AGE_USER_SECONDS * 1000, admin: v.SESSION_MAX_AGE_ADMIN_SECONDS * 1000 },
     maxPerAccount: v.SESSION_MAX_PER_ACCOUNT,
     revocationRetentionMs: v.ACCESS_TOKEN_TTL_SECONDS * 1000 + REVOCATION_CLOCK_SKEW_MS,
