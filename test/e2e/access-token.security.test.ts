@@ -2,6 +2,7 @@
 // each refused by the gateway's actor resolution, by desktop sync and by the admin routes; and an
 // admin token whose session has ended carries no admin power.
 import jwt from 'jsonwebtoken';
+import { withLowS } from '@acct/shared';
 import { call } from '@acct/test-harness/http-client';
 import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 
@@ -26,7 +27,8 @@ function forged(token: string, flaw: Flaw | 'none'): string {
   if (flaw === 'issuer') options.issuer = 'someone-else';
   if (flaw === 'expired') options.expiresIn = -10;
   if (flaw === 'no-exp') delete options.expiresIn;
-  return jwt.sign({ kind, role, sid }, stack.keys.privateKey, options);
+  // Low-S, as auth signs: the flaw under test is the only one.
+  return withLowS(jwt.sign({ kind, role, sid }, stack.keys.privateKey, options));
 }
 
 type Flaw = 'audience' | 'issuer' | 'expired' | 'no-exp';

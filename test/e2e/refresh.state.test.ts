@@ -25,7 +25,7 @@ describe('POST /api/auth/user/refresh', () => {
     const next = cookieOf(res);
     expect(next).toBeDefined();
     expect(next).not.toBe(first);
-    expect(res.setCookies[0]).toMatch(/; Max-Age=604800; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+    expect(res.setCookies[0]).toMatch(/; Max-Age=604800; Path=\/api\/auth\/user; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
     expect((await refresh(next)).status).toBe(200);
   });
 
@@ -38,7 +38,7 @@ describe('POST /api/auth/user/refresh', () => {
   it('when the cookie is garbage, then it answers 401 and clears the cookie', async () => {
     const res = await refresh('not-a-token');
     expect(res.status).toBe(401);
-    expect(res.setCookies[0]).toMatch(/^userRefreshToken=; Path=\/; Expires=Thu, 01 Jan 1970/);
+    expect(res.setCookies[0]).toMatch(/^userRefreshToken=; Path=\/api\/auth\/user; Expires=Thu, 01 Jan 1970/);
   });
 
   it('when ten refreshes of one token race, then exactly one successor is minted and every answer carries it', async () => {
@@ -72,14 +72,15 @@ describe('POST /api/auth/user/logout', () => {
     const res = await call(stack.url, 'POST', '/api/auth/user/logout', { cookie: `userRefreshToken=${token}` });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Logged out successfully' });
-    expect(res.setCookies).toEqual(['userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax']);
+    // The kind's path, and the cookie an earlier release kept at `/` cleared beside it.
+    expect(res.setCookies).toEqual(['userRefreshToken=; Path=/api/auth/user; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax', 'userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax']);
     expect((await refresh(token)).status).toBe(401);
   });
 
   it('without a cookie, answers 200 and clears the cookie all the same', async () => {
     const res = await call(stack.url, 'POST', '/api/auth/admin/logout');
     expect(res.status).toBe(200);
-    expect(res.setCookies[0]).toMatch(/^adminRefreshToken=; Path=\/; Expires=Thu, 01 Jan 1970/);
+    expect(res.setCookies[0]).toMatch(/^adminRefreshToken=; Path=\/api\/auth\/admin; Expires=Thu, 01 Jan 1970/);
   });
 
   it('does not end another session of the same account', async () => {
@@ -100,9 +101,9 @@ describe('refresh cookies in production', () => {
       // Cleared with the attributes it was set with, or a browser keeps the Secure one.
       const failed = await call(prod.url, 'POST', '/api/auth/user/refresh', { cookie: 'userRefreshToken=not-a-token' });
       expect(failed.status).toBe(401);
-      expect(failed.setCookies).toEqual(['userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=None']);
+      expect(failed.setCookies).toEqual(['userRefreshToken=; Path=/api/auth/user; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=None', 'userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=None']);
       const out = await call(prod.url, 'POST', '/api/auth/user/logout', { cookie: `userRefreshToken=${refresh}` });
-      expect(out.setCookies).toEqual(['userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=None']);
+      expect(out.setCookies).toEqual(['userRefreshToken=; Path=/api/auth/user; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=None', 'userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=None']);
     } finally {
       await prod.stop();
     }

@@ -89,6 +89,9 @@ describe('production configuration', () => {
     expect(browserCookieWarnings(loadGatewayConfig({ ...production, CORS_ORIGINS: 'https://admin.example.com', PUBLIC_URL: 'https://api.example.com' }))).toEqual([]);
     expect(browserCookieWarnings(loadGatewayConfig({ ...production, PUBLIC_URL: 'http://localhost:8080', CORS_ORIGINS: '' }))).toEqual([]);
     expect(browserCookieWarnings(loadGatewayConfig({ CORS_ORIGINS: 'https://panel.other.org', PUBLIC_URL: 'http://api.example.com' }))).toEqual([]);
+    // The cookie routes compare the page's scheme too: behind a TLS proxy the gateway must be told it, by PUBLIC_URL or a trusted proxy.
+    expect(browserCookieWarnings(loadGatewayConfig({ ...production, CORS_ORIGINS: '' }))).toEqual([expect.stringMatching(/^Neither PUBLIC_URL nor TRUST_PROXY is set/)]);
+    expect(browserCookieWarnings(loadGatewayConfig({ ...production, CORS_ORIGINS: '', TRUST_PROXY: '1' }))).toEqual([]);
   });
 
   it('refuses the notifier without SMTP_URL in production, and not elsewhere', () => {

@@ -5,6 +5,7 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { configError, env, requireSecret } from './config';
+import { hasLowS } from './ecdsa-low-s';
 
 export const ACCESS_TOKEN_ALGORITHM = 'ES256' as const;
 export type AccountKind = 'admin' | 'user';
@@ -135,6 +136,8 @@ export class AccessTokenVerifier {
   }
 
   private checkSignature(token: string): { claims: AccessClaims; exp: number } | undefined {
+    // One text per token: the high-S twin of a signature is refused (ecdsa-low-s.ts).
+    if (!hasLowS(token)) return undefined;
     const publicKey = this.keyFor(token);
     if (!publicKey) return undefined;
     try {

@@ -14,6 +14,7 @@ export * from './access-token';
 export * from './events';
 export * from './email-address';
 export * from './return-target';
+export * from './ecdsa-low-s';
 export * from './loggable-url';
 export * from './dependency-errors';
 export * from './internal-headers';

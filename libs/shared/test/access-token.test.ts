@@ -4,13 +4,17 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AccessTokenVerifier } from '../src/access-token';
+import { withLowS } from '../src/ecdsa-low-s';
 import { testKeys } from '@acct/test-harness/keys';
 
 const keys = testKeys();
 const other = testKeys();
 const verifier = new AccessTokenVerifier(createPublicKey(keys.publicKey), 'account-service', 'account-clients');
+// Low-S, as auth signs (ecdsa-low-s.ts).
 const sign = (claims: Record<string, unknown>, options: jwt.SignOptions = {}, key = keys.privateKey) =>
-  jwt.sign({ kind: 'user', role: 'user', sid: 's1', ...claims }, createPrivateKey(key), { algorithm: 'ES256', subject: 'u1', issuer: 'account-service', audience: 'account-clients', expiresIn: 60, ...options });
+  withLowS(
+  jwt.sign({ kind: 'user', role: 'user', sid: 's1', ...claims }, createPrivateKey(key), { algorithm: 'ES256', subject: 'u1', issuer: 'account-service', audience: 'account-clients', expiresIn: 60, ...options }),
+  );
 
 afterEach(() => jest.restoreAllMocks());
 
@@ -24,6 +28,20 @@ it('accepts a valid token, and refuses a forged, foreign, expired or malformed o
   expect(verifier.verify(sign({}, { audience: 'someone-else' }))).toBeUndefined();
   expect(verifier.verify(sign({ kind: 'robot' }))).toBeUndefined();
   expect(verifier.verifyHeader('Basic abc')).toBeUndefined();
+});
+
+it('refuses the high-S twin of a valid signature: one token has one text (ecdsa-low-s.ts)', () => {
+  const token = sign({ sid: 'twin' });
+  const [head, body, signature] = token.split('.');
+  const jose = Buffer.from(signature, 'base64url');
+  const order = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+  const highS = Buffer.from((order - BigInt(`0x${jose.subarray(32).toString('hex')}`)).toString(16).padStart(64, '0'), 'hex');
+  const twin = `${head}.${body}.${Buffer.concat([jose.subarray(0, 32), highS]).toString('base64url')}`;
+  // The twin verifies as a signature (OpenSSL takes either form), and the verifier refuses it all the same.
+  expect(jwt.verify(twin, createPublicKey(keys.publicKey), { algorithms: ['ES256'] })).toBeTruthy();
+  expect(verifier.verify(twin)).toBeUndefined();
+  expect(verifier.verify(token)).toEqual({ sub: 'u1', kind: 'user', role: 'user', sid: 'twin' });
+  expect(withLowS(twin)).toBe(token);
 });
 
 it('checks a token’s signature once, then answers the same claims (frozen) until the token expires', () => {

@@ -139,15 +139,20 @@ export class AccessTokenVerifier {
       key = this.keys.get(header.kid);
       if (!key) return { ok: false, reason: 'invalid' };
     }
-    const signature = derSignature(Buffer.from(parts[2], 'base64url'));
+    const jose = Buffer.from(parts[2], 'base64url');
+    // One text per token: a signature's high-S twin verifies too, and is refused (the stack signs low-S).
+    if (!isLowS(jose)) return { ok: false, reason: 'invalid' };
+    const signature = derSignature(jose);
     if (!signature || !verifySignature('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), key, signature)) return { ok: false, reason: 'invalid' };
-    const { sub, kind, role, sid, exp, iss, aud } = payload;
+    const { sub, kind, role, sid, exp, nbf, iss, aud } = payload;
     const audiences = Array.isArray(aud) ? aud : [aud];
     if (iss !== this.options.issuer || !audiences.includes(this.options.audience)) return { ok: false, reason: 'invalid' };
     if (typeof sub !== 'string' || (kind !== 'user' && kind !== 'admin') || typeof role !== 'string' || typeof sid !== 'string' || typeof exp !== 'number') {
       return { ok: false, reason: 'invalid' };
     }
     if (exp + this.options.clockToleranceSeconds < Date.now() / 1000) return { ok: false, reason: 'expired' };
+    // Not before: a token dated in the future is refused until then, give or take the same tolerance.
+    if (nbf !== undefined && (typeof nbf !== 'number' || nbf - this.options.clockToleranceSeconds > Date.now() / 1000)) return { ok: false, reason: 'invalid' };
     if (this.options.revocations) {
       let revoked: boolean;
       try {
@@ -301,6 +306,13 @@ function send(res: ServerResponse, answer: { status: number; body: unknown }): v
   const text = JSON.stringify(answer.body);
   res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
   res.end(text);
+}
+
+const P256_HALF_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n >> 1n;
+
+/** Whether a JOSE ES256 signature's S is at most half the curve's order (its one accepted form; @acct/shared's ecdsa-low-s.ts says why). */
+function isLowS(jose: Buffer): boolean {
+  return jose.length === 64 && BigInt(`0x${jose.subarray(32).toString('hex')}`) <= P256_HALF_ORDER;
 }
 
 /**

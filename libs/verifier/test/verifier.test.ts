@@ -4,6 +4,7 @@ import { generateKeyPairSync, createHash, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
+import { withLowS } from '@acct/shared';
 import { AccessTokenVerifier } from '../src';
 
 interface Key {
@@ -19,8 +20,9 @@ function newKey(): Key {
   return { kid, privateKey, jwk: { kty, crv, x, y, kid, alg: 'ES256', use: 'sig' } };
 }
 
+/** A token as the stack signs it: ES256, its signature in the low-S form. */
 const token = (key: Key, claims: Record<string, unknown> = {}, options: jwt.SignOptions = {}) =>
-  jwt.sign({ sub: 'u1', kind: 'user', role: 'user', sid: 's1', ...claims }, key.privateKey, { algorithm: 'ES256', keyid: key.kid, issuer: 'account-service', audience: 'account-api', expiresIn: 900, ...options });
+  withLowS(jwt.sign({ sub: 'u1', kind: 'user', role: 'user', sid: 's1', ...claims }, key.privateKey, { algorithm: 'ES256', keyid: key.kid, issuer: 'account-service', audience: 'account-api', expiresIn: 900, ...options }));
 
 /** A gateway stand-in: the key set, and a feed whose events a test writes. */
 async function gateway(keys: Key[]) {
@@ -75,14 +77,14 @@ describe('AccessTokenVerifier', () => {
     }
   });
 
-  it('reads every shape of signature: r or s with leading zero bytes or a high bit set; one bit changed refuses', async () => {
+  it('reads every shape of a low-S signature: r or s with leading zero bytes, r with its high bit set; one bit changed refuses', async () => {
     const key = newKey();
     const server = await gateway([key]);
     const verifier = await new AccessTokenVerifier({ url: server.url }).start();
     // Signed until each shape has turned up (a leading zero byte turns up once in 256 halves).
     const shapes = new Map<string, string>();
     try {
-      for (let i = 0; i < 20_000 && shapes.size < 4; i++) {
+      for (let i = 0; i < 20_000 && shapes.size < 3; i++) {
         const signed = token(key, { sid: `s${i}` });
         const signature = Buffer.from(signed.split('.')[2], 'base64url');
         for (const [half, at] of [['r', 0], ['s', 32]] as const) {
@@ -90,7 +92,8 @@ describe('AccessTokenVerifier', () => {
           if (signature[at] & 0x80) shapes.set(`${half} with its high bit set`, signed);
         }
       }
-      expect([...shapes.keys()].sort()).toEqual(['r with a leading zero', 'r with its high bit set', 's with a leading zero', 's with its high bit set']);
+      // A low-S signature's s is below half the order, so its high bit is never set.
+      expect([...shapes.keys()].sort()).toEqual(['r with a leading zero', 'r with its high bit set', 's with a leading zero']);
       for (const signed of shapes.values()) {
         expect((await verifier.verify(signed)).ok).toBe(true);
         const [head, body, signature] = signed.split('.');
@@ -99,6 +102,27 @@ describe('AccessTokenVerifier', () => {
         expect(await verifier.verify(`${head}.${body}.${flipped.toString('base64url')}`)).toEqual({ ok: false, reason: 'invalid' });
         expect(await verifier.verify(`${head}.${body}.${signature.slice(0, -4)}`)).toEqual({ ok: false, reason: 'invalid' });
       }
+    } finally {
+      await verifier.stop();
+      await server.close();
+    }
+  });
+
+  it('refuses the high-S twin of a valid signature (a second text for one token) and a token not valid yet (nbf)', async () => {
+    const key = newKey();
+    const server = await gateway([key]);
+    const verifier = await new AccessTokenVerifier({ url: server.url }).start();
+    try {
+      const signed = token(key);
+      expect((await verifier.verify(signed)).ok).toBe(true);
+      const [head, body, signature] = signed.split('.');
+      const jose = Buffer.from(signature, 'base64url');
+      const order = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+      const highS = Buffer.from((order - BigInt(`0x${jose.subarray(32).toString('hex')}`)).toString(16).padStart(64, '0'), 'hex');
+      const twin = `${head}.${body}.${Buffer.concat([jose.subarray(0, 32), highS]).toString('base64url')}`;
+      expect(await verifier.verify(twin)).toEqual({ ok: false, reason: 'invalid' });
+      expect(await verifier.verify(token(key, {}, { notBefore: 120 }))).toEqual({ ok: false, reason: 'invalid' });
+      expect((await verifier.verify(token(key, {}, { notBefore: 2 }))).ok).toBe(true);
     } finally {
       await verifier.stop();
       await server.close();

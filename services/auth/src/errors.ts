@@ -67,6 +67,7 @@ export const AuthErrors = {
   // The spec's validation messages, to the letter.
   registerMissing: () => bad('Please provide name, email and password'),
   nameLength: () => bad('Name must be 2-20 characters'),
+  nameCharacters: () => bad('Name must show at least two characters, with no control, line-break or text-direction characters'),
   emailFormat: () => bad('Invalid email format'),
   loginMissing: () => bad('Please provide email and password'),
   otpMissing: () => bad('Please provide challenge_token and code'),

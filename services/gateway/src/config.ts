@@ -62,8 +62,14 @@ const productionRules: ConfigRule = (given) => {
  * another site than the API makes the cookie third-party, which browsers that block those never send.
  * Sites are compared by their last two labels (no public-suffix list).
  */
-export function browserCookieWarnings(config: { NODE_ENV: string; PUBLIC_URL?: string; CORS_ORIGINS: string[] }): string[] {
-  if (config.NODE_ENV !== 'production' || !config.PUBLIC_URL) return [];
+export function browserCookieWarnings(config: { NODE_ENV: string; PUBLIC_URL?: string; CORS_ORIGINS: string[]; TRUST_PROXY?: unknown }): string[] {
+  if (config.NODE_ENV !== 'production') return [];
+  if (!config.PUBLIC_URL) {
+    // The cookie routes compare the page's whole origin with the API's (cross-site.ts): behind a TLS proxy the gateway must learn the scheme.
+    return config.TRUST_PROXY === false || config.TRUST_PROXY === undefined
+      ? ['Neither PUBLIC_URL nor TRUST_PROXY is set: behind a proxy that ends TLS, the hosted pages\' refresh and logout are refused as cross-site (the page is https, the connection http); set PUBLIC_URL to the https URL browsers use']
+      : [];
+  }
   const api = new URL(config.PUBLIC_URL);
   const warnings: string[] = [];
   if (api.protocol === 'http:' && !isLocalUrl(config.PUBLIC_URL)) {

@@ -65,12 +65,12 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const { config } = deps;
   const matcher = new RouteMatcher(ROUTES);
   const cors = new Cors(config.CORS_ORIGINS, matcher);
-  const crossSite = new CrossSiteGuard(config.CORS_ORIGINS);
   // Headers go out in one writeHead with a flat list: per-call setHeader validation was a
   // visible share of a 404's cost.
   const security = helmetHeaders().flat();
   const notFoundHeaders = [...security, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(NOT_FOUND))];
   const trust = compileTrust(config.TRUST_PROXY);
+  const crossSite = new CrossSiteGuard(config.CORS_ORIGINS, { publicUrl: config.PUBLIC_URL, trust: trust as (addr: string, i: number) => boolean });
   const production = config.NODE_ENV === 'production';
   const jsonLimit = config.BODY_LIMIT;
   // The key set, built once: a key change is a restart with the new key (docs/operations.md).
@@ -103,9 +103,12 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   const answerLocal = (req: http.IncomingMessage, res: http.ServerResponse, method: string, route: RouteSpec, ctx: ForwardContext) => {
     if (route.path === REVOCATIONS_PATH) {
       const events = deps.revocationEvents;
+      const token = events?.enabled ? events.tokenOf(req.headers.authorization) : undefined;
       if (!events?.enabled) notFound(res, method, ctx.requestId);
-      else if (!events.allows(req.headers.authorization)) sendError(res, errors.unauthorized(), ctx, deps.logger);
-      else events.stream(req, res, [...ctx.security, 'X-Request-Id', ctx.requestId]);
+      else if (token === undefined) sendError(res, errors.unauthorized(), ctx, deps.logger);
+      // Streams per token are capped: a leaked token cannot hold the gateway's sockets.
+      else if (!events.hasRoomFor(token)) sendError(res, errors.rateLimited(5), ctx, deps.logger);
+      else events.stream(req, res, [...ctx.security, 'X-Request-Id', ctx.requestId], token);
       return;
     }
     res.writeHead(200, [...ctx.security, ...keySetHeaders, 'X-Request-Id', ctx.requestId]);
@@ -300,8 +303,7 @@ async function requestBody(req: http.IncomingMessage, route: RouteSpec, ctx: For
 function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: UpstreamAnswer, ctx: ForwardContext): void {
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
   if (route.cookieKind) {
-    const cookie = refreshCookieFromAnswer(answer.headers, cookieKindOf(route, answer.headers), ctx.production);
-    if (cookie) headers.push('Set-Cookie', cookie);
+    for (const cookie of refreshCookieFromAnswer(answer.headers, cookieKindOf(route, answer.headers), ctx.production)) headers.push('Set-Cookie', cookie);
   }
   if (route.identityFlow && route.identityKind) {
     const cookie = identityFlowCookieFromAnswer(answer.headers, route.identityKind, ctx.production);

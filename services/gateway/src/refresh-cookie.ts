@@ -1,7 +1,10 @@
 // The refresh cookies, with the spec's attributes: HttpOnly; Secure and SameSite=None only in
 // production, else SameSite=Lax; Max-Age as auth's session policy says (7 days by default, the
 // spec's 604800000 ms), sent by auth with the token. Cleared with the same attributes. Serialised as
-// express's res.cookie/clearCookie would, attribute for attribute.
+// express's res.cookie/clearCookie would, attribute for attribute. Path is the kind's auth routes
+// (`/api/auth/<kind>`, where refresh and logout read it; the spec names no path), so the hosted
+// pages and every other route of the origin never carry it; a cookie set at `/` by an earlier
+// release is cleared beside each one set or cleared, for one release.
 import type { AccountKind } from '@acct/shared';
 
 export const refreshCookieName = (kind: AccountKind) => (kind === 'admin' ? 'adminRefreshToken' : 'userRefreshToken');
@@ -10,15 +13,22 @@ function attributes(production: boolean): string {
   return `HttpOnly${production ? '; Secure; SameSite=None' : '; SameSite=Lax'}`;
 }
 
+/** The routes that read the kind's refresh cookie (refresh, logout) are under this path. */
+export const refreshCookiePath = (kind: AccountKind) => `/api/auth/${kind}`;
+
 /** The cookie for a new refresh token; without a lifetime from auth, a cookie that ends with the browser session. */
 export function refreshCookie(kind: AccountKind, token: string, production: boolean, maxAgeSeconds: number | undefined, now = Date.now()): string {
-  const lifetime = maxAgeSeconds && maxAgeSeconds > 0 ? `; Max-Age=${maxAgeSeconds}; Path=/; Expires=${new Date(now + maxAgeSeconds * 1000).toUTCString()}` : '; Path=/';
+  const path = refreshCookiePath(kind);
+  const lifetime = maxAgeSeconds && maxAgeSeconds > 0 ? `; Max-Age=${maxAgeSeconds}; Path=${path}; Expires=${new Date(now + maxAgeSeconds * 1000).toUTCString()}` : `; Path=${path}`;
   return `${refreshCookieName(kind)}=${encodeURIComponent(token)}${lifetime}; ${attributes(production)}`;
 }
 
-export function clearedRefreshCookie(kind: AccountKind, production: boolean): string {
-  return `${refreshCookieName(kind)}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; ${attributes(production)}`;
+export function clearedRefreshCookie(kind: AccountKind, production: boolean, path = refreshCookiePath(kind)): string {
+  return `${refreshCookieName(kind)}=; Path=${path}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; ${attributes(production)}`;
 }
+
+/** The cookie an earlier release set at `/`, cleared (another cookie to a browser than the one at the kind's path). */
+export const clearedLegacyRefreshCookie = (kind: AccountKind, production: boolean) => clearedRefreshCookie(kind, production, '/');
 
 /**
  * The cookie that binds a sign-in with an identity provider to the browser that started it: only

@@ -16,14 +16,19 @@ export interface RevocationSource {
 }
 
 const HEARTBEAT_MS = 1_000;
+/** Streams one feed token may hold open on one gateway: a back end's replicas and a reconnect or two, not a leaked token's thousand sockets. */
+export const STREAMS_PER_TOKEN = 16;
 
 export class RevocationEvents {
   private readonly digests: Buffer[];
   private readonly open = new Set<http.ServerResponse>();
+  /** Open streams by the index of the token that opened them. */
+  private readonly perToken = new Map<number, number>();
 
   constructor(
     private readonly source: RevocationSource,
     tokens: string[],
+    private readonly maxPerToken = STREAMS_PER_TOKEN,
   ) {
     this.digests = tokens.map(digest);
   }
@@ -35,16 +40,29 @@ export class RevocationEvents {
 
   /** Whether `Authorization: Bearer <token>` names one of the tokens (compared by digest, in constant time). */
   allows(header: string | undefined): boolean {
+    return this.tokenOf(header) !== undefined;
+  }
+
+  /** Which token `Authorization: Bearer <token>` names, by its index; every token is compared, in constant time. */
+  tokenOf(header: string | undefined): number | undefined {
     const token = /^Bearer +(\S+)$/i.exec(header?.trim() ?? '')?.[1];
-    if (!token) return false;
+    if (!token) return undefined;
     const given = digest(token);
-    let found = false;
-    for (const known of this.digests) found = timingSafeEqual(given, known) || found;
+    let found: number | undefined;
+    this.digests.forEach((known, i) => {
+      if (timingSafeEqual(given, known)) found = i;
+    });
     return found;
   }
 
-  /** Streams the feed until the client goes away. */
-  stream(req: http.IncomingMessage, res: http.ServerResponse, headers: string[]): void {
+  /** Whether the token may open one more stream here. */
+  hasRoomFor(token: number): boolean {
+    return (this.perToken.get(token) ?? 0) < this.maxPerToken;
+  }
+
+  /** Streams the feed until the client goes away, counted against the token that opened it. */
+  stream(req: http.IncomingMessage, res: http.ServerResponse, headers: string[], token = -1): void {
+    this.perToken.set(token, (this.perToken.get(token) ?? 0) + 1);
     const lastId = String(req.headers['last-event-id'] ?? '');
     res.writeHead(200, [...headers, 'Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-store', 'X-Accel-Buffering', 'no']);
     res.write('retry: 1000\n\n');
@@ -66,6 +84,9 @@ export class RevocationEvents {
       clearInterval(timer);
       unsubscribe();
       this.open.delete(res);
+      const left = (this.perToken.get(token) ?? 1) - 1;
+      if (left > 0) this.perToken.set(token, left);
+      else this.perToken.delete(token);
     });
   }
 

@@ -37,13 +37,14 @@ describe('gateway: CORS', () => {
   let upstream: http.Server;
   let gateway: GatewayUnderTest;
   let plain: GatewayUnderTest;
+  let url: string;
 
   beforeAll(async () => {
     upstream = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ success: true, message: 'Login successful' }));
     });
-    const url = `http://127.0.0.1:${await listen(upstream, 0, '127.0.0.1')}`;
+    url = `http://127.0.0.1:${await listen(upstream, 0, '127.0.0.1')}`;
     gateway = await startGatewayUnderTest({ AUTH_URL: url, CORS_ORIGINS: `${PANEL}, https://ops.example.com` });
     plain = await startGatewayUnderTest({ AUTH_URL: url });
   });
@@ -128,6 +129,22 @@ describe('gateway: CORS', () => {
     expect(JSON.parse(unlisted.body).code).toBe('cross_site_request');
     // Not a cookie route: the Origin is CORS's business there, the route still answers.
     expect((await send(gateway.base, 'POST', '/api/auth/user/login', { origin: 'https://evil.example', 'content-type': 'application/json' }, '{}')).status).toBe(200);
+  });
+
+  it('compares the page’s whole origin with the API’s, scheme included: a plain-http page of the API’s host is another origin', async () => {
+    const host = new URL(gateway.base).host;
+    const refresh = (origin: string, extra: Record<string, string> = {}) => send(gateway.base, 'POST', '/api/auth/user/refresh', { origin, cookie: 'userRefreshToken=abc', ...extra });
+    // The gateway under test is reached over plain http: its own origin is http://<host>.
+    expect((await refresh(`http://${host}`)).status).toBe(200);
+    expect((await refresh(`https://${host}`)).status).toBe(403);
+    // With PUBLIC_URL, that origin alone is the API's own, whatever the Host header says.
+    const behindTls = await startGatewayUnderTest({ PUBLIC_URL: `https://${host}`, AUTH_URL: url });
+    try {
+      expect((await send(behindTls.base, 'POST', '/api/auth/user/refresh', { origin: `http://${host}`, cookie: 'userRefreshToken=abc', host })).status).toBe(403);
+      expect((await send(behindTls.base, 'POST', '/api/auth/user/refresh', { origin: `https://${host}`, cookie: 'userRefreshToken=abc', host })).status).toBe(200);
+    } finally {
+      await behindTls.close();
+    }
   });
 
   it('accepts the W3C trace headers a browser tracing SDK adds to a preflight', async () => {

@@ -1,7 +1,7 @@
 // Builds the gateway app in-process with generated keys and chosen upstreams, listening on port 0.
 import http from 'node:http';
 import jwt from 'jsonwebtoken';
-import { AccessTokenVerifier, closeServer, createMemoryLogger, listen, publicKeyFrom } from '@acct/shared';
+import { AccessTokenVerifier, closeServer, createMemoryLogger, listen, publicKeyFrom, withLowS } from '@acct/shared';
 import { createGatewayHandler, loadGatewayConfig, UpstreamClient } from '@acct/gateway';
 import type { RevocationCheck } from '@acct/shared';
 import { testKeys } from '@acct/test-harness/keys';
@@ -37,7 +37,7 @@ export async function startGatewayUnderTest(env: Record<string, string> = {}, re
     records,
     serviceRecords,
     sign: (claims, options = {}) =>
-      jwt.sign(claims, privateKey, { algorithm: 'ES256', issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, expiresIn: 60, ...options }),
+      withLowS(jwt.sign(claims, privateKey, { algorithm: 'ES256', issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, expiresIn: 60, ...options })),
     close: async () => {
       await Promise.all(Object.values(upstreams).map((u) => u.close()));
       await closeServer(server);

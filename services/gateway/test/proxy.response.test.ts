@@ -124,13 +124,14 @@ describe('gateway: proxying to a service', () => {
     expect(res.headers.get('x-set-refresh-token')).toBeNull();
     expect(res.headers.get('x-internal-debug')).toBeNull();
     expect(res.headers.get('x-refresh-token-max-age')).toBeNull();
-    expect(res.setCookies).toHaveLength(1);
-    expect(res.setCookies[0]).toMatch(/^userRefreshToken=secret-refresh; Max-Age=604800; Path=\/; Expires=.+; HttpOnly; SameSite=Lax$/);
+    expect(res.setCookies).toHaveLength(2);
+    expect(res.setCookies[1]).toBe('userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax');
+    expect(res.setCookies[0]).toMatch(/^userRefreshToken=secret-refresh; Max-Age=604800; Path=\/api\/auth\/user; Expires=.+; HttpOnly; SameSite=Lax$/);
   });
 
   it('clears the kind cookie with the same attributes when the service says so', async () => {
     const res = await call(gateway.base, 'POST', '/api/auth/user/logout');
-    expect(res.setCookies[0]).toMatch(/^userRefreshToken=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/);
+    expect(res.setCookies[0]).toMatch(/^userRefreshToken=; Path=\/api\/auth\/user; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/);
   });
 
   it('answers 504 when the service is slower than the bound', async () => {

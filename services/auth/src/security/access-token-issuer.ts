@@ -3,7 +3,7 @@
 // key verifies (auth's own checks, and the key set the gateway publishes must hold them all).
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, configError, pemBlocks, publicKeysFrom, requireSecret, type AccessClaims } from '@acct/shared';
+import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, configError, pemBlocks, publicKeysFrom, requireSecret, withLowS, type AccessClaims } from '@acct/shared';
 import type { AuthConfig } from '../config';
 import type { TokenSigner } from '../domain/ports';
 
@@ -37,13 +37,16 @@ export class AccessTokenIssuer implements TokenSigner {
   sign(claims: AccessClaims, notAfterMs?: number): string {
     const { sub, ...rest } = claims;
     const lifetime = notAfterMs === undefined ? this.options.ttlSeconds : Math.max(1, Math.min(this.options.ttlSeconds, Math.floor((notAfterMs - Date.now()) / 1000)));
-    return jwt.sign(rest, this.privateKey, {
+    // One text per token: the verifiers take only the low-S form of the signature.
+    return withLowS(
+      jwt.sign(rest, this.privateKey, {
       algorithm: ACCESS_TOKEN_ALGORITHM,
       subject: sub,
       issuer: this.options.issuer,
       audience: this.options.audience,
-      expiresIn: lifetime,
-      keyid: this.keyId,
-    });
+        expiresIn: lifetime,
+        keyid: this.keyId,
+      }),
+    );
   }
 }

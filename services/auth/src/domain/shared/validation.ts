@@ -31,9 +31,18 @@ export interface RegisterInput {
 }
 
 /** A display name: 2 to 20 characters once trimmed; answers it trimmed. */
+/** Control characters (C0, C1), line and paragraph breaks, and bidirectional overrides and marks: a name shown in a list, a mail or a log must read as it is. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const HIDDEN_OR_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]/u;
+/** What a person sees of a name: no spaces, no invisible formatting. */
+const INVISIBLE = /[\s\p{Cf}\p{M}]/gu;
+
+/** A display name: the contract's 2 to 20 characters after trimming, then nothing hidden and at least two visible characters. */
 export function requireName(name: unknown): string {
   if (typeof name !== 'string' || name.trim().length < 2 || name.trim().length > 20) throw AuthErrors.nameLength();
-  return name.trim();
+  const trimmed = name.trim();
+  if (HIDDEN_OR_CONTROL.test(trimmed) || trimmed.replace(INVISIBLE, '').length < 2) throw AuthErrors.nameCharacters();
+  return trimmed;
 }
 
 export function validateRegister(raw: unknown): RegisterInput {
