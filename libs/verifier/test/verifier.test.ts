@@ -129,6 +129,25 @@ describe('AccessTokenVerifier', () => {
     }
   });
 
+  it('with a revocation check of its own (a shared Redis), refuses when the check throws and when it says revoked', async () => {
+    const key = newKey();
+    const server = await gateway([key]);
+    let answer: () => boolean = () => false;
+    const verifier = await new AccessTokenVerifier({ url: server.url, revocations: { isRevoked: () => answer() } }).start();
+    try {
+      expect((await verifier.verify(token(key))).ok).toBe(true);
+      answer = () => true;
+      expect(await verifier.verify(token(key))).toEqual({ ok: false, reason: 'revoked' });
+      answer = () => {
+        throw new Error('Redis is away');
+      };
+      expect(await verifier.verify(token(key))).toEqual({ ok: false, reason: 'stale' });
+    } finally {
+      await verifier.stop();
+      await server.close();
+    }
+  });
+
   it('fetches the key set again for a key it does not know, at most every keyRefetchMs', async () => {
     const first = newKey();
     const keys = [first];

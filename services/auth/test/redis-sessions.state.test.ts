@@ -143,7 +143,8 @@ describe('RedisSessions', () => {
       let { token } = await open({ kind: 'user', accountId: 'lost-4', role: 'user' });
       let next = (await store.rotate('user', token)) as { token: string };
       now += 12_000;
-      expect((await store.rotate('user', token)).outcome).toBe('late_retry');
+      // Every late retry this rotation allows: the count starts over with the next rotation.
+      for (let i = 0; i < LATE_RETRIES; i++) expect((await store.rotate('user', token)).outcome).toBe('late_retry');
       for (let i = 0; i < 3; i++) {
         token = next.token;
         next = (await store.rotate('user', token)) as { token: string };

@@ -63,6 +63,22 @@ describe('RedisSignInFlows second steps', () => {
     expect(await store.attempt(challengeToken, mailed(code))).toEqual({ outcome: 'invalid_challenge' });
   });
 
+  it('when two right codes are checked at once, both past every read before either answers, then exactly one verifies', async () => {
+    const { challengeToken, code } = await open('admin-race');
+    // Both proofs are asked before either answers: each has read the flow and counted its attempt.
+    let release!: () => void;
+    const bothAsked = new Promise<void>((resolve) => (release = resolve));
+    let asked = 0;
+    const slow = async (challenge: OpenChallenge) => {
+      if (++asked === 2) release();
+      await bothAsked;
+      return challenge.isMailedCode(code);
+    };
+    const results = await Promise.all([store.attempt(challengeToken, slow), store.attempt(challengeToken, slow)]);
+    expect(asked).toBe(2);
+    expect(results.map((r) => r.outcome).sort()).toEqual(['invalid_challenge', 'verified']);
+  });
+
   it('when a challenge is opened without a mailed code, then no code is made and no 6-digit guess passes as one', async () => {
     const opened = await store.open(secondStep('user', 'user-with-app'));
     expect(opened.code).toBeUndefined();

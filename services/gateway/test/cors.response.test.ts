@@ -145,6 +145,17 @@ describe('gateway: CORS', () => {
     } finally {
       await behindTls.close();
     }
+    // Behind a proxy TRUST_PROXY trusts, the scheme is the one it forwarded; from anyone else, the connection's.
+    const proxied = await startGatewayUnderTest({ TRUST_PROXY: 'loopback', AUTH_URL: url });
+    const untrusting = await startGatewayUnderTest({ AUTH_URL: url });
+    try {
+      const viaProxy = (base: string) => send(base, 'POST', '/api/auth/user/refresh', { origin: `https://${new URL(base).host}`, cookie: 'userRefreshToken=abc', 'x-forwarded-proto': 'https' });
+      expect((await viaProxy(proxied.base)).status).toBe(200);
+      expect((await viaProxy(untrusting.base)).status).toBe(403);
+    } finally {
+      await proxied.close();
+      await untrusting.close();
+    }
   });
 
   it('accepts the W3C trace headers a browser tracing SDK adds to a preflight', async () => {

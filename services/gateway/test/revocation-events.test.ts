@@ -34,4 +34,38 @@ describe('RevocationEvents', () => {
     open[1].emit('close');
     events.endAll();
   });
+
+  it('resumes a follower from its Last-Event-ID: later endings replayed in order, one that lands during the replay sent once, earlier ones not again', () => {
+    const entry = (id: string) => ({ id, sids: [`s-${id}`], until: 0 });
+    const held = [entry('1-0'), entry('2-0'), entry('3-0')];
+    let listener: ((e: ReturnType<typeof entry>) => void) | undefined;
+    const live = {
+      freshAsOfMs: 0,
+      subscribe: (l: typeof listener) => ((listener = l), () => undefined),
+      entriesAfter: (id?: string) => {
+        // An ending lands while the replay is read: the subscription queues it.
+        listener?.(entry('4-0'));
+        // …and one the replay itself holds arrives on the subscription too.
+        listener?.(entry('3-0'));
+        return held.filter((e) => !id || Number(e.id.split('-')[0]) > Number(id.split('-')[0]));
+      },
+    };
+    const events = new RevocationEvents(live as never, ['a'], 2);
+    const res = response();
+    events.stream({ headers: { 'last-event-id': '1-0' } } as unknown as http.IncomingMessage, res, [], 0);
+    listener?.(entry('5-0'));
+    const sent = (res.write as jest.Mock).mock.calls.map(([text]) => /^id: (\S+)/.exec(text as string)?.[1]).filter(Boolean);
+    expect(sent).toEqual(['2-0', '3-0', '4-0', '5-0']);
+    res.emit('close');
+  });
+
+  it('vouches only for as fresh as the gateway’s own view is: a gateway that lost Redis sends its last good time, not now', () => {
+    const lost = { ...source, freshAsOfMs: Date.now() - 60_000 };
+    const events = new RevocationEvents(lost, ['a']);
+    const res = response();
+    events.stream(request, res, [], 0);
+    const heartbeat = (res.write as jest.Mock).mock.calls.map(([text]) => text as string).find((text) => text.startsWith('event: heartbeat'));
+    expect(heartbeat).toBe(`event: heartbeat\ndata: ${JSON.stringify({ freshAsOf: lost.freshAsOfMs })}\n\n`);
+    res.emit('close');
+  });
 });

@@ -18,6 +18,7 @@ async function setUp() {
   await setup.deps.factors.startTotp('user', owner.id, 'S');
   await setup.deps.factors.confirmTotp('user', owner.id, 1);
   await setup.deps.factors.addPasskey('user', owner.id, { id: 'key-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
+  await setup.deps.factors.replaceRecoveryCodes('user', owner.id, ['abcdefghij', 'klmnopqrst']);
   await setup.deps.identities.add({ provider: 'idp', subject: 'someone', kind: 'user', accountId: owner.id, linkedAt: new Date() });
   return { ...setup, owner };
 }
@@ -57,7 +58,7 @@ describe('a reset by mailed link', () => {
     expect(set.totp?.confirmed).toBe(true);
     expect(set.passkeys.map((p) => p.id)).toEqual(['key-1']);
     expect(setup.deps.identities.linked).toHaveLength(1);
-    expect(await login(setup.deps, 'user', { email: 'grace@example.com', password: 'the mailbox chose this' }, requestOf())).toMatchObject({ kind: 'otp_required', next: ['totp', 'passkey'] });
+    expect(await login(setup.deps, 'user', { email: 'grace@example.com', password: 'the mailbox chose this' }, requestOf())).toMatchObject({ kind: 'otp_required', next: ['totp', 'passkey', 'recovery_code'] });
   });
 });
 
@@ -77,7 +78,7 @@ describe('getting back in without the second factors', () => {
     expect(Date.parse(recovery.dueAt) - now.getTime()).toBe(72 * HOUR);
     expect((await setup.deps.factors.of('user', setup.owner.id)).totp?.confirmed).toBe(true);
     const scheduled = notices(setup).find((n) => n.change === 'factor_recovery_scheduled')!;
-    expect(scheduled.details).toEqual([expect.stringContaining(recovery.dueAt), expect.stringMatching(/^authenticator app, added /), expect.stringMatching(/^passkey "Laptop", added /)]);
+    expect(scheduled.details).toEqual([expect.stringContaining(recovery.dueAt), expect.stringMatching(/^authenticator app, added /), expect.stringMatching(/^passkey "Laptop", added /), '2 recovery codes']);
     expect(await pendingRecovery(setup.deps, claimsOf('user', setup.owner))).toEqual(recovery);
   });
 
@@ -87,6 +88,8 @@ describe('getting back in without the second factors', () => {
     const first = await recoverByMail(setup, new Date(Date.now() - 24 * HOUR));
     const again = await recoverByMail(setup);
     expect(again).toEqual(first);
+    // Told once, when it was scheduled: asking again tells nothing new.
+    expect(notices(setup).filter((n) => n.change === 'factor_recovery_scheduled')).toHaveLength(1);
   });
 
   it('is reminded at the reminder time and done at the due time: the factors go, every session ends, and the address is told', async () => {
@@ -100,7 +103,10 @@ describe('getting back in without the second factors', () => {
     expect((await setup.deps.factors.of('user', setup.owner.id)).totp?.confirmed).toBe(true);
     expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 72 * HOUR))).toEqual({ reminded: 0, completed: 1 });
     const set = await setup.deps.factors.of('user', setup.owner.id);
+    // The codes go with the last factor they stood in for: none is left to be a second step.
     expect([set.totp, set.passkeys, set.recoveryCodesLeft]).toEqual([null, [], 0]);
+    const removed = notices(setup).find((n) => n.change === 'factor_recovery_completed')!;
+    expect(removed.details).toEqual([expect.stringMatching(/^Removed: authenticator app/), expect.stringMatching(/^Removed: passkey "Laptop"/), 'Removed: 2 recovery codes']);
     // A way in that is not a second factor stays: the owner removes it once signed in.
     expect(setup.deps.identities.linked).toHaveLength(1);
     const account = (await setup.deps.accounts.user.findById(setup.owner.id))!;
@@ -129,6 +135,14 @@ describe('getting back in without the second factors', () => {
     expect(await cancelOwnFactorRecovery(setup.deps, caller, requestOf(caller))).toBe(true);
     expect(await cancelOwnFactorRecovery(setup.deps, caller, requestOf(caller))).toBe(false);
     expect(notices(setup).filter((n) => n.change === 'factor_recovery_cancelled')).toHaveLength(1);
+  });
+
+  it('is refused from a second step opened under credentials that have changed since, even one still in the store', async () => {
+    const setup = await setUp();
+    const challenge = await secondStep(setup, 'right password');
+    // The credentials move on without the flow store hearing of it (its clean-up failed, say).
+    await setup.deps.accounts.user.update(setup.owner.id, { passwordHash: 'h:changed', endSessions: true });
+    await expect(requestFactorRecovery(setup.deps, { challenge_token: challenge }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
   });
 
   it('asked under a password that a reset has since replaced, its link no longer schedules anything', async () => {

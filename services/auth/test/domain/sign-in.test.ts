@@ -144,6 +144,33 @@ describe('the second step with the account’s own factors', () => {
   });
 });
 
+describe('a sign-in whose answer is no longer awaited (the gateway answered 504, or the client left)', () => {
+  /** A request context whose client has gone: its signal is aborted. */
+  const abandoned = () => {
+    const controller = new AbortController();
+    controller.abort();
+    return { ...requestOf(), signal: controller.signal };
+  };
+
+  it('opens no session from a correct second step or a passkey, and pushes nothing', async () => {
+    const { deps, make, opened } = await setUp();
+    const user = await make('user', 'grace@example.com');
+    await deps.factors.startTotp('user', user.id, 'S');
+    await deps.factors.confirmTotp('user', user.id, 1);
+    const second = await login(deps, 'user', body('grace@example.com'), requestOf());
+    if (second.kind !== 'otp_required') throw new Error(second.kind);
+    await expect(verifyOtp(deps, { challenge_token: second.challengeToken, code: '000100' }, abandoned())).rejects.toMatchObject({ code: 'upstream_timeout' });
+
+    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    const { options, passkeyToken } = await passkeySignInOptions(deps, 'user', requestOf());
+    const answer = { passkey_token: passkeyToken, passkey: { id: 'pk1', response: { signedBy: options.challenge } } };
+    await expect(passkeyLogin(deps, 'user', answer, abandoned())).rejects.toMatchObject({ code: 'upstream_timeout' });
+
+    expect(opened).toEqual([]);
+    expect(deps.outbox.events.filter((e) => e.type === 'user.login.succeeded')).toEqual([]);
+  });
+});
+
 describe('a passkey sign-in', () => {
   it('takes its flow once: the answer to its challenge signs in, a replay of it finds nothing', async () => {
     const { deps, make, opened } = await setUp();
