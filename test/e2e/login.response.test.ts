@@ -36,9 +36,7 @@ describe('POST /api/auth/user/login', () => {
     const claims = JSON.parse(Buffer.from(login.body.data.accessToken.split('.')[1], 'base64url').toString());
     expect(claims.exp - claims.iat).toBe(login.body.data.expiresIn);
     expect(login.text).not.toContain(cookieValue(login.setCookies, 'userRefreshToken'));
-    // The cookie at the kind's path, then the clearing of an earlier release's cookie at `/`.
-    expect(login.setCookies).toHaveLength(2);
-    expect(login.setCookies[1]).toBe('userRefreshToken=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax');
+    expect(login.setCookies).toHaveLength(1);
     expect(login.setCookies[0]).toMatch(/^userRefreshToken=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/api\/auth\/user; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
   });
 

@@ -303,7 +303,8 @@ async function requestBody(req: http.IncomingMessage, route: RouteSpec, ctx: For
 function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: UpstreamAnswer, ctx: ForwardContext): void {
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
   if (route.cookieKind) {
-    for (const cookie of refreshCookieFromAnswer(answer.headers, cookieKindOf(route, answer.headers), ctx.production)) headers.push('Set-Cookie', cookie);
+    const cookie = refreshCookieFromAnswer(answer.headers, cookieKindOf(route, answer.headers), ctx.production);
+    if (cookie) headers.push('Set-Cookie', cookie);
   }
   if (route.identityFlow && route.identityKind) {
     const cookie = identityFlowCookieFromAnswer(answer.headers, route.identityKind, ctx.production);

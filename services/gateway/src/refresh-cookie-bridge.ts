@@ -4,7 +4,7 @@
 // cleared (every refresh-token error carries that header). The gateway alone speaks cookies.
 import type http from 'node:http';
 import { InternalHeaders, type AccountKind } from '@acct/shared';
-import { IDENTITY_FLOW_COOKIE, clearedIdentityFlowCookie, clearedLegacyRefreshCookie, clearedRefreshCookie, identityFlowCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
+import { IDENTITY_FLOW_COOKIE, clearedIdentityFlowCookie, clearedRefreshCookie, identityFlowCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
 
 const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
 /**
@@ -20,18 +20,15 @@ export function presentedRefreshToken(cookieHeader: string | undefined, kind: Ac
   return HEADER_SAFE_TOKEN.test(token) ? token : MALFORMED_REFRESH_TOKEN;
 }
 
-/**
- * The Set-Cookie values that auth's answer asks for: a new token with its lifetime, or a cleared
- * cookie, each followed by the clearing of an earlier release's cookie at `/`; none otherwise.
- */
-export function refreshCookieFromAnswer(headers: http.IncomingHttpHeaders, kind: AccountKind, production: boolean): string[] {
+/** The Set-Cookie value that auth's answer asks for: a new token with its lifetime, a cleared cookie, or none. */
+export function refreshCookieFromAnswer(headers: http.IncomingHttpHeaders, kind: AccountKind, production: boolean): string | undefined {
   const token = headers[InternalHeaders.setRefreshToken];
   if (typeof token === 'string' && token) {
     const maxAge = Number(headers[InternalHeaders.refreshTokenMaxAge]);
-    return [refreshCookie(kind, token, production, Number.isSafeInteger(maxAge) ? maxAge : undefined), clearedLegacyRefreshCookie(kind, production)];
+    return refreshCookie(kind, token, production, Number.isSafeInteger(maxAge) ? maxAge : undefined);
   }
-  if (headers[InternalHeaders.clearRefreshToken]) return [clearedRefreshCookie(kind, production), clearedLegacyRefreshCookie(kind, production)];
-  return [];
+  if (headers[InternalHeaders.clearRefreshToken]) return clearedRefreshCookie(kind, production);
+  return undefined;
 }
 
 /** The identity-provider flow cookie's secret, as auth is to receive it on the callback. */

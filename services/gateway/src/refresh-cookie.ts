@@ -3,8 +3,10 @@
 // spec's 604800000 ms), sent by auth with the token. Cleared with the same attributes. Serialised as
 // express's res.cookie/clearCookie would, attribute for attribute. Path is the kind's auth routes
 // (`/api/auth/<kind>`, where refresh and logout read it; the spec names no path), so the hosted
-// pages and every other route of the origin never carry it; a cookie set at `/` by an earlier
-// release is cleared beside each one set or cleared, for one release.
+// pages and every other route of the origin never carry it. A cookie an earlier release set at `/`
+// is left to expire (within its Max-Age): a browser sends the more specific path's first, which is
+// the one the gateway reads, and one Set-Cookie per answer keeps clients whose jar knows cookies by
+// name alone (no path) on the new token.
 import type { AccountKind } from '@acct/shared';
 
 export const refreshCookieName = (kind: AccountKind) => (kind === 'admin' ? 'adminRefreshToken' : 'userRefreshToken');
@@ -23,12 +25,9 @@ export function refreshCookie(kind: AccountKind, token: string, production: bool
   return `${refreshCookieName(kind)}=${encodeURIComponent(token)}${lifetime}; ${attributes(production)}`;
 }
 
-export function clearedRefreshCookie(kind: AccountKind, production: boolean, path = refreshCookiePath(kind)): string {
-  return `${refreshCookieName(kind)}=; Path=${path}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; ${attributes(production)}`;
+export function clearedRefreshCookie(kind: AccountKind, production: boolean): string {
+  return `${refreshCookieName(kind)}=; Path=${refreshCookiePath(kind)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; ${attributes(production)}`;
 }
-
-/** The cookie an earlier release set at `/`, cleared (another cookie to a browser than the one at the kind's path). */
-export const clearedLegacyRefreshCookie = (kind: AccountKind, production: boolean) => clearedRefreshCookie(kind, production, '/');
 
 /**
  * The cookie that binds a sign-in with an identity provider to the browser that started it: only
