@@ -324,7 +324,7 @@ describe('sign-in with an identity provider', () => {
       expect([started.status, started.body.code]).toEqual([403, 'step_up_required']);
     });
 
-    it('a reset by mailed link keeps an identity (a mailbox is one factor); the owner was told, by name, when it was linked', async () => {
+    it('a reset that first proves the address removes an identity linked before it, and says so; once proven, a reset keeps the ones linked after', async () => {
       const { id, account, accessToken } = await registerAndLogin(stack);
       const intruder = await person({ email: `intruder-${Date.now()}@example.org` });
       const browser = newBrowser();
@@ -333,10 +333,21 @@ describe('sign-in with an identity provider', () => {
       const linked = await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'identity_linked');
       expect(linked.payload.details).toEqual(expect.arrayContaining(['Added: sign-in with corp']));
 
+      // The address had never answered a link: whoever linked `corp` may not be its owner.
       await resetByMail(id, account.email, 'a password chosen by the owner');
+      const removed = await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'unproven_ways_in_removed');
+      expect(removed.payload.details).toEqual([expect.stringMatching(/^Removed: sign-in with corp, linked \d{4}-\d{2}-\d{2}$/)]);
       const signedIn = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: 'a password chosen by the owner' } });
-      const identities = await call(stack.url, 'GET', '/api/auth/user/identities', { headers: bearer(signedIn.body.data.accessToken) });
-      expect(identities.body.data.identities.map((i: { provider: string }) => i.provider)).toEqual(['corp']);
+      expect((await call(stack.url, 'GET', '/api/auth/user/identities', { headers: bearer(signedIn.body.data.accessToken) })).body.data.identities).toEqual([]);
+
+      // Proven now: an identity the owner links is a mailbox's no more to remove (a mailbox is one factor).
+      const ownersBrowser = newBrowser();
+      const again = await startLinking(ownersBrowser, signedIn.body.data.accessToken);
+      const owner = await person({ email: `owner-${Date.now()}@example.org` });
+      expect((await ownersBrowser.follow(again.body.data.authorizationUrl, { login: owner.sub, password: 'any' })).url.searchParams.get('linked')).toBe('corp');
+      await resetByMail(id, account.email, 'and another one later on');
+      const later = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: 'and another one later on' } });
+      expect((await call(stack.url, 'GET', '/api/auth/user/identities', { headers: bearer(later.body.data.accessToken) })).body.data.identities.map((i: { provider: string }) => i.provider)).toEqual(['corp']);
     });
 
   });

@@ -153,19 +153,33 @@ describe('passkeys in Chromium', () => {
     return fetchFromPage('/api/auth/user/passkey/login', { body: { passkey_token: options.body.data.passkey_token, passkey: answer } });
   };
 
-  it('a reset by mailed link keeps a passkey (a mailbox is one factor): it still signs in, and the new password meets the second step', async () => {
+  it('a reset by mailed link keeps a passkey: at the address’s first proof it signs in only as the second step until used as one, and from then on a reset leaves it be', async () => {
     const { user } = await userWithPasskey();
     // Its owner was told as it was added, by name.
     const added = await stack.events.waitFor('account.security.changed', (p) => p.accountId === user.id && p.change === 'passkey_added');
     expect(added.payload.details).toEqual(expect.arrayContaining(['Added: passkey "Laptop"']));
-    const requestId = `reset-${user.id}`;
-    await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: user.account.email }, headers: { 'x-request-id': requestId } });
-    const mailed = await stack.events.waitFor('account.password_reset.requested', (p) => p.requestId === requestId);
-    const reset = await call(stack.url, 'POST', '/api/auth/user/reset-password', { body: { token: new URL(mailed.payload.resetUrl).searchParams.get('token'), newPassword: 'the mailbox chose this one' } });
-    expect(reset.status).toBe(200);
-    expect((await passkeySignIn()).status).toBe(200);
-    const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: 'the mailbox chose this one' } });
+    const resetByMail = async (newPassword: string) => {
+      const requestId = `reset-${user.id}-${Date.now()}`;
+      await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: user.account.email }, headers: { 'x-request-id': requestId } });
+      const mailed = await stack.events.waitFor('account.password_reset.requested', (p) => p.requestId === requestId);
+      const reset = await call(stack.url, 'POST', '/api/auth/user/reset-password', { body: { token: new URL(mailed.payload.resetUrl).searchParams.get('token'), newPassword } });
+      expect(reset.status).toBe(200);
+    };
+    // EMAIL_VERIFICATION is off here: this reset is the first time the address answers a link.
+    await resetByMail('the mailbox chose this one');
+    const notice = await stack.events.waitFor('account.security.changed', (p) => p.accountId === user.id && p.change === 'unproven_ways_in_removed');
+    expect(notice.payload.details).toEqual([expect.stringMatching(/^Passkey "Laptop", added .*: no longer signs in by itself/)]);
+    expect(await passkeySignIn()).toMatchObject({ status: 401, body: { code: 'passkey_rejected' } });
+    // The mailbox gains nothing: the new password meets the passkey as its second step…
+    const login = await fetchFromPage('/api/auth/user/login', { body: { email: user.account.email, password: 'the mailbox chose this one' } });
     expect(login.body.data).toMatchObject({ requires_2fa: true, factors: expect.arrayContaining(['passkey']) });
+    const options = await fetchFromPage('/api/auth/verify-otp/passkey-options', { body: { challenge_token: login.body.data.challenge_token } });
+    const answer = await ceremony('startAuthentication', options.body.data.options);
+    expect((await fetchFromPage('/api/auth/verify-otp', { body: { challenge_token: login.body.data.challenge_token, passkey: answer } })).status).toBe(200);
+    // …and whoever holds both keeps it: it signs in alone again, and a later reset leaves it be.
+    expect((await passkeySignIn()).status).toBe(200);
+    await resetByMail('and the owner changed it again');
+    expect((await passkeySignIn()).status).toBe(200);
   });
 
   it('refuses a passkey sign-in without user verification (the authenticator only saw a touch)', async () => {

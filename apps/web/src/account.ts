@@ -439,6 +439,7 @@ function passkeysView(factors: Factors, render: () => Promise<void>): HTMLElemen
             {},
             h('span', { class: 'session-name' }, passkey.name),
             h('span', { class: 'session-meta' }, passkey.lastUsedAt ? texts.account.passkeyUsed(formatDate(passkey.lastUsedAt)) : texts.account.passkeyNeverUsed),
+            passkey.suspended && h('span', { class: 'session-meta' }, texts.account.passkeySuspended),
             actionButton(
               texts.account.remove,
               async () => {

@@ -55,7 +55,8 @@ export interface Session {
 
 export interface Factors {
   totp: { enabled: boolean; pending: boolean; createdAt: string | null };
-  passkeys: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }>;
+  /** `suspended`: added before the address was proven; it signs in by itself again once used as the second step after the password. */
+  passkeys: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null; suspended?: true }>;
   recoveryCodes: { remaining: number };
   passkeysAvailable: boolean;
   /** A removal of every second factor the mailbox confirmed, waiting out its delay (null: none). */

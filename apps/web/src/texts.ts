@@ -120,6 +120,7 @@ export const texts = {
     recoveryPending: (due: string) =>
       `Someone who knows your password asked through your mailbox to remove every second step of this account. They go after ${due} unless you cancel it. If it was not you, cancel it and change your password.`,
     cancelRecovery: 'Cancel the removal',
+    passkeySuspended: 'Added before your address was proven: it signs you in by itself again once you use it as the second step after your password. Remove it if it is not yours.',
     appOff: 'Not set up. With an app, a stolen password is not enough to sign in.',
     appSetUp: 'Set up an authenticator app',
     appScan: 'Scan this code with your authenticator app, or type the key below into it. Then enter the 6-digit code it shows.',
@@ -189,6 +190,7 @@ export const texts = {
       factor_recovery_reminder: 'Reminder of the removal of second steps',
       factor_recovery_cancelled: 'Removal of second steps cancelled',
       factor_recovery_completed: 'Second steps removed after the waiting period',
+      unproven_ways_in_removed: 'Ways in added before the address was proven taken back',
       profile_updated: 'Account details changed',
       avatar_replaced: 'Picture replaced',
       avatar_removed: 'Picture removed',

@@ -30,6 +30,7 @@ export const SECURITY_CHANGES = [
   'factor_recovery_reminder',
   'factor_recovery_cancelled',
   'factor_recovery_completed',
+  'unproven_ways_in_removed',
 ] as const;
 
 export const eventSchemas = {

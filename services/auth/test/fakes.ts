@@ -233,8 +233,18 @@ export class MemoryFactors implements Factors {
     for (const set of this.sets.values()) for (const p of set.passkeys) if (p.id === credentialId) return { ...p };
     return null;
   }
-  async usePasskey(credentialId: string, counter: number) {
-    for (const set of this.sets.values()) for (const p of set.passkeys) if (p.id === credentialId) Object.assign(p, { counter, lastUsedAt: new Date() });
+  async usePasskey(credentialId: string, counter: number, options: { keep?: boolean } = {}) {
+    for (const set of this.sets.values())
+      for (const p of set.passkeys)
+        if (p.id === credentialId) {
+          Object.assign(p, { counter, lastUsedAt: new Date() });
+          if (options.keep) delete p.suspended;
+        }
+  }
+  async suspendPasskeys(kind: AccountKind, accountId: string) {
+    const fresh = this.setOf(kind, accountId).passkeys.filter((p) => !p.suspended);
+    for (const p of fresh) p.suspended = true;
+    return fresh.map(({ kind: _kind, accountId: _accountId, ...p }) => ({ ...p }));
   }
   async removePasskey(kind: AccountKind, accountId: string, credentialId: string) {
     const set = this.setOf(kind, accountId);

@@ -17,6 +17,7 @@ interface AccountDoc {
   disabled: boolean;
   twoFactorEnabled: boolean;
   emailVerified?: boolean;
+  addressProvenAt?: Date;
   avatar?: { fileId: Types.ObjectId; contentType: string; size: number; updatedAt: Date } | null;
   credentialEpoch?: number;
   createdAt: Date;
@@ -35,6 +36,7 @@ const accountSchema = new mongoose.Schema<AccountDoc>(
     twoFactorEnabled: { type: Boolean, default: false },
     // No default: absent means never asked, and counts as proven (turning verification on locks no one out).
     emailVerified: { type: Boolean, required: false },
+    addressProvenAt: { type: Date, required: false },
     avatar: {
       type: new mongoose.Schema({ fileId: mongoose.Schema.Types.ObjectId, contentType: String, size: Number, updatedAt: Date }, { _id: false }),
       default: null,
@@ -139,6 +141,7 @@ function toAccount(doc: AccountDoc | null): Account | null {
     disabled: doc.disabled,
     twoFactorEnabled: doc.twoFactorEnabled,
     ...(doc.emailVerified !== undefined && doc.emailVerified !== null ? { emailVerified: doc.emailVerified } : {}),
+    ...(doc.addressProvenAt ? { addressProvenAt: doc.addressProvenAt } : {}),
     avatar: doc.avatar ? { ...doc.avatar, fileId: doc.avatar.fileId.toString() } : null,
     credentialEpoch: doc.credentialEpoch ?? 0,
     createdAt: doc.createdAt,

@@ -31,6 +31,8 @@ interface FactorDoc {
   counter?: number;
   transports?: string[];
   lastUsedAt?: Date | null;
+  /** Signs in by itself no more until it answers a second step (domain/shared/mailbox.ts). */
+  suspended?: boolean;
   createdAt: Date;
 }
 
@@ -51,6 +53,7 @@ const factorSchema = new mongoose.Schema<FactorDoc>(
     counter: Number,
     transports: [String],
     lastUsedAt: Date,
+    suspended: Boolean,
     createdAt: { type: Date, default: () => new Date() },
   },
   { versionKey: false },
@@ -149,8 +152,14 @@ export class MongoFactors implements Factors {
     return doc ? { ...toPasskey(doc), kind: doc.kind, accountId: doc.accountId } : null;
   }
 
-  async usePasskey(credentialId: string, counter: number): Promise<void> {
-    await this.model.updateOne({ slot: slots.passkey(credentialId) }, { $set: { counter, lastUsedAt: new Date() } }).exec();
+  async usePasskey(credentialId: string, counter: number, options: { keep?: boolean } = {}): Promise<void> {
+    await this.model.updateOne({ slot: slots.passkey(credentialId) }, { $set: { counter, lastUsedAt: new Date() }, ...(options.keep ? { $unset: { suspended: 1 } } : {}) }).exec();
+  }
+
+  async suspendPasskeys(kind: AccountKind, accountId: string): Promise<Passkey[]> {
+    const docs = await this.model.find({ type: 'passkey', kind, accountId, suspended: { $ne: true } }).lean<FactorDoc[]>().exec();
+    if (docs.length) await this.model.updateMany({ _id: { $in: docs.map((d) => d._id) } }, { $set: { suspended: true } }).exec();
+    return docs.map(toPasskey);
   }
 
   async removePasskey(kind: AccountKind, accountId: string, credentialId: string): Promise<boolean> {
@@ -199,5 +208,6 @@ function toPasskey(doc: FactorDoc): Passkey {
     transports: doc.transports ?? [],
     createdAt: doc.createdAt,
     lastUsedAt: doc.lastUsedAt ?? null,
+    ...(doc.suspended ? { suspended: true } : {}),
   };
 }

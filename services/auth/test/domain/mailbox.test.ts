@@ -5,8 +5,10 @@
 import { AuthErrors } from '../../src/errors';
 import { mailResetLink, resetPassword } from '../../src/domain/email/password-reset';
 import { cancelOwnFactorRecovery, confirmFactorRecovery, pendingRecovery, requestFactorRecovery, runFactorRecoveries } from '../../src/domain/email/factor-recovery';
-import { login, verifyOtp } from '../../src/domain/sign-in/login';
-import { confirmAuthenticator, startAuthenticator } from '../../src/domain/factors';
+import { login, passkeyLogin, verifyOtp } from '../../src/domain/sign-in/login';
+import { passkeySignInOptions } from '../../src/domain/sign-in/passkey-sign-in';
+import { confirmAuthenticator, secondStepPasskeyOptions, startAuthenticator } from '../../src/domain/factors';
+import { sendVerificationLink, verifyEmail } from '../../src/domain/email/ownership';
 import { claimsOf, memorySignIn, requestOf } from '../fakes';
 
 const HOUR = 3600 * 1000;
@@ -26,7 +28,7 @@ async function setUp() {
 type Setup = Awaited<ReturnType<typeof setUp>>;
 
 /** Resets the password through the mailed link, as whoever reads the mailbox would. */
-async function resetByMail({ deps, owner }: Setup, newPassword = 'the mailbox chose this') {
+async function resetByMail({ deps, owner }: Pick<Setup, 'deps' | 'owner'>, newPassword = 'the mailbox chose this') {
   const account = (await deps.accounts.user.findById(owner.id))!;
   await mailResetLink(deps, 'user', account);
   const mailed = deps.outbox.events.filter((e) => e.type === 'account.password_reset.requested').at(-1)!.input as { resetUrl: string };
@@ -48,7 +50,7 @@ async function recoverByMail(setup: Setup, now = new Date()) {
   return confirmFactorRecovery(setup.deps, { token: new URL(mailed.linkUrl).searchParams.get('token') }, requestOf(), now);
 }
 
-const notices = (setup: Setup) => setup.deps.outbox.events.filter((e) => e.type === 'account.security.changed').map((e) => e.input as { change: string; details?: string[] });
+const notices = (setup: Pick<Setup, 'deps'>) => setup.deps.outbox.events.filter((e) => e.type === 'account.security.changed').map((e) => e.input as { change: string; details?: string[] });
 
 describe('a reset by mailed link', () => {
   it('replaces the password and keeps every second factor and way in: the next sign-in still asks for the second step', async () => {
@@ -166,5 +168,78 @@ describe('a new way in', () => {
     expect(notices(setup as unknown as Setup)).toEqual([
       expect.objectContaining({ change: 'totp_added', details: ['Added: an authenticator app', 'Added from 192.0.2.1.', expect.stringContaining('remove it')] }),
     ]);
+  });
+});
+
+describe('the first proof of a user’s address (pre-hijacking)', () => {
+  /** Someone registered the victim's address first (unproven) and added their own identity and passkey. */
+  async function preHijacked(extra: { emailVerified?: boolean } = {}) {
+    const setup = await memorySignIn();
+    const account = await setup.make('user', 'victim@example.com', extra);
+    await setup.deps.identities.add({ provider: 'idp', subject: 'the-attacker', kind: 'user', accountId: account.id, linkedAt: new Date() });
+    await setup.deps.factors.addPasskey('user', account.id, { id: 'attacker-key', name: 'Mine', publicKey: 'pk', counter: 0, transports: [] });
+    return { ...setup, owner: account } as unknown as Setup;
+  }
+  /** The passkey, alone, in place of the password. */
+  async function passkeyAlone(setup: Setup, id = 'attacker-key') {
+    const { options, passkeyToken } = await passkeySignInOptions(setup.deps, 'user', requestOf());
+    return passkeyLogin(setup.deps, 'user', { passkey_token: passkeyToken, passkey: { id, response: { signedBy: options.challenge } } }, requestOf());
+  }
+
+  it.each([
+    ['with EMAIL_VERIFICATION off (the address never asked)', {}],
+    ['with EMAIL_VERIFICATION soft (the address not yet proven)', { emailVerified: false }],
+  ])('%s, a reset by mailed link removes the identity and stops the passkey signing in alone, and tells the owner', async (_mode, extra) => {
+    const setup = await preHijacked(extra);
+    expect(await passkeyAlone(setup)).toMatchObject({ kind: 'session' });
+    await resetByMail({ ...setup, owner: setup.owner }, 'the victim chose this');
+    expect(setup.deps.identities.linked).toEqual([]);
+    await expect(passkeyAlone(setup)).rejects.toMatchObject(AuthErrors.passkeyRejected());
+    const notice = notices(setup).find((n) => n.change === 'unproven_ways_in_removed')!;
+    expect(notice.details).toEqual([expect.stringMatching(/^Removed: sign-in with idp, linked /), expect.stringMatching(/^Passkey "Mine", added .*: no longer signs in by itself/)]);
+  });
+
+  it('takes nothing from the mailbox: the suspended passkey still asks for itself as the second step, and answering it there keeps it', async () => {
+    const setup = await preHijacked();
+    await resetByMail(setup, 'the owner chose this');
+    const second = await login(setup.deps, 'user', { email: 'victim@example.com', password: 'the owner chose this' }, requestOf());
+    if (second.kind !== 'otp_required') throw new Error(second.kind);
+    expect(second.next).toEqual(['passkey']);
+    const options = await secondStepPasskeyOptions(setup.deps, { challenge_token: second.challengeToken }, requestOf());
+    await verifyOtp(setup.deps, { challenge_token: second.challengeToken, passkey: { id: 'attacker-key', response: { signedBy: options.challenge } } }, requestOf());
+    // Whoever holds both the password the mailbox set and the passkey is the owner: it signs in alone again.
+    expect(await passkeyAlone(setup)).toMatchObject({ kind: 'session' });
+  });
+
+  it('happens once: a later reset, or a proven address, takes nothing', async () => {
+    const proven = await preHijacked({ emailVerified: true });
+    await resetByMail(proven, 'a new password');
+    expect(proven.deps.identities.linked).toHaveLength(1);
+    expect(await passkeyAlone(proven)).toMatchObject({ kind: 'session' });
+
+    const once = await preHijacked();
+    await resetByMail(once, 'the first password');
+    await once.deps.identities.add({ provider: 'idp', subject: 'the-owner', kind: 'user', accountId: once.owner.id, linkedAt: new Date() });
+    await resetByMail(once, 'the second password');
+    expect(once.deps.identities.linked.map((i) => i.subject)).toEqual(['the-owner']);
+  });
+
+  it('is the verification link too, when it is the address’s first answer', async () => {
+    const setup = await preHijacked({ emailVerified: false });
+    const account = (await setup.deps.accounts.user.findById(setup.owner.id))!;
+    await sendVerificationLink(setup.deps, 'user', account, requestOf());
+    await verifyEmail(setup.deps, 'user', { token: setup.deps.links.live('verify_email', setup.owner.id)!.token }, requestOf());
+    expect(setup.deps.identities.linked).toEqual([]);
+    await expect(passkeyAlone(setup)).rejects.toMatchObject(AuthErrors.passkeyRejected());
+  });
+
+  it('leaves an admin’s ways in alone: an admin’s address is no stranger’s claim', async () => {
+    const setup = await memorySignIn();
+    const admin = await setup.make('admin', 'ada@example.com');
+    await setup.deps.factors.addPasskey('admin', admin.id, { id: 'admin-key', name: 'Key', publicKey: 'pk', counter: 0, transports: [] });
+    await mailResetLink(setup.deps, 'admin', (await setup.deps.accounts.admin.findById(admin.id))!);
+    const mailed = setup.deps.outbox.events.find((e) => e.type === 'account.password_reset.requested')!.input as { resetUrl: string };
+    await resetPassword(setup.deps, 'admin', { token: new URL(mailed.resetUrl).searchParams.get('token'), newPassword: 'the admin chose this' }, requestOf());
+    expect((await setup.deps.factors.of('admin', admin.id)).passkeys.map((p) => p.suspended)).toEqual([undefined]);
   });
 });

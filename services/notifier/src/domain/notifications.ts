@@ -55,6 +55,8 @@ export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
   factor_recovery_reminder: 'Reminder: the second factors of your account will be removed soon, as asked through this mailbox. If it was not you, sign in with one of them or cancel it on your account page now.',
   factor_recovery_cancelled: 'The pending removal of your second factors was cancelled.',
   factor_recovery_completed: 'As asked through this mailbox, the second factors of your account were removed and every session was signed out. Add a new one when you sign in.',
+  unproven_ways_in_removed:
+    'This mailbox proved for the first time that the address of your account is yours. Ways in added to the account before then could have been added by someone else who registered your address first, so:',
 };
 
 export const handlers: { [T in EventType]: Handler<T> } = {

@@ -30,7 +30,7 @@ import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { mailResetLink } from './password-reset';
-import { describeWaysIn } from '../shared/mailbox';
+import { addressAnswered, describeWaysIn } from '../shared/mailbox';
 import { asBody, requireEmail, validateUserForgot } from '../shared/validation';
 
 const ACTIONS: Record<LinkPurpose, string> = { verify_email: 'verify', change_email: 'confirm', undo_email_change: 'undo', recover_factors: 'recover' };
@@ -66,7 +66,7 @@ export async function sendVerificationLink(deps: Needs<'links' | 'outbox' | 'pol
 }
 
 /** Uses a verification link: the address it was sent to is proven, if it is still the account's. */
-export async function verifyEmail(deps: Needs<'links' | 'accounts' | 'rateLimits' | 'activity' | 'logger' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
+export async function verifyEmail(deps: Needs<'links' | 'accounts' | 'factors' | 'identities' | 'outbox' | 'rateLimits' | 'activity' | 'logger' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
   const token = requireLinkToken(raw);
   await enforceLimit(deps, 'emailLinkIp', ctx.budget);
   const link = await deps.links.consume('verify_email', token);
@@ -76,6 +76,7 @@ export async function verifyEmail(deps: Needs<'links' | 'accounts' | 'rateLimits
   if (!account || account.email !== link.email) throw AuthErrors.linkInvalid();
   const verified = await deps.accounts[kind].update(account.id, { emailVerified: true });
   if (!verified || verified === 'email_taken') throw AuthErrors.linkInvalid();
+  await addressAnswered(deps, kind, account, ctx);
   await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'email_verified', details: [verified.email] });
   return toAccountRecord(kind, verified);
 }
@@ -150,7 +151,9 @@ export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'out
   // The undo link exists before the move, so an undo of an earlier change that lands meanwhile retires it.
   const undo = newLink(deps, 'undo_email_change', deps.policy.emailLinks.undoSeconds);
   await deps.links.store(undo.token, { purpose: 'undo_email_change', kind, accountId: before.id, email: before.email, expiresAt: undo.expiresAt });
-  const changed = await deps.accounts[kind].update(before.id, { email: link.email, ...(verifiesEmail(deps, kind) ? { emailVerified: true } : {}) }, { ifEpoch: before.credentialEpoch });
+  // The new address answered its link: proven (the owner, signed in with a recent proof, moved there).
+  const proven = { ...(verifiesEmail(deps, kind) ? { emailVerified: true } : {}), ...(before.addressProvenAt ? {} : { addressProvenAt: new Date() }) };
+  const changed = await deps.accounts[kind].update(before.id, { email: link.email, ...proven }, { ifEpoch: before.credentialEpoch });
   if (!changed || changed === 'email_taken') {
     await deps.links.consume('undo_email_change', undo.token);
     throw changed === 'email_taken' ? AuthErrors.emailTaken() : AuthErrors.linkInvalid();

@@ -15,6 +15,7 @@ import { endEverySession } from '../shared/sessions';
 import type { Account } from '../shared/account';
 import { assertStillAwaited } from '../shared/request-deadline';
 import { noteActivity } from '../shared/activity';
+import { addressAnswered } from '../shared/mailbox';
 
 /** Validates, rate-limits and queues a forgot-password request. */
 export async function requestPasswordReset(deps: Needs<'rateLimits' | 'loginAttempts' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
@@ -63,7 +64,7 @@ export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'activity'
 }
 
 export async function resetPassword(
-  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
+  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,
@@ -85,6 +86,8 @@ export async function resetPassword(
   if (!account || account === 'email_taken') throw AuthErrors.resetInvalid();
   await deps.resets.retireAll(kind, accountId);
   await endEverySession(deps, kind, account, ctx);
+  // The mailbox answered: on its first time, what was added before loses what it could do alone.
+  await addressAnswered(deps, kind, account, ctx);
   await noteActivity(deps, ctx, { kind, accountId, type: 'password_reset' });
   await deps.outbox
     .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })

@@ -21,7 +21,8 @@ export const passkey: SecondStepMethod<'passkey'> = {
   /** The account's passkey answering the WebAuthn challenge handed out for this step. */
   async prove(deps, challenge, proof) {
     if (!challenge.webauthnChallenge) return false;
-    const owner = await verifyAssertion(deps, challenge.kind, proof.response, challenge.webauthnChallenge);
+    // A second step after the password: a suspended passkey answers it, and is kept from then on.
+    const owner = await verifyAssertion(deps, challenge.kind, proof.response, challenge.webauthnChallenge, 'second_step');
     return owner?.accountId === challenge.accountId;
   },
 };
@@ -39,14 +40,23 @@ export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' |
   return deps.passkeys.authenticationOptions(rp, { challenge, allow: passkeys });
 }
 
-/** The passkey's owner when its answer verifies against `challenge`; its counter moves on. */
-export async function verifyAssertion(deps: Needs<'factors' | 'policy' | 'passkeys'>, kind: AccountKind, answer: PasskeyAnswer, challenge: string): Promise<{ accountId: string } | undefined> {
+/**
+ * The passkey's owner when its answer verifies against `challenge`; its counter moves on. Alone (in
+ * place of the password) a suspended passkey answers nothing; as a second step it does, and is kept.
+ */
+export async function verifyAssertion(
+  deps: Needs<'factors' | 'policy' | 'passkeys'>,
+  kind: AccountKind,
+  answer: PasskeyAnswer,
+  challenge: string,
+  use: 'alone' | 'second_step',
+): Promise<{ accountId: string } | undefined> {
   const rp = requireWebauthn(deps);
   const stored = await deps.factors.findPasskey(answer.id);
-  if (!stored || stored.kind !== kind) return undefined;
+  if (!stored || stored.kind !== kind || (use === 'alone' && stored.suspended)) return undefined;
   const verified = await deps.passkeys.verifyAuthentication(rp, answer, challenge, stored);
   if (!verified) return undefined;
-  await deps.factors.usePasskey(stored.id, verified.counter);
+  await deps.factors.usePasskey(stored.id, verified.counter, { keep: use === 'second_step' && stored.suspended === true });
   return { accountId: stored.accountId };
 }
 

@@ -35,9 +35,14 @@ export interface Passkey {
   transports: string[];
   createdAt: Date;
   lastUsedAt: Date | null;
+  /**
+   * Added while the account's address was unproven, whose first proof has come since: it no longer
+   * signs in by itself, and still answers a second step (shared/mailbox.ts); used as one, it is kept.
+   */
+  suspended?: boolean;
 }
 
-export type NewPasskey = Omit<Passkey, 'createdAt' | 'lastUsedAt'>;
+export type NewPasskey = Omit<Passkey, 'createdAt' | 'lastUsedAt' | 'suspended'>;
 
 export interface FactorSet {
   /** The authenticator, confirmed or still pending its first code; its seed in the clear. */
@@ -96,7 +101,10 @@ export interface Factors {
   removeTotp(kind: AccountKind, accountId: string): Promise<boolean>;
   addPasskey(kind: AccountKind, accountId: string, passkey: NewPasskey): Promise<'added' | 'exists'>;
   findPasskey(credentialId: string): Promise<(Passkey & { kind: AccountKind; accountId: string }) | null>;
-  usePasskey(credentialId: string, counter: number): Promise<void>;
+  /** Moves the counter on; `keep` lifts a suspension (the passkey answered a second step after the password). */
+  usePasskey(credentialId: string, counter: number, options?: { keep?: boolean }): Promise<void>;
+  /** Suspends every passkey of the account (it signs in by itself no more); answers those it suspended. */
+  suspendPasskeys(kind: AccountKind, accountId: string): Promise<Passkey[]>;
   removePasskey(kind: AccountKind, accountId: string, credentialId: string): Promise<boolean>;
   /** Replaces the account's recovery codes (the old set ends). */
   replaceRecoveryCodes(kind: AccountKind, accountId: string, codes: string[]): Promise<void>;

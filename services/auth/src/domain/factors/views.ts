@@ -10,7 +10,8 @@ import { hasOwnFactor } from './common';
 
 export interface FactorList {
   totp: { enabled: boolean; pending: boolean; createdAt: string | null };
-  passkeys: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }>;
+  /** `suspended`: added while the address was unproven; it signs in by itself again once used as a second step. */
+  passkeys: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null; suspended?: true }>;
   recoveryCodes: { remaining: number };
   /** Whether this deployment offers passkeys (WEBAUTHN_RP_ID set). */
   passkeysAvailable: boolean;
@@ -20,7 +21,7 @@ export async function listOwnFactors(deps: Needs<'factors' | 'policy'>, caller: 
   const set = await deps.factors.of(caller.kind, caller.sub);
   return {
     totp: { enabled: set.totp?.confirmed === true, pending: set.totp?.confirmed === false, createdAt: set.totp?.confirmed ? set.totp.createdAt.toISOString() : null },
-    passkeys: set.passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })),
+    passkeys: set.passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null, ...(p.suspended ? { suspended: true as const } : {}) })),
     recoveryCodes: { remaining: hasOwnFactor(set) ? set.recoveryCodesLeft : 0 },
     passkeysAvailable: deps.policy.mfa.webauthn !== undefined,
   };

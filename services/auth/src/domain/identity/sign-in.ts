@@ -198,6 +198,8 @@ async function accountFor(deps: CallbackNeeds, providerId: string, claims: Ident
     role: 'user',
     // Proven by the provider; shown only where the deployment verifies addresses at all.
     ...(verifiesEmail(deps, 'user') ? { emailVerified: true } : {}),
+    // The provider vouched for the address: no later mailbox is its first proof.
+    addressProvenAt: new Date(),
   });
   // Another sign-in (or a registration) took the address a moment ago: the person signs in again.
   if (created === 'email_taken') throw new IdentityRefused('identity_account_exists', 'the address was registered meanwhile');

@@ -12,6 +12,11 @@ export interface Account {
   twoFactorEnabled: boolean;
   /** Whether the address was proven by a mailed link; undefined: never asked (before verification was on, or an admin). */
   emailVerified?: boolean;
+  /**
+   * When its mailbox first answered a link (a verification or a reset), whatever EMAIL_VERIFICATION
+   * says: the ways in added before it are shared/mailbox.ts's to judge. Undefined: never yet. Never shown.
+   */
+  addressProvenAt?: Date;
   avatar: { fileId: string; contentType: string; size: number; updatedAt: Date } | null;
   /**
    * Moves on with every change that must end the account's sessions (a password reset or set, a
@@ -29,9 +34,10 @@ export interface NewAccount {
   role: string;
   twoFactorEnabled?: boolean;
   emailVerified?: boolean;
+  addressProvenAt?: Date;
 }
 
-export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar' | 'emailVerified'>> & {
+export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar' | 'emailVerified' | 'addressProvenAt'>> & {
   /** Move the credential epoch on, in the same write as the change. */
   endSessions?: true;
 };

@@ -8,6 +8,13 @@
 // Every new way in is mailed to the owner as it is added (security-notices.ts), so whoever holds the
 // mailbox knows what to remove once signed in. Apple's account recovery and AWS's root-user MFA reset
 // work this way.
+//
+// One thing the mailbox does decide: a user's address is first proven by it (a verification link or
+// a reset). Until then whoever made the account may not have been the address's owner: someone can
+// register a victim's address first and add a way in of their own (pre-hijacking). So at that first
+// proof every linked identity goes (an identity is never a second step: removing one gives the
+// mailbox no factor), and every passkey stops signing in by itself: it still answers the second step
+// after the password, so the mailbox gains nothing, and used as one it is kept. The owner is told.
 import type { AccountKind } from '@acct/shared';
 import type { Account } from './account';
 import type { Needs, RequestContext } from '../ports';
@@ -24,6 +31,29 @@ export async function cancelPendingRecovery(
   if (!(await deps.recoveries.cancel(kind, account.id))) return false;
   await securityNotice(deps, kind, account, 'factor_recovery_cancelled', ctx, [`Cancelled by ${by}.`]);
   return true;
+}
+
+/** Whether the account's address has ever answered a mailed link (a verification before the first-proof rule counts too). */
+export const addressProven = (account: Pick<Account, 'addressProvenAt' | 'emailVerified'>) => account.addressProvenAt !== undefined || account.emailVerified === true;
+
+/**
+ * The address answered a link: on its first time, for a user, the ways in added while it was unproven
+ * lose what they could do alone (see the head of this file), and the owner is told which.
+ */
+export async function addressAnswered(deps: Needs<'accounts' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<void> {
+  if (addressProven(account)) return;
+  await deps.accounts[kind].update(account.id, { addressProvenAt: new Date() });
+  // Admins are made by admins: an admin's address is never a stranger's claim.
+  if (kind !== 'user') return;
+  // A passwordless account keeps its identities: they may be its only way in.
+  const identities = account.passwordHash ? await deps.identities.listFor(kind, account.id) : [];
+  for (const identity of identities) await deps.identities.remove(kind, account.id, identity.provider);
+  const suspended = await deps.factors.suspendPasskeys(kind, account.id);
+  if (identities.length + suspended.length === 0) return;
+  await securityNotice(deps, kind, account, 'unproven_ways_in_removed', ctx, [
+    ...identities.map((i) => `Removed: sign-in with ${i.provider}, linked ${day(i.linkedAt)}`),
+    ...suspended.map((p) => `Passkey "${p.name}", added ${day(p.createdAt)}: no longer signs in by itself; use it once as the second step after your password to keep it, or remove it`),
+  ]);
 }
 
 /** The account's ways in and second factors, one line each (names and dates, never a secret), for a notice. */

@@ -37,7 +37,7 @@ export async function passkeySignInAccount(
   const answer = requirePasskeyAnswer(presented);
   const taken = await deps.flows.take('passkey', { token });
   const flow = taken.outcome === 'taken' && taken.flow.kind === kind ? taken.flow : undefined;
-  const owner = flow?.webauthnChallenge ? await verifyAssertion(deps, kind, answer, flow.webauthnChallenge) : undefined;
+  const owner = flow?.webauthnChallenge ? await verifyAssertion(deps, kind, answer, flow.webauthnChallenge, 'alone') : undefined;
   const account = owner ? await deps.accounts[kind].findById(owner.accountId) : null;
   if (!account) {
     deps.audit.warn({ ip: ctx.ip, reason: flow ? 'passkey_not_verified' : 'ceremony_unknown' }, `${kindLabel(kind)} passkey login failed`);
