@@ -225,6 +225,44 @@ describe('hosted sign-in and the account console', () => {
     await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
   });
 
+  it('asks from the second step for the factors to go, confirms from the mailed link after a wait, and the console shows and cancels it', async () => {
+    const user = await registerAndLogin(stack);
+    const code = await enableAuthenticatorApp(stack, user.accessToken);
+    // The owner's owner, signed in with the app, open elsewhere.
+    const owner = await freshPage();
+    await owner.goto(`${origin}/login?return_to=/account`);
+    await waitForHeading(owner, 'Sign in');
+    await signInByKeyboard(owner, user.account.email, user.account.password);
+    await waitForHeading(owner, 'Confirm it is you');
+    await owner.keyboard.type(code(30_000));
+    await owner.keyboard.press('Enter');
+    await owner.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+
+    // Someone with the password and without the app asks from the second step.
+    const page = await freshPage();
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await waitForHeading(page, 'Confirm it is you');
+    await press(page, 'I cannot use any of these');
+    await page.waitForFunction(() => document.querySelector('[role=status]')?.textContent?.startsWith('We emailed your address a link.'), { timeout: 10_000 });
+    const link = await linkMailedTo(user.account.email, /https?:\/\/\S+\?action=recover&token=[A-Za-z0-9_-]{43}/);
+    await page.goto(onStack(link));
+    await waitForHeading(page, 'Remove your second factors');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await press(page, 'Remove them after the waiting period');
+    await page.waitForFunction(() => document.querySelector('[role=status]')?.textContent?.startsWith('Done. Your second factors will be removed'), { timeout: 10_000 });
+
+    // The owner's console says so, and stops it.
+    await owner.reload();
+    await owner.waitForFunction(() => document.querySelector('.notice')?.textContent?.includes('They go after'), { timeout: 10_000 });
+    expect(await accessibilityProblems(owner)).toEqual([]);
+    await press(owner, 'Cancel the removal');
+    await owner.waitForFunction(() => document.querySelector('.notice') === null, { timeout: 10_000 });
+    const factors = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: { authorization: `Bearer ${user.accessToken}` } });
+    expect(factors.body.data.recovery).toBeNull();
+  });
+
   it('ends another session, then every other, and changes the password from the console', async () => {
     const user = await registerAndLogin(stack);
     const page = await consoleOf(user.account);
