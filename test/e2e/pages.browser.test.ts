@@ -277,7 +277,12 @@ describe('hosted sign-in and the account console', () => {
     expect(other.status).toBe(200);
     await page.reload();
     await page.waitForFunction(() => document.querySelectorAll('.sessions li').length === 2, { timeout: 10_000 });
+    // Asked first: nothing ends at the first press.
     await press(page, 'Sign out everywhere else');
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Every other browser and device'), { timeout: 10_000 });
+    expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${other.body.data.accessToken}` } })).status).toBe(200);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await press(page, 'Sign them all out');
     await page.waitForFunction(() => document.body.textContent?.includes('One other session ended.'), { timeout: 10_000 });
     expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${other.body.data.accessToken}` } })).status).toBe(401);
 
@@ -368,6 +373,11 @@ describe('hosted sign-in and the account console', () => {
     expect(await page.$eval('.recovery-codes a[download]', (a) => a.getAttribute('href'))).toMatch(/^blob:/);
     expect(await page.$eval('.factor', (f) => f.textContent ?? '')).toContain('On since');
     expect(await accessibilityProblems(page)).toEqual([]);
+    // Removing it is asked first; kept, it stays on.
+    await press(page, 'Remove the authenticator app');
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Without the authenticator app'), { timeout: 10_000 });
+    await press(page, 'Keep the app');
+    expect((await call(stack.url, 'GET', '/api/auth/user/factors', { headers: { authorization: `Bearer ${user.accessToken}` } })).body.data.factors.totp.enabled).toBe(true);
 
     // Signed out, the next sign-in asks for the second step: a recovery code answers it.
     await page.click('#sign-out');
@@ -466,8 +476,15 @@ describe('hosted sign-in and the account console', () => {
     await page.goto(`${origin}/account`);
     await page.waitForFunction((email) => document.querySelector('dl')?.textContent?.includes(email), { timeout: 10_000 }, next);
 
-    await fill(page, 'Password, to confirm', user.account.password);
+    // One press asks, and deletes nothing (the sign-in a moment ago is a recent proof: no password is needed).
     await press(page, 'Delete my account');
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Your account, its sign-in methods and your data will be deleted'), { timeout: 10_000 });
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await press(page, 'Keep my account');
+    expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: next, password: user.account.password } })).status).toBe(200);
+    await press(page, 'Delete my account');
+    await fill(page, 'Password, to confirm', user.account.password);
+    await press(page, 'Delete my account for good');
     await waitForHeading(page, 'Your account is deleted.');
     expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: next, password: user.account.password } })).status).toBe(401);
   });

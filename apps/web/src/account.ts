@@ -4,7 +4,7 @@
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
 import { AccountClient, type Account, type Factors, type Session } from './client';
-import { actionButton, field, formatDate, h, link, showView, statusLine, validatedForm } from './dom';
+import { actionButton, confirmFirst, field, formatDate, h, link, showView, statusLine, validatedForm } from './dom';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { errorText, texts } from './texts';
 
@@ -35,16 +35,12 @@ async function start(): Promise<void> {
     section(
       texts.account.sessions,
       sessionsList,
-      actionButton(
-        texts.account.signOutOthers,
-        async () => {
-          const answer = await client.signOutOthers();
-          if (!answer.ok) return status.error(errorText(answer.error));
-          status.info(texts.account.othersEnded(Number((answer.data as { signedOut?: number }).signedOut ?? 0)));
-          await renderSessions(sessionsList);
-        },
-        { secondary: true },
-      ),
+      confirmFirst(texts.account.signOutOthers, texts.account.signOutOthersConfirm, async () => {
+        const answer = await client.signOutOthers();
+        if (!answer.ok) return status.error(errorText(answer.error));
+        status.info(texts.account.othersEnded(Number((answer.data as { signedOut?: number }).signedOut ?? 0)));
+        await renderSessions(sessionsList);
+      }),
     ),
     activitySection(),
     factorsSection(),
@@ -230,21 +226,23 @@ function emailForm(): HTMLFormElement {
   return form;
 }
 
-function deleteForm(): HTMLFormElement {
+/** Deleting the account: asked first, with the password box in the question (a recent sign-in stands in for it). */
+function deleteForm(): HTMLElement {
   const formStatus = statusLine();
   const password = field(texts.account.deletePassword, { name: 'deletePassword', type: 'password', autocomplete: 'current-password' });
-  return validatedForm(
+  return confirmFirst(
+    texts.account.deleteSubmit,
+    texts.account.deleteConfirm,
     async () => {
       const answer = await withStepUp(client, () => client.deleteAccount(password.input.value));
       if (!answer.ok) {
         formStatus.error(errorText(answer.error));
-        return password.input;
+        password.input.focus();
+        return;
       }
       showView(texts.account.deleted, h('p', {}, link('/register', texts.account.createNew)));
     },
-    password.wrapper,
-    h('button', { type: 'submit', class: 'danger' }, texts.account.deleteSubmit),
-    formStatus.element,
+    { danger: true, extra: [password.wrapper, formStatus.element] },
   );
 }
 
@@ -384,16 +382,12 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
   if (factors.totp.enabled) {
     app.append(
       h('p', {}, texts.account.appOn(formatDate(factors.totp.createdAt ?? ''))),
-      actionButton(
-        texts.account.appRemove,
-        async () => {
-          const answer = await withStepUp(client, () => client.removeTotp());
-          if (!answer.ok) return status.error(errorText(answer.error));
-          status.info(texts.account.appRemoved);
-          await render();
-        },
-        { secondary: true },
-      ),
+      confirmFirst(texts.account.appRemove, texts.account.appRemoveConfirm, async () => {
+        const answer = await withStepUp(client, () => client.removeTotp());
+        if (!answer.ok) return status.error(errorText(answer.error));
+        status.info(texts.account.appRemoved);
+        await render();
+      }),
     );
   } else {
     app.append(
@@ -440,15 +434,16 @@ function passkeysView(factors: Factors, render: () => Promise<void>): HTMLElemen
             h('span', { class: 'session-name' }, passkey.name),
             h('span', { class: 'session-meta' }, passkey.lastUsedAt ? texts.account.passkeyUsed(formatDate(passkey.lastUsedAt)) : texts.account.passkeyNeverUsed),
             passkey.suspended && h('span', { class: 'session-meta' }, texts.account.passkeySuspended),
-            actionButton(
+            confirmFirst(
               texts.account.remove,
+              texts.account.passkeyRemoveConfirm(passkey.name),
               async () => {
                 const answer = await withStepUp(client, () => client.removePasskey(passkey.id));
                 if (!answer.ok) return status.error(errorText(answer.error));
                 status.info(texts.account.passkeyRemoved);
                 await render();
               },
-              { secondary: true, ariaLabel: texts.account.passkeyRemove(passkey.name) },
+              { ariaLabel: texts.account.passkeyRemove(passkey.name) },
             ),
           ),
         ),

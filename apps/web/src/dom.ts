@@ -108,6 +108,34 @@ export function actionButton(
   return h('button', { type: 'button', class: style, 'aria-label': options.ariaLabel, id: options.id, onclick: run }, text);
 }
 
+/**
+ * An act that cannot be undone, asked twice: the button opens a question that says what will happen,
+ * with the act's own button and a way back; nothing happens until the second press. `extra` goes in
+ * the question (a password box, say). Focus moves to the question and back to the button on cancel.
+ */
+export function confirmFirst(
+  text: string,
+  question: { says: string; confirm: string; cancel: string },
+  run: (event: Event) => unknown,
+  options: { danger?: boolean; ariaLabel?: string; extra?: Node[] } = {},
+): HTMLElement {
+  const open = actionButton(text, () => show(true), options.danger ? { danger: true, ariaLabel: options.ariaLabel } : { secondary: true, ariaLabel: options.ariaLabel });
+  const says = h('p', { role: 'alert', tabindex: '-1' }, question.says);
+  const panel = h(
+    'div',
+    { class: 'confirm', hidden: true },
+    says,
+    ...(options.extra ?? []),
+    h('p', { class: 'actions' }, actionButton(question.confirm, run, { danger: true }), ' ', actionButton(question.cancel, () => show(false), { secondary: true })),
+  );
+  function show(asking: boolean): void {
+    open.hidden = asking;
+    panel.hidden = !asking;
+    (asking ? says : open).focus();
+  }
+  return h('div', {}, open, panel);
+}
+
 export function link(href: string, text: string): HTMLAnchorElement {
   return h('a', { href }, text);
 }
