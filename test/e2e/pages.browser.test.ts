@@ -56,8 +56,8 @@ beforeAll(async () => {
     auth: {
       ADMIN_REGISTRATION_OPEN: 'true',
       EMAIL_VERIFICATION: 'soft',
+      // No WEBAUTHN_ORIGINS: the gateway's own origin is allowed on whatever port it was given (here a random one).
       WEBAUTHN_RP_ID: 'localhost',
-      WEBAUTHN_ORIGINS: origin,
       OIDC_PROVIDERS: JSON.stringify([{ id: 'corp', name: 'Corp SSO', issuer: idp.issuer, clientId: 'pages' }]),
       OIDC_CLIENT_SECRETS: JSON.stringify({ corp: 'pages-secret' }),
       // The API's origin: the hosted pages are where a provider's sign-in may come back to.

@@ -140,7 +140,10 @@ describe('passkeys in Chromium', () => {
       const options = await fetchFromPage('/api/auth/user/passkey/options');
       const answer = await ceremony('startAuthentication', options.body.data.options);
       const res = await fetchFromPage('/api/auth/user/passkey/login', { body: { passkey_token: options.body.data.passkey_token, passkey: answer } });
-      expect([res.status, res.body.code]).toEqual([401, 'passkey_rejected']);
+      // Refused, and the answer and auth's log both name the page's origin: what to add to WEBAUTHN_ORIGINS, if it is the deployment's.
+      expect([res.status, res.body.code]).toEqual([401, 'passkey_origin_refused']);
+      expect(res.body.message).toContain(otherApp.origin);
+      expect(stack.logs.service.some((r) => r.origin === otherApp.origin && String(r.message ?? r.msg).includes('WEBAUTHN_ORIGINS'))).toBe(true);
     } finally {
       await page.goto(app.origin);
     }

@@ -371,6 +371,7 @@ export const texts = {
     factor_exists: 'That is already set up.',
     factor_not_found: 'That is no longer set up.',
     passkey_rejected: 'The passkey was not accepted.',
+    passkey_origin_refused: 'Passkeys are not set up for this page’s address. Whoever runs this site can allow it: the address must be listed in WEBAUTHN_ORIGINS.',
     passkeys_disabled: 'Passkeys are not available here.',
     identity_provider_unknown: 'That sign-in provider is not available.',
     identity_provider_unavailable: 'The sign-in provider did not answer. Try again.',

@@ -22,7 +22,8 @@ export const authErrorCatalogue = errorCatalogue({
   step_up_required: { status: 403, meaning: 'Adding or removing a second factor needs the password or a code in the last few minutes: call `reauthenticate`, then retry.' },
   factor_exists: { status: 409, meaning: 'An authenticator app is already set up (remove it first), or this passkey is already registered.' },
   factor_not_found: { status: 404, meaning: 'No such factor of the signed-in account, no authenticator enrolment waiting for its first code, or no factor that recovery codes could stand in for.' },
-  passkey_rejected: { status: 401, meaning: 'The passkey answer did not verify: another origin or relying party, a used or expired ceremony, an unknown passkey, or a bad signature. Start the ceremony again.' },
+  passkey_rejected: { status: 401, meaning: 'The passkey answer did not verify: another relying party, a used or expired ceremony, an unknown passkey, or a bad signature. Start the ceremony again.' },
+  passkey_origin_refused: { status: 401, meaning: 'The page that ran the passkey ceremony is on an origin `WEBAUTHN_ORIGINS` does not list (the message names it): the deployment lists it, or the page moves to a listed origin.' },
   passkeys_disabled: { status: 404, meaning: 'This deployment has no passkey relying party (`WEBAUTHN_RP_ID` unset in production).' },
   identity_provider_unknown: { status: 404, meaning: 'No identity provider of this deployment has this id (`OIDC_PROVIDERS`), or, on an admin route, admins may not use it (`OIDC_ADMIN_PROVIDERS`).' },
   identity_provider_unavailable: { status: 503, meaning: 'The identity provider has not answered its discovery yet (retried in the background): retry later; every other sign-in works.' },
@@ -119,6 +120,7 @@ export const AuthErrors = {
   factorNotFound: () => error('factor_not_found', 'Factor not found'),
   noFactorForRecoveryCodes: () => error('factor_not_found', 'Recovery codes need an authenticator app or a passkey first'),
   passkeyRejected: () => error('passkey_rejected', 'Passkey not accepted'),
+  passkeyOriginRefused: (origin: string) => error('passkey_origin_refused', `Passkeys are not set up for pages at ${origin}: the service's WEBAUTHN_ORIGINS must list it`),
   passkeysOff: () => error('passkeys_disabled', 'Passkeys are not enabled on this service'),
   // Identity providers.
   identityProviderUnknown: () => error('identity_provider_unknown', 'Unknown identity provider'),

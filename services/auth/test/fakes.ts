@@ -421,6 +421,8 @@ export const memoryHasher: PasswordHasher = {
 
 /** Verifies an answer whose `response.signedBy` names the challenge it signed. */
 const signedByChallenge: PasskeyCeremonies = {
+  /** The origin an answer names (`response.origin`), as a browser's client data would. */
+  originOf: (answer) => (answer as { response?: { origin?: string } }).response?.origin,
   registrationOptions: async () => ({ challenge: 'reg' }),
   verifyRegistration: async () => undefined,
   authenticationOptions: async (_rp, options) => ({ challenge: options.challenge ?? `challenge-${Math.random()}` }),

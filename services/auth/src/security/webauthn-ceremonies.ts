@@ -16,6 +16,18 @@ const descriptor = (p: PasskeyRef) => ({ id: p.id, transports: p.transports as A
 const expected = (rp: RelyingParty, challenge: string) => ({ expectedChallenge: challenge, expectedOrigin: rp.origins, expectedRPID: rp.rpId, requireUserVerification: true });
 
 export class SimpleWebAuthnCeremonies implements PasskeyCeremonies {
+  /** The client data's `origin`: the page the browser ran the ceremony on (the library checks it again against the one allowed). */
+  originOf(answer: unknown): string | undefined {
+    const clientData = (answer as { response?: { clientDataJSON?: unknown } } | null)?.response?.clientDataJSON;
+    if (typeof clientData !== 'string' || clientData.length > 4096) return undefined;
+    try {
+      const origin = (JSON.parse(Buffer.from(clientData, 'base64url').toString('utf8')) as { origin?: unknown }).origin;
+      return typeof origin === 'string' && origin.length <= 2048 ? origin : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async registrationOptions(rp: RelyingParty, user: { name: string; displayName: string; handle: string }, exclude: PasskeyRef[]): Promise<PasskeyOptions> {
     return webauthn().generateRegistrationOptions({
       rpName: rp.rpName,

@@ -7,8 +7,6 @@ import { feature } from './feature';
 
 /** Stands in outside production; production refuses it (it is in this file for anyone to read). */
 const DEVELOPMENT_MFA_KEY = '0000000000000000000000000000000000000000000000000000000000000000';
-/** Where passkey ceremonies may run outside production when WEBAUTHN_ORIGINS is unset: the usual dev servers. */
-const DEVELOPMENT_ORIGINS = ['http://localhost:3000', 'http://localhost:5173', 'http://localhost:8080'];
 
 export const secondFactorSettings = feature({
   variables: {
@@ -19,14 +17,16 @@ export const secondFactorSettings = feature({
     /** The passkeys' relying party: the site's registrable domain. Unset in production: passkeys are off. */
     WEBAUTHN_RP_ID: z.string().min(1).optional(),
     WEBAUTHN_RP_NAME: env.string('Account Service'),
-    /** Pages allowed to run a passkey ceremony (exact origins); by default the RP id's https origin, or localhost's dev ports. */
+    /** Pages allowed to run a passkey ceremony (exact origins); by default the RP id's https origin, or outside production any localhost port. */
     WEBAUTHN_ORIGINS: env.list([], { test: (o) => /^https?:\/\/[^/\s*]+$/.test(o), expected: 'origins such as https://app.example.com' }),
     /** How long a password or second-factor proof lets a session add or remove factors. */
     STEP_UP_SECONDS: env.int(300, 30),
   },
   section: (v) => {
     const rpId = v.WEBAUTHN_RP_ID ?? (v.NODE_ENV === 'production' ? undefined : 'localhost');
-    const origins = v.WEBAUTHN_ORIGINS.length ? v.WEBAUTHN_ORIGINS : rpId === 'localhost' ? DEVELOPMENT_ORIGINS : rpId ? [`https://${rpId}`] : [];
+    // Outside production with no list, any localhost page: the gateway's own origin on whatever PORT, and a dev server beside it.
+    const anyLocalhostPort = !v.WEBAUTHN_ORIGINS.length && rpId === 'localhost';
+    const origins = v.WEBAUTHN_ORIGINS.length ? v.WEBAUTHN_ORIGINS : rpId && rpId !== 'localhost' ? [`https://${rpId}`] : [];
     return {
       /** The 32 bytes of the key (a malformed key is refused by `rules` before the config is used). */
       key: parseMfaKey(v.MFA_ENCRYPTION_KEY ?? DEVELOPMENT_MFA_KEY) ?? Buffer.alloc(0),
@@ -34,7 +34,7 @@ export const secondFactorSettings = feature({
       stepUpSeconds: v.STEP_UP_SECONDS,
       stepUpMs: v.STEP_UP_SECONDS * 1000,
       /** The passkeys' relying party; undefined: passkeys are off. */
-      webauthn: rpId ? { rpId, rpName: v.WEBAUTHN_RP_NAME, origins } : undefined,
+      webauthn: rpId ? { rpId, rpName: v.WEBAUTHN_RP_NAME, origins, ...(anyLocalhostPort ? { anyLocalhostPort } : {}) } : undefined,
     };
   },
   /** The key as 32 bytes: 64 hex digits or base64 of 32 bytes. */

@@ -2,9 +2,10 @@
 // offers, which method checks a proof (a mailed code before the app's, each time step once, each
 // recovery code once, a passkey only for its own account), and what setting one up or removing it
 // does. The end-to-end files (second-factors.security, passkeys.browser) keep to the contract.
-import type { AccountKind } from '@acct/shared';
+import type { AccountKind, Logger } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
 import { confirmAuthenticator, proveSecondStep, regenerateRecoveryCodes, removeAuthenticator, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS } from '../../src/domain/factors';
+import { relyingPartyFor } from '../../src/domain/factors/common';
 import type { AuthPolicy, OpenChallenge, PasskeyCeremonies, Sessions } from '../../src/domain/ports';
 import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, StepTotp, claimsOf, requestOf, silentLogger } from '../fakes';
 
@@ -12,6 +13,7 @@ const rp = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.
 
 /** Verifies an answer whose `response.signedBy` names the challenge it signed; the counter goes up by one. */
 const passkeys: PasskeyCeremonies = {
+  originOf: (answer) => (answer as { response?: { origin?: string } }).response?.origin,
   registrationOptions: async () => ({ challenge: 'reg' }),
   verifyRegistration: async () => undefined,
   authenticationOptions: async (_rp, options) => ({ challenge: options.challenge ?? 'any' }),
@@ -173,5 +175,28 @@ describe('an account’s own authenticator app', () => {
     expect((await deps.factors.of('user', caller.sub)).recoveryCodesLeft).toBe(0);
     await expect(regenerateRecoveryCodes(deps, caller, ctx)).rejects.toMatchObject({ message: AuthErrors.noFactorForRecoveryCodes().message });
     expect(deps.outbox.events.map((e) => (e.input as { change?: string }).change ?? e.type)).toEqual(['totp_added', 'account.sessions.ended', 'totp_removed']);
+  });
+});
+
+describe('the page a passkey ceremony ran on', () => {
+  const logged: Array<Record<string, unknown>> = [];
+  const deps = { passkeys, logger: { warn: (fields: Record<string, unknown>) => void logged.push(fields) } as unknown as Logger };
+  const answerFrom = (origin: string) => ({ id: 'k', response: { origin } });
+
+  it('is taken when listed, and narrows the check to that one origin', () => {
+    expect(relyingPartyFor(deps, rp, answerFrom('https://example.com')).origins).toEqual(['https://example.com']);
+  });
+
+  it('outside production with no list, is any localhost port: the gateway on whatever PORT it was given', () => {
+    const development = { rpId: 'localhost', rpName: 'Dev', origins: [], anyLocalhostPort: true };
+    expect(relyingPartyFor(deps, development, answerFrom('http://localhost:9090')).origins).toEqual(['http://localhost:9090']);
+    expect(() => relyingPartyFor(deps, development, answerFrom('http://localhost.evil.example:9090'))).toThrow(expect.objectContaining({ code: 'passkey_origin_refused' }));
+    expect(() => relyingPartyFor(deps, { ...development, anyLocalhostPort: false }, answerFrom('http://localhost:9090'))).toThrow(expect.objectContaining({ code: 'passkey_origin_refused' }));
+  });
+
+  it('refused, is named in the log and in the answer', () => {
+    logged.length = 0;
+    expect(() => relyingPartyFor(deps, rp, answerFrom('https://sub.example.com'))).toThrow(expect.objectContaining({ code: 'passkey_origin_refused', message: expect.stringContaining('https://sub.example.com') }));
+    expect(logged).toEqual([{ origin: 'https://sub.example.com', allowed: ['https://example.com'] }]);
   });
 });

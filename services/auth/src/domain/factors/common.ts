@@ -22,6 +22,20 @@ export async function requireRecentProof(deps: Needs<'ceremonies' | 'accounts'>,
   return account;
 }
 
+/**
+ * The relying party narrowed to the origin of the page that made `answer`, when that page may run a
+ * ceremony; refused, the origin is named in the log (for whoever runs the deployment) and in the
+ * answer (for whoever built the page).
+ */
+export function relyingPartyFor(deps: Needs<'passkeys' | 'logger'>, rp: RelyingParty, answer: unknown): RelyingParty {
+  const origin = deps.passkeys.originOf(answer);
+  // No client data to read: the library refuses the answer as it is.
+  if (origin === undefined) return rp;
+  if (rp.origins.includes(origin) || (rp.anyLocalhostPort && /^http:\/\/localhost(:\d{1,5})?$/.test(origin))) return { ...rp, origins: [origin] };
+  deps.logger.warn({ origin, allowed: rp.origins }, 'Passkey ceremony from a page on an origin WEBAUTHN_ORIGINS does not list: refused');
+  throw AuthErrors.passkeyOriginRefused(origin);
+}
+
 /** The deployment's passkey relying party; `passkeys_disabled` without one. */
 export function requireWebauthn(deps: Needs<'policy'>): RelyingParty {
   const webauthn = deps.policy.mfa.webauthn;

@@ -10,7 +10,7 @@ import type { Needs, PasskeyOptions, RequestContext } from '../ports';
 import { wayInAdded } from '../shared/security-notices';
 import { asBody, requirePasskeyAnswer, type PasskeyAnswer } from '../shared/validation';
 import { removeWayIn } from '../shared/ways-in';
-import { afterRemoval, hasOwnFactor, requireRecentProof, requireWebauthn, type OwnNeeds } from './common';
+import { afterRemoval, hasOwnFactor, relyingPartyFor, requireRecentProof, requireWebauthn, type OwnNeeds } from './common';
 import type { SecondStepMethod } from './method';
 import { issueRecoveryCodes } from './recovery-codes';
 
@@ -45,13 +45,13 @@ export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' |
  * place of the password) a suspended passkey answers nothing; as a second step it does, and is kept.
  */
 export async function verifyAssertion(
-  deps: Needs<'factors' | 'policy' | 'passkeys'>,
+  deps: Needs<'factors' | 'policy' | 'passkeys' | 'logger'>,
   kind: AccountKind,
   answer: PasskeyAnswer,
   challenge: string,
   use: 'alone' | 'second_step',
 ): Promise<{ accountId: string } | undefined> {
-  const rp = requireWebauthn(deps);
+  const rp = relyingPartyFor(deps, requireWebauthn(deps), answer);
   const stored = await deps.factors.findPasskey(answer.id);
   if (!stored || stored.kind !== kind || (use === 'alone' && stored.suspended)) return undefined;
   const verified = await deps.passkeys.verifyAuthentication(rp, answer, challenge, stored);
@@ -86,7 +86,7 @@ export async function registerPasskey(
   const answer = requirePasskeyAnswer(presented);
   const state = await deps.ceremonies.finishRegistration(caller.sid);
   if (!state || state.accountId !== caller.sub || state.kind !== caller.kind || !startedUnderCurrentCredentials(account, state.credentialEpoch)) throw AuthErrors.passkeyRejected();
-  const credential = await deps.passkeys.verifyRegistration(rp, answer, state.challenge);
+  const credential = await deps.passkeys.verifyRegistration(relyingPartyFor(deps, rp, answer), answer, state.challenge);
   if (!credential) throw AuthErrors.passkeyRejected();
   const set = await deps.factors.of(caller.kind, caller.sub);
   const stored = { ...credential, name: typeof name === 'string' ? name.trim() : 'Passkey' };

@@ -75,11 +75,16 @@ export type PasskeyOptions = { readonly challenge: string } & Readonly<Record<st
 export interface RelyingParty {
   rpId: string;
   rpName: string;
+  /** The pages that may run a ceremony, exactly. */
   origins: string[];
+  /** Outside production with no WEBAUTHN_ORIGINS: any `http://localhost:<port>` page (the gateway on whatever PORT it was given). */
+  anyLocalhostPort?: boolean;
 }
 
 /** The WebAuthn ceremonies (registration and authentication), a library's work kept outside the domain. */
 export interface PasskeyCeremonies {
+  /** The origin of the page a browser's answer was made on (its client data); undefined when the answer has none. */
+  originOf(answer: unknown): string | undefined;
   registrationOptions(rp: RelyingParty, user: { name: string; displayName: string; handle: string }, exclude: Array<Pick<Passkey, 'id' | 'transports'>>): Promise<PasskeyOptions>;
   /** The new credential when the browser's answer verifies against `challenge` (user verified); undefined otherwise. */
   verifyRegistration(rp: RelyingParty, answer: unknown, challenge: string): Promise<Omit<NewPasskey, 'name'> | undefined>;

@@ -250,7 +250,7 @@ export interface AuthPolicy {
   /** A removal of second factors confirmed by the mailbox: how long it waits, and how long before it the owner is mailed again. */
   recovery: { delaySeconds: number; reminderSeconds: number };
   /** The second factors' settings; `webauthn` undefined: passkeys are off. */
-  mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[] } };
+  mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[]; anyLocalhostPort?: boolean } };
   /** Sign-in with identity providers: the app URLs it may return to (the first by default), and how long a flow may take. */
   identity: { appUrls: string[]; flowTtlMs: number; /** The providers admins may use too. */ adminProviders: string[] };
 }
