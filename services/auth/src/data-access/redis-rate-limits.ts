@@ -14,6 +14,7 @@ export interface RateLimitSettings {
   forgotEmailPerHour: number;
   resetIpPerHour: number;
   otpIpPerMinute: number;
+  passkeyOptionsIpPerMinute: number;
   emailLinkIpPerHour: number;
 }
 
@@ -31,6 +32,7 @@ export class RedisRateLimits implements RateLimits {
       forgotEmail: make('forgot-email', settings.forgotEmailPerHour, 3600),
       resetIp: make('reset-ip', settings.resetIpPerHour, 3600),
       otpIp: make('otp-ip', settings.otpIpPerMinute, 60),
+      passkeyOptionsIp: make('passkey-options-ip', settings.passkeyOptionsIpPerMinute, 60),
       emailLinkIp: make('email-link-ip', settings.emailLinkIpPerHour, 3600),
     };
   }

@@ -18,6 +18,8 @@ export const rateLimitSettings = feature({
     RATE_FORGOT_EMAIL_PER_HOUR: env.int(10, 1),
     RATE_RESET_IP_PER_HOUR: env.int(20, 1),
     RATE_OTP_IP_PER_MINUTE: env.int(30, 1),
+    /** Passkey sign-in options from one client address: a sign-in page asks for them on every view, so they are not sign-ins; this only bounds the flows they open. */
+    RATE_PASSKEY_OPTIONS_IP_PER_MINUTE: env.int(600, 1),
     /** Uses of verification, email-change and undo links from one client address. */
     RATE_EMAIL_LINK_IP_PER_HOUR: env.int(20, 1),
   },
@@ -30,6 +32,7 @@ export const rateLimitSettings = feature({
       forgotEmailPerHour: v.RATE_FORGOT_EMAIL_PER_HOUR,
       resetIpPerHour: v.RATE_RESET_IP_PER_HOUR,
       otpIpPerMinute: v.RATE_OTP_IP_PER_MINUTE,
+      passkeyOptionsIpPerMinute: v.RATE_PASSKEY_OPTIONS_IP_PER_MINUTE,
       emailLinkIpPerHour: v.RATE_EMAIL_LINK_IP_PER_HOUR,
     },
     loginFailures: {

@@ -172,6 +172,21 @@ describe('a sign-in whose answer is no longer awaited (the gateway answered 504,
 });
 
 describe('a passkey sign-in', () => {
+  it('counts the answer as a sign-in, not the options a sign-in page asks for on every view', async () => {
+    const { deps, make } = await setUp();
+    const spent: string[] = [];
+    const counted = { ...deps, rateLimits: { consume: async (name: string) => (spent.push(name), { allowed: true as const }) } };
+    const user = await make('user', 'grace@example.com');
+    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    // An office behind one address opens the page fifty times.
+    let last!: Awaited<ReturnType<typeof passkeySignInOptions>>;
+    for (let i = 0; i < 50; i++) last = await passkeySignInOptions(counted, 'user', requestOf());
+    expect(spent.filter((n) => n === 'loginIp')).toEqual([]);
+    expect(spent.filter((n) => n === 'passkeyOptionsIp')).toHaveLength(50);
+    await passkeyLogin(counted, 'user', { passkey_token: last.passkeyToken, passkey: { id: 'pk1', response: { signedBy: last.options.challenge } } }, requestOf());
+    expect(spent.filter((n) => n === 'loginIp')).toHaveLength(1);
+  });
+
   it('takes its flow once: the answer to its challenge signs in, a replay of it finds nothing', async () => {
     const { deps, make, opened } = await setUp();
     const user = await make('user', 'grace@example.com');

@@ -177,7 +177,7 @@ export interface CeremonyState {
   credentialEpoch: number;
 }
 
-export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'emailLinkIp';
+export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'passkeyOptionsIp' | 'emailLinkIp';
 export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 export interface RateLimits {

@@ -17,7 +17,8 @@ export async function passkeySignInOptions(
   ctx: RequestContext,
 ): Promise<{ options: PasskeyOptions; passkeyToken: string }> {
   const rp = requireWebauthn(deps);
-  await enforceLimit(deps, 'loginIp', ctx.budget);
+  // A sign-in page asks on every view (for the browser's passkey suggestions): the sign-in is counted at the answer, not here.
+  await enforceLimit(deps, 'passkeyOptionsIp', ctx.budget);
   const options = await deps.passkeys.authenticationOptions(rp, {});
   const { token: passkeyToken } = await deps.flows.open(passkeyFlow(kind, options.challenge));
   return { options, passkeyToken };
