@@ -63,7 +63,7 @@ beforeAll(async () => {
       // The API's origin: the hosted pages are where a provider's sign-in may come back to.
       OIDC_REDIRECT_URL_BASE: origin,
     },
-    gateway: { PORT: String(port), PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin },
+    gateway: { PORT: String(port), PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin, SUPPORT_CONTACT: 'help@example.com' },
   });
   browser = await launchChromium((chromium as { path: string }).path);
 }, 120_000);
@@ -183,8 +183,11 @@ describe('hosted sign-in and the account console', () => {
     await waitForHeading(page, 'Sign in');
     expect(await accessibilityProblems(page)).toEqual([]);
     await signInByKeyboard(page, account.email, 'not the password');
-    await page.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'The email or password is wrong.', { timeout: 10_000 });
+    // The summary takes the focus; Enter on its link goes to the field to correct.
+    await page.waitForFunction(() => document.querySelector('.error-summary li')?.textContent === 'The email or password is wrong.', { timeout: 10_000 });
     await page.$eval('input[name=password]', (i) => ((i as HTMLInputElement).value = ''));
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     await page.keyboard.type(account.password);
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('h1')?.textContent === 'Your account' && document.querySelector('dl'), { timeout: 10_000 });
@@ -218,8 +221,10 @@ describe('hosted sign-in and the account console', () => {
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('code');
     await page.keyboard.type('000000');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'That code is wrong or already used.', { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('.error-summary li')?.textContent === 'That code is wrong or already used.', { timeout: 10_000 });
+    expect(await page.$eval('input[name=code]', (i) => i.getAttribute('aria-invalid'))).toBe('true');
     await page.$eval('input[name=code]', (i) => ((i as HTMLInputElement).value = ''));
+    await page.click('.error-summary a');
     await page.keyboard.type(code(30_000));
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
@@ -261,6 +266,70 @@ describe('hosted sign-in and the account console', () => {
     await owner.waitForFunction(() => document.querySelector('.notice') === null, { timeout: 10_000 });
     const factors = await call(stack.url, 'GET', '/api/auth/user/factors', { headers: { authorization: `Bearer ${user.accessToken}` } });
     expect(factors.body.data.recovery).toBeNull();
+  });
+
+  it('shows errors where the eye is: in each field, in a summary that heads the form, and in the title; a disabled account names support', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    const summary = () => page.$$eval('.error-summary li a', (links) => links.map((a) => [a.textContent, a.getAttribute('href')]));
+    const invalid = () => page.$$eval('input[aria-invalid=true]', (inputs) => inputs.map((i) => (i as HTMLInputElement).name));
+
+    // Nothing typed: both fields, each in its own slot, the summary focused, the title marked.
+    await press(page, 'Sign in');
+    await page.waitForSelector('.error-summary');
+    expect(await invalid()).toEqual(['email', 'password']);
+    expect((await summary()).map(([text]) => text)).toEqual(['Enter email', 'Enter password']);
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe('error-summary');
+    expect(await page.title()).toMatch(/^Error: Sign in/);
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    // A wrong password: on the password field, and the summary's link takes the focus there.
+    await fill(page, 'Email', user.account.email);
+    await fill(page, 'Password', 'not the password');
+    await press(page, 'Sign in');
+    await page.waitForFunction(() => document.querySelector('.error-summary li')?.textContent === 'The email or password is wrong.', { timeout: 10_000 });
+    expect(await invalid()).toEqual(['password']);
+    await page.click('.error-summary a');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('password');
+
+    // Right: the errors and the title's mark go.
+    await page.$eval('input[name=password]', (i) => ((i as HTMLInputElement).value = ''));
+    await fill(page, 'Password', user.account.password);
+    await press(page, 'Sign in');
+    await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+    expect(await page.title()).not.toMatch(/^Error/);
+
+    // A disabled account is told whom to ask (SUPPORT_CONTACT).
+    const admin = await registerAndLogin(stack, 'admin');
+    await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { headers: { authorization: `Bearer ${admin.accessToken}` }, body: { disabled: true } });
+    const disabled = await freshPage();
+    await disabled.goto(`${origin}/login`);
+    await waitForHeading(disabled, 'Sign in');
+    await signInByKeyboard(disabled, user.account.email, user.account.password);
+    await disabled.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'This account is disabled. Contact help@example.com.', { timeout: 10_000 });
+  });
+
+  it('takes an account console whose session ended elsewhere back to sign-in, tells a person back from an undo that a reset link waits, and never scrolls sideways at 360 px', async () => {
+    const account = buildAccount({ email: `a.rather.long.address.that.does.not.fit.${Date.now()}@a-long-subdomain.example.com` });
+    expect((await call(stack.url, 'POST', '/api/auth/user/register', { body: account })).status).toBe(201);
+    const user = { account };
+    const page = await consoleOf(user.account);
+    await page.setViewport({ width: 360, height: 740 });
+    await page.reload();
+    await page.waitForSelector('.sessions li');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+
+    // Signed out from another device: the next call the console makes sends it to sign-in.
+    const other = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } });
+    await call(stack.url, 'POST', '/api/auth/user/sessions/sign-out-others', { headers: { authorization: `Bearer ${other.body.data.accessToken}` } });
+    await press(page, 'Download your data');
+    await page.waitForFunction(() => location.pathname === '/login' && new URLSearchParams(location.search).get('return_to') === '/account', { timeout: 10_000 });
+
+    await page.goto(`${origin}/login?after=undo`);
+    await waitForHeading(page, 'Sign in');
+    expect(await page.$eval('[role=status]', (s) => s.textContent)).toMatch(/^The change of address is undone/);
   });
 
   it('ends another session, then every other, and changes the password from the console', async () => {
@@ -478,7 +547,7 @@ describe('hosted sign-in and the account console', () => {
 
     // One press asks, and deletes nothing (the sign-in a moment ago is a recent proof: no password is needed).
     await press(page, 'Delete my account');
-    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Your account, its sign-in methods and your data will be deleted'), { timeout: 10_000 });
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Are you sure? Once deleted'), { timeout: 10_000 });
     expect(await accessibilityProblems(page)).toEqual([]);
     await press(page, 'Keep my account');
     expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: next, password: user.account.password } })).status).toBe(200);

@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import yaml from 'js-yaml';
 import { buildPages, repositoryRoot } from '@acct/test-harness/build';
 import { identityRedirectErrors } from '@acct/auth';
-import { texts } from '../../apps/web/src/texts';
+import { errorText, texts, waitInWords } from '../../apps/web/src/texts';
 
 /** Bytes of JavaScript each page may load, gzip-compressed. */
 const BUDGET_GZIP_BYTES: Record<string, number> = { 'signin.html': 60 * 1024, 'account.html': 80 * 1024, 'admin.html': 80 * 1024 };
@@ -17,6 +17,22 @@ describe('the hosted pages', () => {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-pages-budget-'));
   beforeAll(() => buildPages(outDir), 60_000);
   afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));
+
+  it('says a wait as a person would: seconds, then about so many minutes, then hours', () => {
+    expect([1, 45, 89, 90, 900, 899.2, 5_340, 5_400, 7_200, 86_400].map(waitInWords)).toEqual([
+      '1 second',
+      '45 seconds',
+      '89 seconds',
+      'about 2 minutes',
+      'about 15 minutes',
+      'about 15 minutes',
+      'about 89 minutes',
+      'about 2 hours',
+      'about 2 hours',
+      'about 24 hours',
+    ]);
+    expect(errorText({ code: 'rate_limited', message: '', retryAfter: 900 })).toBe(`${texts.errors.rate_limited} Try again in about 15 minutes.`);
+  });
 
   it("has a text for every error code of the API (and for the browser's own two failures)", () => {
     const doc = yaml.load(fs.readFileSync(path.join(repositoryRoot, 'openapi/openapi.yaml'), 'utf8')) as any;

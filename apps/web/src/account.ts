@@ -4,11 +4,13 @@
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
 import { AccountClient, type Account, type Factors, type Session } from './client';
-import { actionButton, confirmFirst, field, formatDate, h, link, showView, statusLine, validatedForm } from './dom';
+import { actionButton, confirmFirst, field, formatDate, h, link, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { errorText, texts } from './texts';
 
-const client = new AccountClient({ kind: 'user' });
+// A session ended elsewhere (signed out, a reset, a disable) takes the account off screen at the next call.
+const client = new AccountClient({ kind: 'user', onSignedOut: () => toSignIn() });
+useProblemWords(texts.problems);
 /** The service's limit for a picture (2 MiB): a larger file is refused here, before it is sent. */
 const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
 const status = statusLine();

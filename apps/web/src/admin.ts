@@ -8,10 +8,12 @@ import './style.css';
 import type { Account, ActivityEntry, Result } from './client';
 import { AdminClient, type ActivityFilter, type DesktopRelease, type Page, type Platform } from './admin-client';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
-import { actionButton, field, formatDate, h, showView, statusLine, validatedForm } from './dom';
+import { actionButton, field, formatDate, h, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { errorText, texts } from './texts';
 
-const client = new AdminClient();
+// A session ended elsewhere takes the console off screen at the next call.
+const client = new AdminClient({ onSignedOut: () => toSignIn() });
+useProblemWords(texts.problems);
 const status = statusLine();
 const t = texts.admin;
 /** A message for the next view (said after a move, such as back to the list after a deletion). */

@@ -99,6 +99,8 @@ export interface ClientOptions {
   /** The API's origin; the page's own by default. */
   base?: string;
   fetch?: typeof fetch;
+  /** Called when a call finds the session over (ended elsewhere, expired) and no refresh brings it back: a console goes to sign-in. */
+  onSignedOut?: () => void;
 }
 
 interface Envelope {
@@ -115,9 +117,11 @@ export class AccountClient {
   private readonly fetchImpl: typeof fetch;
   private accessToken: string | undefined;
   private refreshing: Promise<boolean> | undefined;
+  private readonly onSignedOut?: () => void;
 
   constructor(options: ClientOptions) {
     this.kind = options.kind;
+    this.onSignedOut = options.onSignedOut;
     this.base = (options.base ?? '').replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   }
@@ -363,6 +367,7 @@ export class AccountClient {
     const res = await this.send('GET', path, undefined, true);
     if (!res.ok) return { ok: false, error: res.error };
     if (res.response.status === 401 && !retried && (await this.refresh())) return this.download(path, true);
+    if (res.response.status === 401) return this.signedOut({ ok: false, error: await errorOf(res.response) });
     if (!res.response.ok) return { ok: false, error: await errorOf(res.response) };
     return { ok: true, data: await res.response.blob(), message: '' };
   }
@@ -380,10 +385,16 @@ export class AccountClient {
 
   /** A call with the access token; an expired one is refreshed once and the call made again. */
   protected async authorized(method: string, path: string, body?: unknown): Promise<Result<Record<string, unknown>>> {
-    if (!this.accessToken && !(await this.refresh())) return { ok: false, error: { status: 401, code: 'unauthorized', message: 'Not signed in' } };
+    if (!this.accessToken && !(await this.refresh())) return this.signedOut({ ok: false, error: { status: 401, code: 'unauthorized', message: 'Not signed in' } });
     const first = await this.call(method, path, body, true);
     if (first.ok || first.error.status !== 401 || first.error.code === 'step_up_required') return first;
-    return (await this.refresh()) ? this.call(method, path, body, true) : first;
+    return (await this.refresh()) ? this.call(method, path, body, true) : this.signedOut(first);
+  }
+
+  /** The session is over and no refresh brought it back: the page is told (it leaves the account off screen). */
+  private signedOut<T>(answer: T): T {
+    this.onSignedOut?.();
+    return answer;
   }
 
   private async call(method: string, path: string, body?: unknown, withToken = false): Promise<Result<Record<string, unknown>>> {

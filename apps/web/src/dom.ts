@@ -36,11 +36,7 @@ export function field(label: string, attributes: Attributes & { name: string }, 
   return {
     wrapper,
     input,
-    setError(message: string) {
-      error.textContent = message;
-      if (message) input.setAttribute('aria-invalid', 'true');
-      else input.removeAttribute('aria-invalid');
-    },
+    setError: (message: string) => setFieldError(input, message),
   };
 }
 
@@ -65,10 +61,75 @@ export function showView(title: string, ...content: Child[]): HTMLElement {
   return main;
 }
 
+/** What a person is told about a field that needs another look. */
+export interface Problem {
+  input: HTMLInputElement;
+  message: string;
+}
+
+/** The words of the field's own checks (required, an email, a length, a pattern), as `problems` says them. */
+export interface ProblemWords {
+  title: string;
+  titlePrefix: string;
+  required(label: string): string;
+  email: string;
+  tooShort(label: string, n: number): string;
+  tooLong(label: string, n: number): string;
+  pattern(label: string): string;
+}
+
+let problemWords: ProblemWords | undefined;
+/** Set once by each page's texts (dom.ts holds no words of its own). */
+export const useProblemWords = (words: ProblemWords) => void (problemWords = words);
+
+const labelOf = (input: HTMLInputElement) => document.querySelector(`label[for="${input.id}"]`)?.textContent ?? input.name;
+
+/** The field's own checks, in words: the first that fails, or undefined. */
+function problemOf(input: HTMLInputElement): string | undefined {
+  const v = input.validity;
+  const words = problemWords!;
+  if (v.valid) return undefined;
+  if (v.valueMissing) return words.required(labelOf(input));
+  if (v.typeMismatch && input.type === 'email') return words.email;
+  if (v.tooShort) return words.tooShort(labelOf(input), input.minLength);
+  if (v.tooLong) return words.tooLong(labelOf(input), input.maxLength);
+  return words.pattern(labelOf(input));
+}
+
 /**
- * A form whose submit (a button or Enter) runs `onValid` once its fields pass their own checks, with
- * the browser's messages otherwise; the controls are disabled while it runs, and the element it
- * answers (a field to correct) gets the focus once they are enabled again.
+ * Errors where the eye is (the GOV.UK pattern): each message in its field's own slot with
+ * `aria-invalid`, a summary heading the form that links to each field (focused, and read out), and
+ * "Error: " before the page's title. An empty list clears all three.
+ */
+export function showProblems(form: HTMLFormElement, problems: Problem[]): void {
+  const words = problemWords!;
+  for (const input of form.querySelectorAll<HTMLInputElement>('input[aria-invalid]')) setFieldError(input, '');
+  form.querySelector('.error-summary')?.remove();
+  document.title = document.title.replace(words.titlePrefix, '');
+  if (!problems.length) return;
+  for (const { input, message } of problems) setFieldError(input, message);
+  const summary = h(
+    'div',
+    { class: 'error-summary', role: 'alert', tabindex: -1, 'aria-labelledby': 'error-summary-title' },
+    h('h2', { id: 'error-summary-title' }, words.title),
+    h('ul', {}, ...problems.map(({ input, message }) => h('li', {}, h('a', { href: `#${input.id}`, onclick: (e: Event) => (e.preventDefault(), input.focus()) }, message)))),
+  );
+  form.prepend(summary);
+  document.title = `${words.titlePrefix}${document.title}`;
+  summary.focus();
+}
+
+function setFieldError(input: HTMLInputElement, message: string): void {
+  const slot = input.parentElement?.querySelector('.field-error');
+  if (slot) slot.textContent = message;
+  if (message) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
+}
+
+/**
+ * A form whose submit (a button or Enter) runs `onValid` once its fields pass their own checks; a
+ * field that does not is shown where the eye is (`showProblems`). The controls are disabled while it
+ * runs, and the element it answers (a field to correct) gets the focus once they are enabled again.
  */
 export function validatedForm(onValid: () => Promise<HTMLElement | void>, ...children: Child[]): HTMLFormElement {
   const form: HTMLFormElement = h(
@@ -77,7 +138,13 @@ export function validatedForm(onValid: () => Promise<HTMLElement | void>, ...chi
       novalidate: true,
       onsubmit: (event: Event) => {
         event.preventDefault();
-        if (form.reportValidity()) void busy(form, onValid).then((focus) => focus?.focus());
+        const inputs = [...form.querySelectorAll<HTMLInputElement>('input')].filter((i) => !i.disabled && i.type !== 'hidden' && !i.closest('[hidden]'));
+        const problems = inputs.flatMap((input) => {
+          const message = problemOf(input);
+          return message ? [{ input, message }] : [];
+        });
+        showProblems(form, problems);
+        if (!problems.length) void busy(form, onValid).then((focus) => focus?.focus());
       },
     },
     ...children,

@@ -4,7 +4,7 @@
 import './style.css';
 import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser';
 import { AccountClient, challengeFromReturn, type AccountKind, type ApiError, type Challenge } from './client';
-import { actionButton, busy, field, h, link, showView, statusLine, validatedForm, type Field } from './dom';
+import { actionButton, busy, field, h, link, showProblems, showView, statusLine, useProblemWords, validatedForm, type Field, type Problem } from './dom';
 import { errorText, texts } from './texts';
 import { allowedReturnTarget } from '@acct/shared/return-target';
 
@@ -12,6 +12,7 @@ const path = location.pathname.replace(/\/+$/, '');
 const kind: AccountKind = path.startsWith('/admin/') ? 'admin' : 'user';
 const prefix = kind === 'admin' ? '/admin' : '';
 const client = new AccountClient({ kind });
+useProblemWords(texts.problems);
 const params = new URLSearchParams(location.search);
 
 /**
@@ -45,10 +46,19 @@ function withReturn(to: string, query: Record<string, string> = {}): string {
 }
 
 /** Shows an API error: on the fields it names, and in the status line. */
-function showError(status: ReturnType<typeof statusLine>, error: ApiError, fields: Record<string, Field> = {}): void {
-  for (const f of Object.values(fields)) f.setError('');
-  for (const [name, message] of Object.entries(error.errors ?? {})) fields[name]?.setError(message);
-  status.error(errorText(error));
+/** The field an error is about when the API names none: a wrong password, a refused code. */
+const FIELD_OF_CODE: Record<string, string> = { invalid_credentials: 'password', invalid_otp: 'code' };
+
+/** An API error where the eye is: on its fields, with the form's summary (dom.ts showProblems; it takes the focus); else in the status line. Answers whether the summary shows. */
+function showError(status: ReturnType<typeof statusLine>, error: ApiError, fields: Record<string, Field> = {}): boolean {
+  const problems: Problem[] = Object.entries(error.errors ?? {}).flatMap(([name, message]) => (fields[name] ? [{ input: fields[name].input, message }] : []));
+  const about = fields[FIELD_OF_CODE[error.code] ?? ''];
+  if (!problems.length && about) problems.push({ input: about.input, message: errorText(error) });
+  const form = Object.values(fields)[0]?.input.form;
+  if (form) showProblems(form, problems);
+  if (problems.length) status.clear();
+  else status.error(errorText(error));
+  return problems.length > 0;
 }
 
 function signedIn(): void {
@@ -63,6 +73,8 @@ function signedIn(): void {
 function signInView(initialError?: ApiError): void {
   const status = statusLine();
   if (initialError) status.error(errorText(initialError));
+  // Back from undoing a change of address: the password went with it, and a link to choose one waits in the mail.
+  else if (params.get('after') === 'undo') status.info(texts.signIn.resetWaiting);
   // `webauthn`: the browser may offer the site's passkeys among the field's suggestions.
   const email = field(texts.signIn.email, { name: 'email', type: 'email', autocomplete: 'username webauthn', required: true, value: params.get('email') ?? undefined });
   const password = field(texts.signIn.password, { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
@@ -83,9 +95,10 @@ function signInView(initialError?: ApiError): void {
       status.info(texts.signIn.working);
       const answer = await client.login(email.input.value.trim(), password.input.value);
       if (!answer.ok) {
-        showError(status, answer.error, { email, password });
+        const onFields = showError(status, answer.error, { email, password });
         if (answer.error.code === 'email_not_verified') resend.hidden = false;
-        return password.input;
+        // The summary has the focus when it shows; else the password is the field to try again.
+        return onFields ? undefined : password.input;
       }
       if (answer.data.signedIn) signedIn();
       else secondStepView(answer.data.challenge);
@@ -187,15 +200,15 @@ function secondStepView(challenge: Challenge): void {
           }
           const value = code.input.value.replace(/\s/g, '');
           if (!code.input.checkValidity() || !value) {
-            code.setError(texts.errors.invalid_otp);
-            code.input.focus();
+            showProblems(form, [{ input: code.input, message: texts.errors.invalid_otp }]);
             return;
           }
           const answer = await busy(form, () => client.verifyOtp(challenge, useRecovery ? { recovery_code: value } : { code: value }));
           if (!answer.ok) {
-            showError(status, answer.error);
+            // The one field of this step, whether it holds an app code or a recovery code.
+            const onFields = showError(status, answer.error, { code });
             if (answer.error.code === 'invalid_challenge') setTimeout(signInView, 2_000);
-            code.input.select();
+            if (!onFields) code.input.select();
             return;
           }
           if (answer.data.signedIn) signedIn();
@@ -364,7 +377,7 @@ function emailLinkView(): void {
         showView(
           words.title,
           h('p', { role: 'status' }, words.done),
-          h('p', {}, link(action === 'undo' || action === 'recover' ? '/login' : '/account', action === 'undo' || action === 'recover' ? texts.reset.signIn : texts.emailLink.toAccount)),
+          h('p', {}, link(action === 'undo' ? '/login?after=undo' : action === 'recover' ? '/login' : '/account', action === 'undo' || action === 'recover' ? texts.reset.signIn : texts.emailLink.toAccount)),
         );
       },
     },

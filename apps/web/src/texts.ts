@@ -19,6 +19,18 @@ export const texts = {
     or: 'or',
     resendVerification: 'Send the verification email again',
     verificationSent: 'If the address needs proving, a new link is on its way. Open it, then sign in.',
+    resetWaiting: 'The change of address is undone and every session has ended. We emailed the restored address a link to choose a new password: open it first, then sign in.',
+  },
+  problems: {
+    /** The error summary that heads a form (the GOV.UK pattern). */
+    title: 'There is a problem',
+    /** Before the page's <title> while the form shows an error. */
+    titlePrefix: 'Error: ',
+    required: (label: string) => `Enter ${label.charAt(0).toLowerCase()}${label.slice(1)}`,
+    email: 'Enter an email address in the right form, like name@example.com',
+    tooShort: (label: string, n: number) => `${label} must be at least ${n} characters`,
+    tooLong: (label: string, n: number) => `${label} must be at most ${n} characters`,
+    pattern: (label: string) => `${label} is not in the right form`,
   },
   secondStep: {
     title: 'Confirm it is you',
@@ -234,7 +246,7 @@ export const texts = {
     deletePassword: 'Password, to confirm',
     deleteSubmit: 'Delete my account',
     deleteConfirm: {
-      says: 'Your account, its sign-in methods and your data will be deleted for good, and every session ends. This cannot be undone.',
+      says: 'Are you sure? Once deleted, the account cannot be brought back: you would have to register again.',
       confirm: 'Delete my account for good',
       cancel: 'Keep my account',
     },
@@ -356,7 +368,7 @@ export const texts = {
     session_revoked: 'This session has ended. Please sign in again.',
     refresh_token_missing: 'Please sign in.',
     refresh_token_invalid: 'Your session has ended. Please sign in again.',
-    account_disabled: 'This account is disabled. Contact support.',
+    account_disabled: 'This account is disabled.',
     admin_registration_closed: 'Administrator registration is closed.',
     user_not_found: 'No such account.',
     avatar_not_found: 'No picture yet.',
@@ -393,11 +405,32 @@ export const texts = {
     passkey_cancelled: 'No passkey was used. Try again, or sign in another way.',
     network: 'The service could not be reached. Check your connection and try again.',
   } as Record<string, string>,
-  retryIn: (seconds: number) => `Try again in ${seconds} s.`,
+  retryIn: (seconds: number) => `Try again in ${waitInWords(seconds)}.`,
+  /** Said after `account_disabled` when the deployment names a support contact (SUPPORT_CONTACT). */
+  contactSupport: (contact: string) => `Contact ${contact}.`,
 };
+
+/** A wait as a person says it: "about 15 minutes", "about 2 hours", "45 seconds". */
+export function waitInWords(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 90) return s === 1 ? '1 second' : `${s} seconds`;
+  const minutes = Math.round(s / 60);
+  if (minutes < 90) return `about ${minutes} minutes`;
+  const hours = Math.round(s / 3600);
+  return hours === 1 ? 'about an hour' : `about ${hours} hours`;
+}
 
 /** The message for an API error: its code's text, the wait when the API named one, and field details. */
 export function errorText(error: { code: string; message: string; retryAfter?: number }): string {
-  const text = texts.errors[error.code] ?? error.message;
+  let text = texts.errors[error.code] ?? error.message;
+  const support = supportContact();
+  if (error.code === 'account_disabled' && support) text = `${text} ${texts.contactSupport(support)}`;
   return error.retryAfter ? `${text} ${texts.retryIn(error.retryAfter)}` : text;
+}
+
+/** The deployment's support contact, as the gateway wrote it into the page (SUPPORT_CONTACT); '' without one. */
+function supportContact(): string {
+  // Through globalThis: this file is also read outside a browser (the repository's checks of every text).
+  const page = (globalThis as { document?: { querySelector(selector: string): { content?: string } | null } }).document;
+  return page?.querySelector('meta[name="acct:support"]')?.content?.trim() ?? '';
 }

@@ -25,6 +25,8 @@ export const gatewaySchema = z.object({
   CORS_ORIGINS: env.list([], { test: (o) => /^https?:\/\/[^/\s*]+$/.test(o), expected: 'origins such as https://admin.example.com' }),
   /** The URL browsers reach the API at (optional): at start, production then warns of cookies that browsers would drop. */
   PUBLIC_URL: z.string().url().optional(),
+  /** Who a person turns to, shown by the hosted pages where they cannot help themselves (a disabled account): an address or a URL. */
+  SUPPORT_CONTACT: z.string().max(200).optional(),
   /** The hosted pages (sign-in, the mailed links' pages, the account console): on, or off for an API alone. */
   PAGES: z.enum(['on', 'off']).default('on'),
   /** Where the pages' build is (npm run build makes apps/web/dist, the default; the gateway image has it there too). */

@@ -66,7 +66,7 @@ export class Pages {
    */
   constructor(
     readonly dir: string | undefined,
-    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean },
+    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean; supportContact?: string },
   ) {
     if (!dir || !fs.existsSync(path.join(dir, 'signin.html'))) return;
     const security = withoutHeaders(options.securityHeaders, ['content-security-policy', 'x-frame-options']);
@@ -75,7 +75,10 @@ export class Pages {
     const html = new Map<string, StaticFile>();
     for (const name of fs.readdirSync(dir)) {
       if (!name.endsWith('.html')) continue;
-      const text = fs.readFileSync(path.join(dir, name), 'utf8').replace('<meta name="acct:return-origins" content="" />', `<meta name="acct:return-origins" content="${origins}" />`);
+      const text = fs
+        .readFileSync(path.join(dir, name), 'utf8')
+        .replace('<meta name="acct:return-origins" content="" />', `<meta name="acct:return-origins" content="${origins}" />`)
+        .replace('<meta name="acct:support" content="" />', `<meta name="acct:support" content="${escapeAttribute(options.supportContact ?? '')}" />`);
       html.set(name, prepared(Buffer.from(text), [...common, 'Content-Type', TYPES['.html'], 'Cache-Control', 'no-cache', 'Referrer-Policy', 'no-referrer']));
     }
     for (const [route, name] of Object.entries(PAGE_PATHS)) {
