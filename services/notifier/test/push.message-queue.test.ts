@@ -91,3 +91,17 @@ describe('notifier: push on user login', () => {
     }
   });
 });
+
+describe('notifier: security alerts on the user’s devices', () => {
+  it('pushes a pending removal of the second steps to every device, and mails it; other changes only mail', async () => {
+    await stored(await register('u9', 'd1', 'token-alert'));
+    const base = { kind: 'user', accountId: 'u9', email: 'u9@example.com', name: 'Nine' };
+    const scheduled = await publisher.publish('account.security.changed', { ...base, change: 'factor_recovery_scheduled', details: ['They will be removed after 2026-12-01T00:00:00.000Z:'] });
+    await until(() => notifier.push.sent.some((s) => s.tokens.includes('token-alert')));
+    expect(notifier.push.sent.filter((s) => s.tokens.includes('token-alert')).map((s) => s.notification.data)).toEqual([{ event: 'factor_recovery_scheduled' }]);
+    await until(() => notifier.logs.some((r) => r.event_id === scheduled && r.outcome === 'sent'));
+    const other = await publisher.publish('account.security.changed', { ...base, change: 'password_changed' });
+    await until(() => notifier.logs.some((r) => r.event_id === other && r.outcome === 'sent'));
+    expect(notifier.push.sent.filter((s) => s.tokens.includes('token-alert'))).toHaveLength(1);
+  });
+});

@@ -59,6 +59,22 @@ export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
     'This mailbox proved for the first time that the address of your account is yours. Ways in added to the account before then could have been added by someone else who registered your address first, so:',
 };
 
+/** The changes a user's devices are told of as well as the address (the mail stays the record): a removal of the second factors coming. */
+export const DEVICE_ALERTS: Partial<Record<SecurityChange, PushNotification>> = {
+  factor_recovery_scheduled: {
+    title: 'Security alert',
+    body: 'Someone asked through your email to remove your second steps. If it was not you, sign in with one of them or cancel it on your account page.',
+    category: 'SECURITY',
+    data: { event: 'factor_recovery_scheduled' },
+  },
+  factor_recovery_reminder: {
+    title: 'Security alert',
+    body: 'Your second steps will be removed soon, as asked through your email. If it was not you, sign in with one of them or cancel it now.',
+    category: 'SECURITY',
+    data: { event: 'factor_recovery_reminder' },
+  },
+};
+
 export const handlers: { [T in EventType]: Handler<T> } = {
   'user.login.succeeded': { queue: 'push', handle: pushLogin },
   'device.registered': {
@@ -115,8 +131,12 @@ export const handlers: { [T in EventType]: Handler<T> } = {
   },
   'account.security.changed': {
     queue: 'email',
-    handle: (deps, p) =>
-      mail(deps, 'security-notice', p.email, p.eventId, { name: p.name, change: [SECURITY_CHANGE_WORDS[p.change], ...(p.details ?? []).map((line) => `- ${line}`)].join('\n') }),
+    handle: async (deps, p) => {
+      // Whoever holds a factor is told too, on the user's devices: a pending removal is theirs to stop.
+      const alert = DEVICE_ALERTS[p.change];
+      if (alert && p.kind === 'user') await pushTo(deps, p.accountId, alert).catch((err) => deps.logger.warn({ reason: (err as Error).message, user_id: p.accountId }, 'Could not push the security alert; the mail goes on'));
+      return mail(deps, 'security-notice', p.email, p.eventId, { name: p.name, change: [SECURITY_CHANGE_WORDS[p.change], ...(p.details ?? []).map((line) => `- ${line}`)].join('\n') });
+    },
   },
 };
 
@@ -129,13 +149,18 @@ export function eventsOfQueue(queue: QueueName): EventType[] {
   return (Object.keys(handlers) as EventType[]).filter((type) => handlers[type].queue === queue);
 }
 
-async function pushLogin(deps: Needs<'devices' | 'push' | 'logger'>, payload: EventPayload<'user.login.succeeded'>): Promise<Outcome> {
-  const tokens = await deps.devices.tokensOf(payload.userId);
+function pushLogin(deps: Needs<'devices' | 'push' | 'logger'>, payload: EventPayload<'user.login.succeeded'>): Promise<Outcome> {
+  return pushTo(deps, payload.userId, LOGIN_PUSH);
+}
+
+/** Pushes to every device of the user; tokens FCM reports invalid are removed. */
+async function pushTo(deps: Needs<'devices' | 'push' | 'logger'>, userId: string, notification: PushNotification): Promise<Outcome> {
+  const tokens = await deps.devices.tokensOf(userId);
   if (tokens.length === 0) return 'no_devices';
-  const result = await deps.push.send(tokens, LOGIN_PUSH);
+  const result = await deps.push.send(tokens, notification);
   if (result.deadTokens.length) {
     const removed = await deps.devices.remove(result.deadTokens);
-    deps.logger.info({ user_id: payload.userId, removed }, 'Removed push tokens FCM reported invalid');
+    deps.logger.info({ user_id: userId, removed }, 'Removed push tokens FCM reported invalid');
   }
   return 'sent';
 }
