@@ -25,6 +25,19 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * `count` distinct free ports. Each is given back to the system before the next is asked for, and the
+ * system may hand the same one out again (seen here: two of the three nodes on one port, 2026-11-28).
+ */
+async function distinctFreePorts(count: number, taken: number[] = []): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < count) {
+    const port = await freePort();
+    if (!ports.includes(port) && !taken.includes(port)) ports.push(port);
+  }
+  return ports;
+}
+
 interface Member {
   port: number;
   /** Its data folder, with its log `start.log`. */
@@ -48,8 +61,8 @@ describe('the Redis Sentinel group of compose and Kubernetes, restarted whole af
     const bin = path.join(dir, 'bin');
     fs.mkdirSync(bin);
     fs.writeFileSync(path.join(bin, 'redis-sentinel'), '#!/bin/sh\nexec redis-server "$1" --sentinel\n', { mode: 0o755 });
-    const nodePorts = [await freePort(), await freePort(), await freePort()];
-    const sentinelPorts = [await freePort(), await freePort(), await freePort()];
+    const nodePorts = await distinctFreePorts(3);
+    const sentinelPorts = await distinctFreePorts(3, nodePorts);
     const member = (name: string, port: number, script: string, env: Record<string, string>): Member => {
       const folder = path.join(dir, name);
       fs.mkdirSync(folder);

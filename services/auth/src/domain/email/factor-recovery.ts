@@ -10,7 +10,7 @@ import type { Account } from '../shared/account';
 import { callerAccount } from '../shared/access';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { enforceLimit, withinLimit } from '../shared/limits';
-import { cancelPendingRecovery, describeWaysIn } from '../shared/mailbox';
+import { cancelPendingRecovery, describeSecondFactors } from '../shared/mailbox';
 import { noteActivity } from '../shared/activity';
 import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
@@ -34,6 +34,8 @@ export async function requestFactorRecovery(deps: Needs<'flows' | 'accounts' | '
   const owner = await deps.flows.ownerOf(challengeToken);
   const account = owner ? await deps.accounts[owner.kind].findById(owner.accountId) : null;
   if (!owner || !account || !startedUnderCurrentCredentials(account, owner.credentialEpoch)) throw AuthErrors.invalidChallenge();
+  // An admin's mailed code is no factor of its own: there is nothing to remove.
+  if ((await describeSecondFactors(deps, owner.kind, account)).length === 0) throw AuthErrors.factorNotFound();
   // A few mails an hour per account, whoever asks.
   if (!(await withinLimit(deps, 'forgotEmail', `recover:${owner.kind}:${account.id}`))) throw AuthErrors.rateLimited(3600);
   const token = randomBytes(32).toString('base64url');
@@ -56,7 +58,7 @@ export async function requestFactorRecovery(deps: Needs<'flows' | 'accounts' | '
 
 /** The mailbox confirms: the removal is scheduled (an account's pending one keeps its date), and the address is told. */
 export async function confirmFactorRecovery(
-  deps: Needs<'links' | 'accounts' | 'factors' | 'identities' | 'recoveries' | 'outbox' | 'activity' | 'logger' | 'policy' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'links' | 'accounts' | 'factors' | 'recoveries' | 'outbox' | 'activity' | 'logger' | 'policy' | 'rateLimits' | 'metrics'>,
   raw: unknown,
   ctx: RequestContext,
   now = new Date(),
@@ -72,8 +74,7 @@ export async function confirmFactorRecovery(
   const remindAt = new Date(Math.max(now.getTime(), dueAt.getTime() - reminderSeconds * 1000));
   const { scheduled, recovery } = await deps.recoveries.schedule({ kind: link.kind, accountId: account.id, requestedAt: now, dueAt, remindAt });
   if (scheduled) {
-    const factors = (await describeWaysIn(deps, link.kind, account)).filter((line) => !line.startsWith('password') && !line.startsWith('sign-in with'));
-    await securityNotice(deps, link.kind, account, 'factor_recovery_scheduled', ctx, [`They will be removed after ${recovery.dueAt.toISOString()}:`, ...factors]);
+    await securityNotice(deps, link.kind, account, 'factor_recovery_scheduled', ctx, [`They will be removed after ${recovery.dueAt.toISOString()}:`, ...(await describeSecondFactors(deps, link.kind, account))]);
   }
   return view(recovery);
 }
@@ -92,7 +93,7 @@ export async function cancelOwnFactorRecovery(deps: Needs<'accounts' | 'recoveri
 
 /** What the recovery job does each pass: the reminders due, then the removals due; answers how many of each. */
 export async function runFactorRecoveries(
-  deps: Needs<'recoveries' | 'accounts' | 'factors' | 'identities' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'recoveries' | 'accounts' | 'factors' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>,
   now = new Date(),
 ): Promise<{ reminded: number; completed: number }> {
   const ctx: RequestContext = { ip: 'unknown', budget: 'recovery-job' };
@@ -110,10 +111,10 @@ export async function runFactorRecoveries(
   return { reminded, completed };
 }
 
-async function completeRecovery(deps: Needs<'accounts' | 'factors' | 'identities' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, accountId: string, ctx: RequestContext): Promise<boolean> {
+async function completeRecovery(deps: Needs<'accounts' | 'factors' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, accountId: string, ctx: RequestContext): Promise<boolean> {
   const before = await deps.accounts[kind].findById(accountId);
   if (!before) return false;
-  const removed = (await describeWaysIn(deps, kind, before)).filter((line) => !line.startsWith('password') && !line.startsWith('sign-in with'));
+  const removed = await describeSecondFactors(deps, kind, before);
   await deps.factors.removeAll(kind, accountId);
   // Whatever held a factor's proof ends with them: sessions, and second steps in flight.
   const account: Account | null | 'email_taken' = await deps.accounts[kind].update(accountId, { endSessions: true });

@@ -14,9 +14,9 @@
 // the account to that address, retires every link issued after it, ends every session and pending
 // flow (the credential epoch moves on), removes the password (a reset link goes to the restored
 // address), and tells the owner, naming every way in and factor the account has. Like a reset it
-// removes none of them (shared/mailbox.ts): the owner, signed in again, removes what is not theirs. A second change while an
-// undo is outstanding is allowed: its own undo link goes to the address it leaves, and the earliest
-// undo (the owner's) still wins, since an undo retires only what came after it.
+// removes none of them (shared/mailbox.ts): the owner, signed in again, removes what is not theirs.
+// A second change while an undo is outstanding is allowed: its own undo link goes to the address it
+// leaves, and the earliest undo (the owner's) still wins, since an undo retires only what came after it.
 import { randomBytes } from 'node:crypto';
 import { normalizeEmail, type AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';

@@ -56,16 +56,20 @@ export async function addressAnswered(deps: Needs<'accounts' | 'factors' | 'iden
   ]);
 }
 
-/** The account's ways in and second factors, one line each (names and dates, never a secret), for a notice. */
-export async function describeWaysIn(deps: Needs<'factors' | 'identities'>, kind: AccountKind, account: Account): Promise<string[]> {
-  const [set, identities] = await Promise.all([deps.factors.of(kind, account.id), deps.identities.listFor(kind, account.id)]);
+/** The account's second factors, one line each (names and dates, never a secret): what a factor recovery removes. */
+export async function describeSecondFactors(deps: Needs<'factors'>, kind: AccountKind, account: Pick<Account, 'id'>): Promise<string[]> {
+  const set = await deps.factors.of(kind, account.id);
   const lines: string[] = [];
-  if (account.passwordHash) lines.push('password');
   if (set.totp?.confirmed) lines.push(`authenticator app, added ${day(set.totp.createdAt)}`);
   for (const passkey of set.passkeys) lines.push(`passkey "${passkey.name}", added ${day(passkey.createdAt)}`);
   if (set.recoveryCodesLeft > 0) lines.push(`${set.recoveryCodesLeft} recovery codes`);
-  for (const identity of identities) lines.push(`sign-in with ${identity.provider}, linked ${day(identity.linkedAt)}`);
   return lines;
+}
+
+/** The account's ways in and second factors, one line each, for a notice. */
+export async function describeWaysIn(deps: Needs<'factors' | 'identities'>, kind: AccountKind, account: Account): Promise<string[]> {
+  const [factors, identities] = await Promise.all([describeSecondFactors(deps, kind, account), deps.identities.listFor(kind, account.id)]);
+  return [...(account.passwordHash ? ['password'] : []), ...factors, ...identities.map((identity) => `sign-in with ${identity.provider}, linked ${day(identity.linkedAt)}`)];
 }
 
 export const day = (date: Date) => date.toISOString().slice(0, 10);
