@@ -108,10 +108,12 @@ export function showProblems(form: HTMLFormElement, problems: Problem[]): void {
   document.title = document.title.replace(words.titlePrefix, '');
   if (!problems.length) return;
   for (const { input, message } of problems) setFieldError(input, message);
+  // An id of its own: a console has several forms, and two summaries may show at once.
+  const titleId = `f${++ids}-summary`;
   const summary = h(
     'div',
-    { class: 'error-summary', role: 'alert', tabindex: -1, 'aria-labelledby': 'error-summary-title' },
-    h('h2', { id: 'error-summary-title' }, words.title),
+    { class: 'error-summary', role: 'alert', tabindex: -1, 'aria-labelledby': titleId },
+    h('h2', { id: titleId }, words.title),
     h('ul', {}, ...problems.map(({ input, message }) => h('li', {}, h('a', { href: `#${input.id}`, onclick: (e: Event) => (e.preventDefault(), input.focus()) }, message)))),
   );
   form.prepend(summary);
