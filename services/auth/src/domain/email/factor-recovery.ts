@@ -3,7 +3,6 @@
 // it schedules the removal of every second factor after ACCOUNT_RECOVERY_DELAY_SECONDS, told to the
 // address at once and again before it happens. A sign-in with any of the factors, or the owner's
 // console, cancels it; when it comes due, the factors go and every session ends.
-import { randomBytes } from 'node:crypto';
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import type { Account } from '../shared/account';
@@ -16,7 +15,7 @@ import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
 import { asBody } from '../shared/validation';
 import type { Needs, PendingRecovery, RequestContext } from '../ports';
-import { requireLinkToken } from './ownership';
+import { newLink, requireLinkToken } from './ownership';
 
 /** A pending recovery as the owner's console shows it. */
 export interface RecoveryView {
@@ -38,18 +37,15 @@ export async function requestFactorRecovery(deps: Needs<'flows' | 'accounts' | '
   if ((await describeSecondFactors(deps, owner.kind, account)).length === 0) throw AuthErrors.factorNotFound();
   // A few mails an hour per account, whoever asks.
   if (!(await withinLimit(deps, 'forgotEmail', `recover:${owner.kind}:${account.id}`))) throw AuthErrors.rateLimited(3600);
-  const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + deps.policy.resetTokenTtlSeconds * 1000);
-  const url = new URL(deps.policy.emailLinks.urlBase);
-  url.searchParams.set('action', 'recover');
-  url.searchParams.set('token', token);
+  // The link page's URL as every mailed link has it (ownership.ts), for as long as a reset link lives.
+  const { token, linkUrl, expiresAt } = newLink(deps, 'recover_factors', deps.policy.resetTokenTtlSeconds);
   await deps.links.store(token, { purpose: 'recover_factors', kind: owner.kind, accountId: account.id, expiresAt, credentialEpoch: account.credentialEpoch });
   await deps.outbox.add('account.factor_recovery.requested', {
     kind: owner.kind,
     accountId: account.id,
     email: account.email,
     name: account.name,
-    linkUrl: url.toString(),
+    linkUrl,
     expiresAt: expiresAt.toISOString(),
     requestId: ctx.requestId,
   });

@@ -160,16 +160,7 @@ export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'out
   }
   // A verification link of the old address proves nothing any more.
   await deps.links.retireAll('verify_email', kind, changed.id);
-  await deps.outbox.add('account.email_change.completed', {
-    kind,
-    accountId: changed.id,
-    email: before.email,
-    newEmail: changed.email,
-    name: changed.name,
-    linkUrl: undo.linkUrl,
-    expiresAt: undo.expiresAt.toISOString(),
-    requestId: ctx.requestId,
-  });
+  await mailUndoNotice(deps, kind, before, changed, undo, ctx);
   await noteActivity(deps, ctx, { kind, accountId: changed.id, type: 'email_changed', details: [`from ${before.email}`, `to ${changed.email}`] });
   return toAccountRecord(kind, changed);
 }
@@ -213,7 +204,12 @@ export async function undoEmailChange(
 export async function announceAddressMovedByAdmin(deps: Needs<'links' | 'outbox' | 'activity' | 'logger' | 'policy'>, kind: AccountKind, before: Account, changed: Account, ctx: RequestContext): Promise<void> {
   const undo = newLink(deps, 'undo_email_change', deps.policy.emailLinks.undoSeconds);
   await deps.links.store(undo.token, { purpose: 'undo_email_change', kind, accountId: before.id, email: before.email, expiresAt: undo.expiresAt });
-  await deps.outbox.add('account.email_change.completed', {
+  await mailUndoNotice(deps, kind, before, changed, undo, ctx);
+}
+
+/** The notice to the address an account left, with the link that undoes the move. */
+function mailUndoNotice(deps: Needs<'outbox'>, kind: AccountKind, before: Account, changed: Account, undo: { linkUrl: string; expiresAt: Date }, ctx: Pick<RequestContext, 'requestId'>): Promise<string> {
+  return deps.outbox.add('account.email_change.completed', {
     kind,
     accountId: changed.id,
     email: before.email,
@@ -239,7 +235,8 @@ export function requireLinkToken(raw: unknown): string {
   return token;
 }
 
-function newLink(deps: Needs<'policy'>, purpose: LinkPurpose, ttlSeconds: number): { token: string; linkUrl: string; expiresAt: Date } {
+/** A new mailed link of `purpose`: its token, the page URL that carries it (`?action=…&token=…`), and when it expires. */
+export function newLink(deps: Needs<'policy'>, purpose: LinkPurpose, ttlSeconds: number): { token: string; linkUrl: string; expiresAt: Date } {
   const token = randomBytes(32).toString('base64url');
   const url = new URL(deps.policy.emailLinks.urlBase);
   url.searchParams.set('action', ACTIONS[purpose]);
