@@ -2,7 +2,7 @@
 const { scale } = require('./test/setup/time-scale');
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/setup/environment.js',
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
   testMatch: ['**/test/**/*.test.ts'],
   // The multi-node runs are `npm run test:ha` (jest.ha.config.js): they start clusters of their own.
@@ -15,6 +15,7 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
   moduleNameMapper: {
+    '^bson$': '<rootDir>/test/setup/bson-once.js',
     '^@acct/(shared|mongo-standin|verifier)$': '<rootDir>/libs/$1/src',
     '^@acct/shared/(http|mongo|redis|amqp|tracing|instrumentations|routes)$': '<rootDir>/libs/shared/src/$1',
     '^@acct/test-harness/(.+)$': '<rootDir>/libs/test-harness/src/$1',
@@ -28,10 +29,13 @@ module.exports = {
   // On the run's time scale (test/setup/time-scale.js): a busy machine waits longer, not fails.
   testTimeout: Math.round(30_000 * scale),
   maxWorkers: 2,
-  // A worker whose heap passed this after a test file is replaced by a fresh one. Without it each
-  // worker ended the run near 1 GB (heap and buffers), and a process that size takes longer than
-  // jest's half second to tear down after its 'exit' event, so jest killed it with "A worker process
-  // has failed to exit gracefully" (every whole run on 2026-11-27). At 384 MB: 4 workers replaced,
-  // the last two gone 285-302 ms after 'exit' (512 MB: 425-450 ms; 256 MB: 10 replaced, ~30 s more).
+  // One copy of bson per worker (test/setup/environment.js says why): it was most of the buffers
+  // a worker kept across files (about 18 MB of `arrayBuffers` a file; now flat at 30-60 MB).
+  // Each file's module registry is still kept after the file ends, about 15 MB of heap a file:
+  // V8 hands a later file's objects the hidden classes an earlier file made for Node's own
+  // prototypes (a Transform subclass of iconv-lite, IncomingMessage, EventEmitter), and through
+  // their constructors every earlier file's context stays reachable (a heap snapshot's retainer
+  // path, 2026-11-28). Until that chain is cut, a worker whose heap passed this after a file is
+  // replaced by a fresh one (at 384 MB: 285-302 ms to go after 'exit', inside jest's half second).
   workerIdleMemoryLimit: '384MB',
 };

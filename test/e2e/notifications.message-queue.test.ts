@@ -1,54 +1,285 @@
-// End to end: account routes → outbox → RabbitMQ → notifier → push and mail.
+// What reaches the queue and the devices: login pushes, admin codes, device tokens, one-time codes.
+
 import fs from 'node:fs';
 import path from 'node:path';
-import { call } from '@acct/test-harness/http-client';
+import { call, cookieValue } from '@acct/test-harness/http-client';
 import { until } from '@acct/test-harness/until';
 import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
 import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
+import { randomBytes } from 'node:crypto';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack('notifications', { notifier: true, auth: { ADMIN_2FA_DEFAULT: 'true', ADMIN_REGISTRATION_OPEN: 'true' } });
+// End to end: account routes → outbox → RabbitMQ → notifier → push and mail.
+describe('notifications.message-queue', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack('notifications', { notifier: true, auth: { ADMIN_2FA_DEFAULT: 'true', ADMIN_REGISTRATION_OPEN: 'true' } });
+  });
+  afterAll(() => stack.stop());
+
+  const mails = () =>
+    fs.readdirSync(stack.notifier!.mailDir).map((f) => decodeQuotedPrintable(fs.readFileSync(path.join(stack.notifier!.mailDir, f), 'utf8')));
+
+  describe('notifications from the running stack', () => {
+    it('a user login sends the login push to the user’s device, and the login answer does not wait for it', async () => {
+      const account = buildAccount();
+      const registered = await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+      const userId = registered.body.data.user.id;
+      await stack.notifier!.publisher.publish('device.registered', { userId, deviceId: 'laptop', platform: 'linux', pushToken: 'fcm-token-1' });
+      await until(() => stack.notifier!.logs.some((r) => r.event_type === 'device.registered' && r.outcome === 'stored'));
+      const before = Date.now();
+      const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+      expect(login.status).toBe(200);
+      await until(() => stack.notifier!.push.sent.some((s) => s.tokens.includes('fcm-token-1')), 5_000, 'login push');
+      const push = stack.notifier!.push.sent.find((s) => s.tokens.includes('fcm-token-1'))!;
+      expect(push.notification).toMatchObject({ title: 'Login Successful', body: 'You have logged in successfully.', category: 'GENERAL', data: { event: 'login' } });
+      expect(push.at).toBeGreaterThanOrEqual(before);
+    });
+
+    it('forgot-password puts a reset mail with the link into the mail folder', async () => {
+      const { account } = await registerAndLogin(stack);
+      await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: account.email } });
+      await until(() => mails().some((m) => m.includes(`To: ${account.email}`)), 5_000, 'reset mail');
+      const mail = mails().find((m) => m.includes(`To: ${account.email}`))!;
+      expect(mail).toMatch(/Subject: Reset your Account Service password/);
+      expect(mail).toMatch(/reset-password\?token=[A-Za-z0-9_-]{43}/);
+    });
+
+    it('an admin login with a second factor mails the code, which then logs the admin in', async () => {
+      const admin = buildAccount();
+      await call(stack.url, 'POST', '/api/auth/admin/register', { body: admin });
+      const login = await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: admin.email, password: admin.password } });
+      expect(login.body.data.requires_2fa).toBe(true);
+      await until(() => mails().some((m) => m.includes(`To: ${admin.email}`)), 5_000, 'code mail');
+      const code = /sign-in code is:\s+(\d{6})/.exec(mails().find((m) => m.includes(`To: ${admin.email}`))!)?.[1];
+      expect(code).toMatch(/^\d{6}$/);
+      const verified = await call(stack.url, 'POST', '/api/auth/verify-otp', { body: { challenge_token: login.body.data.challenge_token, code } });
+      expect(verified.status).toBe(200);
+    });
+  });
 });
-afterAll(() => stack.stop());
 
-const mails = () =>
-  fs.readdirSync(stack.notifier!.mailDir).map((f) => decodeQuotedPrintable(fs.readFileSync(path.join(stack.notifier!.mailDir, f), 'utf8')));
+// A device's push token belongs to the session that registered it through sync: when that session
+// ends (logout, sign-out, a reset, a disable, the cap on live sessions), the owner's login pushes
+// stop going to it. The whole path runs: desktop's outbox, the broker, the notifier's store.
+describe('devices.security', () => {
+  let stack: TestStack;
+  let adminToken: string;
+  beforeAll(async () => {
+    stack = await startStack('devices', { notifier: true, auth: { SESSION_MAX_PER_ACCOUNT: '3', ADMIN_REGISTRATION_OPEN: 'true' } });
+    adminToken = (await registerAndLogin(stack, 'admin')).accessToken;
+  });
+  afterAll(() => stack.stop());
 
-describe('notifications from the running stack', () => {
-  it('a user login sends the login push to the user’s device, and the login answer does not wait for it', async () => {
-    const account = buildAccount();
-    const registered = await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
-    const userId = registered.body.data.user.id;
-    await stack.notifier!.publisher.publish('device.registered', { userId, deviceId: 'laptop', platform: 'linux', pushToken: 'fcm-token-1' });
-    await until(() => stack.notifier!.logs.some((r) => r.event_type === 'device.registered' && r.outcome === 'stored'));
-    const before = Date.now();
-    const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  const pushesTo = (token: string) => stack.notifier!.push.sent.filter((s) => s.tokens.includes(token)).length;
+
+  /** Registers a device with a fresh push token through sync, and waits until the notifier stored it. */
+  async function registerDevice(accessToken: string, userId: string): Promise<string> {
+    const pushToken = `fcm-${randomBytes(6).toString('hex')}`;
+    const device = { id: `device-${pushToken}`, platform: 'linux', appVersion: '1.0.0', pushToken };
+    expect((await call(stack.url, 'POST', '/api/desktop/sync', { body: { device, cursor: '0', changes: [] }, headers: bearer(accessToken) })).status).toBe(200);
+    await until(() => stack.notifier!.logs.some((r) => r.event_type === 'device.registered' && r.outcome === 'stored' && stack.events.received.some((e) => e.messageId === r.event_id && e.payload.userId === userId)), 5_000, 'the device stored');
+    return pushToken;
+  }
+
+  const loginEventsOf = (userId: string) => stack.events.received.filter((e) => e.routingKey === 'user.login.succeeded' && e.payload.userId === userId);
+
+  /** Waits until the notifier handled `count` login events of the user (each one, whatever order they came in). */
+  const loginsHandled = (userId: string, count: number) =>
+    until(() => {
+      const events = loginEventsOf(userId);
+      return events.length >= count && events.every((e) => stack.notifier!.logs.some((r) => r.event_id === e.messageId && ['sent', 'no_devices'].includes(r.outcome)));
+    }, 5_000, 'the login push handled');
+
+  /**
+   * Registers a user and waits until the notifier handled its first login: a push for that login
+   * handled only after a device was registered (a slow broker, a publish retried) would reach it.
+   */
+  async function registerUser() {
+    const registered = await registerAndLogin(stack);
+    await loginsHandled(registered.id, 1);
+    return registered;
+  }
+
+  /** Logs in again and waits until the notifier handled that login's event; answers the new session. */
+  async function loginAgain(email: string, password: string, userId: string) {
+    const before = loginEventsOf(userId).length;
+    const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password } });
     expect(login.status).toBe(200);
-    await until(() => stack.notifier!.push.sent.some((s) => s.tokens.includes('fcm-token-1')), 5_000, 'login push');
-    const push = stack.notifier!.push.sent.find((s) => s.tokens.includes('fcm-token-1'))!;
-    expect(push.notification).toMatchObject({ title: 'Login Successful', body: 'You have logged in successfully.', category: 'GENERAL', data: { event: 'login' } });
-    expect(push.at).toBeGreaterThanOrEqual(before);
+    await loginsHandled(userId, before + 1);
+    return login;
+  }
+
+  /** Waits until the notifier handled the end of the user's sessions. */
+  const endHandled = (userId: string) =>
+    until(() => stack.notifier!.logs.some((r) => r.event_type === 'account.sessions.ended' && r.outcome === 'removed' && stack.events.received.some((e) => e.messageId === r.event_id && e.payload.accountId === userId)), 5_000, 'the end of the sessions handled');
+
+  describe('a device registered through sync', () => {
+    it('when its session logs out, then the next login push does not reach it', async () => {
+      const { account, accessToken, refresh, id } = await registerUser();
+      const token = await registerDevice(accessToken, id);
+      await loginAgain(account.email, account.password, id);
+      expect(pushesTo(token)).toBe(1);
+
+      await call(stack.url, 'POST', '/api/auth/user/logout', { cookie: `userRefreshToken=${refresh}` });
+      await endHandled(id);
+      await loginAgain(account.email, account.password, id);
+      expect(pushesTo(token)).toBe(1);
+    });
+
+    it('when an admin disables the account, then its devices are dropped', async () => {
+      const { account, accessToken, id } = await registerUser();
+      const token = await registerDevice(accessToken, id);
+      expect((await call(stack.url, 'PUT', `/api/admin/users/${id}`, { body: { disabled: true }, headers: bearer(adminToken) })).status).toBe(200);
+      await endHandled(id);
+      expect((await call(stack.url, 'PUT', `/api/admin/users/${id}`, { body: { disabled: false }, headers: bearer(adminToken) })).status).toBe(200);
+      await loginAgain(account.email, account.password, id);
+      expect(pushesTo(token)).toBe(0);
+    });
+
+    it('when the user signs the other sessions out, then their devices are dropped and the asking session keeps its own', async () => {
+      const { account, accessToken, id } = await registerUser();
+      const other = await registerDevice(accessToken, id);
+      const current = await loginAgain(account.email, account.password, id);
+      const own = await registerDevice(current.body.data.accessToken, id);
+      expect((await call(stack.url, 'POST', '/api/auth/user/sessions/sign-out-others', { headers: bearer(current.body.data.accessToken) })).status).toBe(200);
+      await endHandled(id);
+      const pushedOther = pushesTo(other);
+      const pushedOwn = pushesTo(own);
+      await loginAgain(account.email, account.password, id);
+      expect([pushesTo(other), pushesTo(own)]).toEqual([pushedOther, pushedOwn + 1]);
+    });
   });
 
-  it('forgot-password puts a reset mail with the link into the mail folder', async () => {
-    const { account } = await registerAndLogin(stack);
-    await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: account.email } });
-    await until(() => mails().some((m) => m.includes(`To: ${account.email}`)), 5_000, 'reset mail');
-    const mail = mails().find((m) => m.includes(`To: ${account.email}`))!;
-    expect(mail).toMatch(/Subject: Reset your Account Service password/);
-    expect(mail).toMatch(/reset-password\?token=[A-Za-z0-9_-]{43}/);
-  });
+  describe('live sessions per account', () => {
+    it('when a fourth session opens with a cap of 3, then the oldest ends: its refresh fails and its device is dropped', async () => {
+      const account = buildAccount();
+      const registered = await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+      const id = registered.body.data.user.id as string;
+      const first = await loginAgain(account.email, account.password, id);
+      const token = await registerDevice(first.body.data.accessToken, id);
+      await loginAgain(account.email, account.password, id);
+      await loginAgain(account.email, account.password, id);
+      await loginAgain(account.email, account.password, id);
+      await endHandled(id);
 
-  it('an admin login with a second factor mails the code, which then logs the admin in', async () => {
+      const refresh = await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${cookieValue(first.setCookies, 'userRefreshToken')}` });
+      expect(refresh.status).toBe(401);
+      const sessions = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: bearer((await loginAgain(account.email, account.password, id)).body.data.accessToken) });
+      expect(sessions.body.data.sessions).toHaveLength(3);
+      const pushed = pushesTo(token);
+      await loginAgain(account.email, account.password, id);
+      expect(pushesTo(token)).toBe(pushed);
+    });
+  });
+});
+
+// The contract's second step through the whole stack: its answers, words, cookie and caching, and a
+// lifetime set by OTP_TTL_SECONDS. The flow's rules (one per account, attempts counted before the
+// proof, a credential change or a disable ending it) are test/domain/sign-in.test.ts's, and the
+// store's under parallel use services/auth/test/redis-sign-in-flows.state.test.ts's.
+describe('otp.state', () => {
+  // The default challenge lifetime (5 minutes): a loaded machine never outlasts it between a login and
+  // its verify. The expiry test has a stack of its own with a 2 s lifetime.
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack('otp', { auth: { ADMIN_2FA_DEFAULT: 'true', ADMIN_REGISTRATION_OPEN: 'true' } });
+  });
+  afterAll(() => stack.stop());
+
+  /** Registers a 2FA admin and logs in: answers the challenge token and the code mailed through the bus. */
+  async function challenge(on: TestStack = stack) {
     const admin = buildAccount();
-    await call(stack.url, 'POST', '/api/auth/admin/register', { body: admin });
-    const login = await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: admin.email, password: admin.password } });
-    expect(login.body.data.requires_2fa).toBe(true);
-    await until(() => mails().some((m) => m.includes(`To: ${admin.email}`)), 5_000, 'code mail');
-    const code = /sign-in code is:\s+(\d{6})/.exec(mails().find((m) => m.includes(`To: ${admin.email}`))!)?.[1];
-    expect(code).toMatch(/^\d{6}$/);
-    const verified = await call(stack.url, 'POST', '/api/auth/verify-otp', { body: { challenge_token: login.body.data.challenge_token, code } });
-    expect(verified.status).toBe(200);
+    const registered = await call(on.url, 'POST', '/api/auth/admin/register', { body: admin });
+    const adminId = registered.body.data.admin.id as string;
+    const login = await call(on.url, 'POST', '/api/auth/admin/login', { body: { email: admin.email, password: admin.password } });
+    const event = await on.events.waitFor('admin.otp.requested', (p) => p.adminId === adminId);
+    return { admin, adminId, login, token: login.body.data.challenge_token as string, code: event.payload.code as string, event };
+  }
+
+  const verify = (body: unknown) => call(stack.url, 'POST', '/api/auth/verify-otp', { body });
+  const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+  describe('admin login with a second factor', () => {
+    it('answers OTP verification required with requires_2fa and a challenge token, and no cookie', async () => {
+      const { login, event, admin } = await challenge();
+      expect(login.status).toBe(200);
+      expect(login.body.message).toBe('OTP verification required');
+      expect(login.body.data.requires_2fa).toBe(true);
+      expect(typeof login.body.data.challenge_token).toBe('string');
+      expect(login.body.data).not.toHaveProperty('accessToken');
+      expect(login.setCookies).toEqual([]);
+      expect(event.payload).toMatchObject({ email: admin.email, code: expect.stringMatching(/^\d{6}$/) });
+    });
+
+    it('verify-otp with the right code answers Login successful with token, user and the admin cookie', async () => {
+      const { token, code, adminId } = await challenge();
+      const res = await verify({ challenge_token: token, code });
+      expect(res.status).toBe(200);
+      expect(res.body.message).toBe('Login successful');
+      expect(res.body.data.user).toMatchObject({ id: adminId, role: 'admin' });
+      expect(res.body.data.token.split('.')).toHaveLength(3);
+      // The same token under the name every other answer uses.
+      expect(res.body.data.accessToken).toBe(res.body.data.token);
+      expect(res.body.data.expiresIn).toBe(900);
+      expect(cookieValue(res.setCookies, 'adminRefreshToken')).toBeDefined();
+    });
+
+    it('a code works once only', async () => {
+      const { token, code } = await challenge();
+      expect((await verify({ challenge_token: token, code })).status).toBe(200);
+      expect((await verify({ challenge_token: token, code })).status).toBe(401);
+    });
+
+    it('a wrong code answers 401, and after five wrong codes even the right one is refused', async () => {
+      const { token, code } = await challenge();
+      for (let i = 0; i < 5; i++) {
+        const res = await verify({ challenge_token: token, code: wrong(code) });
+        expect(res.status).toBe(401);
+      }
+      const res = await verify({ challenge_token: token, code });
+      expect(res.status).toBe(401);
+      expect(res.body.message).toBe('Invalid or expired challenge token');
+    });
+
+    it.each([
+      [{}, 'Please provide challenge_token and code'],
+      [{ challenge_token: 'x' }, 'Please provide challenge_token and code'],
+      [{ code: '123456' }, 'Please provide challenge_token and code'],
+      [{ challenge_token: 'x', code: '12345' }, 'Code must be a 6 digit OTP'],
+      [{ challenge_token: 'x', code: '12345a' }, 'Code must be a 6 digit OTP'],
+      [{ challenge_token: 'x', code: 123456 }, 'Code must be a 6 digit OTP'],
+    ])('validates %j with 400 %s', async (body, message) => {
+      const res = await verify(body);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(message);
+    });
+
+    it('an unknown challenge token answers 401', async () => {
+      const res = await verify({ challenge_token: 'AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', code: '123456' });
+      expect(res.status).toBe(401);
+    });
+  });
+
+  describe('the second step’s caching', () => {
+    it('answers the challenge with Cache-Control no-store, and the session too', async () => {
+      const { login, token, code } = await challenge();
+      expect(login.headers.get('cache-control')).toBe('no-store');
+      expect((await verify({ challenge_token: token, code })).headers.get('cache-control')).toBe('no-store');
+    });
+  });
+
+  describe('admin login with a second factor, past a 2 s challenge lifetime', () => {
+    let shortLived: TestStack;
+    beforeAll(async () => {
+      shortLived = await startStack('otpexpiry', { auth: { ADMIN_2FA_DEFAULT: 'true', OTP_TTL_SECONDS: '2', ADMIN_REGISTRATION_OPEN: 'true' } });
+    });
+    afterAll(() => shortLived.stop());
+
+    it('a challenge expires', async () => {
+      const { token, code } = await challenge(shortLived);
+      await new Promise((r) => setTimeout(r, 2_200));
+      expect((await call(shortLived.url, 'POST', '/api/auth/verify-otp', { body: { challenge_token: token, code } })).status).toBe(401);
+    });
   });
 });

@@ -606,16 +606,13 @@ describe('hosted sign-in and the account console', () => {
       await page.waitForNetworkIdle({ idleTime: 200 });
       return page.url();
     };
-    expect(await signIn('https://evil.example/steal')).toBe(`${origin}/account`);
+    // The page applies the one rule (libs/shared/src/return-target.ts, bundled into it), whose forms
+    // are held by libs/shared/test/return-target.test.ts: every attack's form (another origin,
+    // `javascript:`, the paths that resolve to `//`, `<origin>@evil`) is there, in milliseconds. The
+    // browser keeps one refused form and the one only a browser's URL parser makes: a tab it drops,
+    // which would leave the path protocol-relative.
     expect(await signIn('//evil.example/steal')).toBe(`${origin}/account`);
-    // A tab the browser drops when it navigates would make it protocol-relative: still refused.
     expect(await signIn('/\t/evil.example/steal')).toBe(`${origin}/account`);
-    expect(await signIn('javascript:alert(1)')).toBe(`${origin}/account`);
-    // The fourth outside attack's forms, each a path of this site that resolves to one beginning with `//`,
-    // and an origin that a prefix check would take (libs/shared/test/return-target.test.ts has more).
-    for (const form of ['/.//evil.example', '/..//evil.example', '/%2e//evil.example', '/.\\/evil.example', `${origin}//evil.example`, '/a/..//evil.example', `${origin}@evil.example/`]) {
-      expect([form, await signIn(form)]).toEqual([form, `${origin}/account`]);
-    }
     expect(await signIn('/account?from=test')).toBe(`${origin}/account?from=test`);
     expect(await signIn(`${app.origin}/signed-in`)).toBe(`${app.origin}/signed-in`);
   });

@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { startMongoStandin } from '@acct/mongo-standin';
 import { findChromium } from '@acct/test-harness/browser';
+import { buildWorkspaces } from '@acct/test-harness/build';
+import { startSharedStack } from '../stack/src/shared';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 
@@ -37,5 +39,13 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_MONGO_SOURCE = mongo.source;
   process.env.TEST_RUN_ID = randomBytes(3).toString('hex');
   (globalThis as Record<string, unknown>).__ACCT_DEPS__ = [redis, amqp, mongo];
+  // The shared stack (test/stack/src/shared.ts) runs the built services: the build is brought up to
+  // date first (incremental, about a second when nothing changed), so a test never meets stale code.
+  const building = Date.now();
+  buildWorkspaces();
+  const started = Date.now();
+  (globalThis as Record<string, unknown>).__ACCT_SHARED_STACK__ = await startSharedStack();
+  const shared = JSON.parse(process.env.TEST_SHARED_STACK!) as { url: string };
   process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}; time scale ${process.env.TEST_TIME_SCALE ?? 1} (TEST_TIME_SCALE, or the load average); chromium=${'path' in chromium ? chromium.path : chromium.missing}\n`);
+  process.stdout.write(`shared stack at ${shared.url} (build checked in ${started - building} ms, started in ${Date.now() - started} ms)\n`);
 }

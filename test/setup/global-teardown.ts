@@ -9,6 +9,8 @@ export default async function globalTeardown(): Promise<void> {
   const run = process.env.TEST_RUN_ID;
   let leftovers: string[] = [];
   try {
+    // The shared stack removes its own databases, keys and queues as it stops: before the check.
+    await ((globalThis as Record<string, unknown>).__ACCT_SHARED_STACK__ as { stop(): Promise<void> } | undefined)?.stop();
     if (run) leftovers = await findLeftovers({ redis: process.env.REDIS_URL!, mongo: process.env.MONGO_URL!, amqp: process.env.AMQP_URL! }, run);
   } finally {
     if (run) fs.rmSync(issuedNamesFile(run), { force: true });

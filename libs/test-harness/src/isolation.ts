@@ -172,3 +172,12 @@ export function isolatedServiceEnv(label: string): { env: Record<string, string>
     cleanup: (options) => removeIsolated(names, options),
   };
 }
+
+/**
+ * The recent proof of the session an access token names runs out (as after STEP_UP_SECONDS): its
+ * `step-up:{<sid>}` key goes, and no other session's, so files sharing a stack keep theirs.
+ */
+export async function proofRunsOut(stack: { redis: Redis; names: TestNames }, accessToken: string): Promise<void> {
+  const { sid } = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString('utf8')) as { sid: string };
+  await stack.redis.del(`${stack.names.redisPrefix}step-up:{${sid}}`);
+}

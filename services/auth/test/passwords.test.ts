@@ -125,3 +125,23 @@ describe('BcryptPasswordHasher', () => {
     expect(() => assertPasswordPolicy('12345678')).not.toThrow();
   });
 });
+
+describe('BcryptPasswordHasher.burn', () => {
+  it('spends one bcrypt compare at the account cost, as a wrong password’s verify does (what the unknown-address login spends)', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const bcrypt = require('bcrypt') as typeof import('bcrypt');
+    const hasher = new BcryptPasswordHasher(4, 1, { maxQueue: 10, maxWaitMs: 60_000 });
+    const stored = (await hasher.hash('the right password')) as string;
+    const compare = jest.spyOn(bcrypt, 'compare');
+    try {
+      await hasher.burn('a guess');
+      expect(compare).toHaveBeenCalledTimes(1);
+      expect(bcrypt.getRounds(compare.mock.calls[0][1] as string)).toBe(4);
+      compare.mockClear();
+      expect(await hasher.verify('a guess', stored)).toBe(false);
+      expect(compare).toHaveBeenCalledTimes(1);
+    } finally {
+      compare.mockRestore();
+    }
+  });
+});

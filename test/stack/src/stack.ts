@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createMemoryLogger, type RunningService } from '@acct/shared';
+import { createLogger, type RunningService } from '@acct/shared';
 import type { Redis } from '@acct/shared/redis';
 import { loadAuthConfig, startAuth } from '@acct/auth';
 import { accountEventsQueue, loadDesktopConfig, startDesktop } from '@acct/desktop';
@@ -44,6 +44,24 @@ export interface StackOptions {
   notifier?: boolean;
   /** The notifier's own variables, over the test defaults (with `notifier: true`). */
   notifierEnv?: Record<string, string>;
+  /**
+   * A folder where each log stream is also written, a JSON record a line (`request.jsonl`,
+   * `audit.jsonl`, `service.jsonl`): how the run's shared stack (shared.ts) shows its logs to the
+   * test files of other processes.
+   */
+  logDir?: string;
+}
+
+/** A log stream kept in memory for the tests, and in a file too when `file` is given. */
+function captured(file?: string): { logger: ReturnType<typeof createLogger>; records: Record<string, any>[] } {
+  const records: Record<string, any>[] = [];
+  const destination = {
+    write(line: string) {
+      records.push(JSON.parse(line));
+      if (file) fs.appendFileSync(file, line);
+    },
+  };
+  return { logger: createLogger({ level: 'info', destination }), records };
 }
 
 /** Fast, permissive defaults for tests; a test that checks a limit sets it. */
@@ -67,9 +85,10 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   const names = isolatedNames(label);
   const urls = testUrls();
   const keys = testKeys();
-  const service = createMemoryLogger('info');
-  const audit = createMemoryLogger('info');
-  const request = createMemoryLogger('info');
+  const logFile = (stream: string) => (options.logDir ? path.join(options.logDir, `${stream}.jsonl`) : undefined);
+  const service = captured(logFile('service'));
+  const audit = captured(logFile('audit'));
+  const request = captured(logFile('request'));
   const events = await EventTap.open(urls.amqp, names.exchange);
 
   // Every replica of every service follows the stack's own revocation feed.

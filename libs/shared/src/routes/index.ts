@@ -2,7 +2,7 @@
 // answered, how its body travels, who may call it, and the cookies it touches. The gateway's
 // allow-list is this table (anything not in it answers 404 at the edge and never reaches a service);
 // test/repo/openapi.test.ts holds it equal to openapi/openapi.yaml by operation id, caller and all, and
-// test/e2e/route-callers.security.test.ts sends every guarded route a caller it must refuse. A new
+// test/e2e/route-table.security.test.ts sends every guarded route a caller it must refuse. A new
 // route is one row here, one operation there, and its handler.
 import type { AccountKind } from '../access-token';
 

@@ -2,7 +2,7 @@
 // moves the account only once the new address confirms and only under the credentials it was asked
 // under; the old address is held for its undo link; the undo takes the account back whatever came
 // after (a later change included), ends every session, drops the password for a mailed reset and
-// names every way in the account keeps (a mailbox removes none: shared/mailbox.ts). The end-to-end file (email-ownership.security) keeps to the
+// names every way in the account keeps (a mailbox removes none: shared/mailbox.ts). The end-to-end file (mailbox.security) keeps to the
 // contract's answers and the mail going out.
 import { AuthErrors } from '../../src/errors';
 import { confirmEmailChange, requestEmailChange, undoEmailChange } from '../../src/domain/email/ownership';

@@ -1,7 +1,7 @@
 // The sign-in's rules on in-memory ports (test/fakes.ts), in milliseconds: what a login answers and
 // opens for each kind of account, the one flow a sign-in in progress is (what it has proven, what
 // comes next, its lifetime, its attempts), the second step's single use and its end at a credential
-// change, and a passkey sign-in's flow taken once. The end-to-end files (otp.state,
+// change, and a passkey sign-in's flow taken once. The end-to-end files (notifications.message-queue,
 // second-factors.security, passkeys.browser, identity-providers.security) keep to the contract and
 // the wiring.
 import { AuthErrors } from '../../src/errors';
@@ -31,6 +31,24 @@ describe('a login', () => {
     expect(deps.activity.entries.map((e) => [e.type, e.details])).toEqual([['sign_in_failed', ['method: password']]]);
     // Each attempt was counted before the compare, and none was given back or cleared.
     expect(attempts).toEqual(['reserve user grace@example.com', 'reserve user nobody@example.com']);
+  });
+
+  // Moved from the end-to-end login file (which spied on bcrypt through the stack): what a guesser
+  // can time. The real hasher's `burn` is one bcrypt compare (test/passwords.test.ts).
+  it('spends exactly one password compare for an unknown address, as for a wrong password: the unknown one burns, the known one verifies', async () => {
+    const { deps, make } = await setUp();
+    await make('user', 'grace@example.com');
+    const spent: string[] = [];
+    deps.hasher = {
+      ...deps.hasher,
+      verify: async (password, hash) => (spent.push('verify'), hash === `h:${password}`),
+      burn: async () => void spent.push('burn'),
+    };
+    await expect(login(deps, 'user', body('nobody@example.com'), requestOf())).rejects.toMatchObject(AuthErrors.invalidCredentials());
+    expect(spent).toEqual(['burn']);
+    spent.length = 0;
+    await expect(login(deps, 'user', body('grace@example.com', 'wrong password'), requestOf())).rejects.toMatchObject(AuthErrors.invalidCredentials());
+    expect(spent).toEqual(['verify']);
   });
 
   it('opens a second step with the account’s own factors named as what comes next, and no session', async () => {

@@ -1,0 +1,174 @@
+// Password guessing and the request limits.
+
+import { call } from '@acct/test-harness/http-client';
+import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
+
+// Password guessing: attempts are reserved before the compare, counted per account and address with
+// an account-wide ceiling, keyed by the normalised email; a stranger cannot lock the owner out.
+describe('login-abuse.security', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack('loginabuse', {
+      // bcrypt slow enough, one at a time, that guesses sent at once are all in flight together.
+      auth: { BCRYPT_COST: '10', BCRYPT_CONCURRENCY: '1', RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '5', RATE_LOGIN_FAILURES_PER_ACCOUNT: '8' },
+      gateway: { TRUST_PROXY: 'loopback' },
+    });
+  });
+  afterAll(() => stack.stop());
+
+  const login = (email: string, password: string, ip: string) =>
+    call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password }, headers: { 'x-forwarded-for': ip } });
+
+  async function registered() {
+    const account = buildAccount();
+    const res = await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+    expect(res.status).toBe(201);
+    return account;
+  }
+
+  /** Waits until the account's failure count from `ip` reaches `count` (or a second passes). */
+  async function reservedAtLeast(email: string, ip: string, count: number) {
+    const key = `${stack.names.redisPrefix}lf:{user:${email}}:ip:${ip}`;
+    const deadline = Date.now() + 1_000;
+    while (Number((await stack.redis.get(key)) ?? 0) < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  describe('failed-login limit', () => {
+    it('when 14 wrong guesses are in flight, then the right password sent with them is refused 429, and only 5 guesses were compared', async () => {
+      const account = await registered();
+      const ip = '203.0.113.14';
+      const wrong = Array.from({ length: 14 }, (_, i) => login(account.email, `wrong guess ${i}`, ip));
+      await reservedAtLeast(account.email, ip, 5);
+      const right = await login(account.email, account.password, ip);
+      const statuses = (await Promise.all(wrong)).map((r) => r.status);
+      expect(right.status).toBe(429);
+      expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    });
+
+    it('when a stranger spends an address budget, then that address backs off and the owner on another address still logs in', async () => {
+      const account = await registered();
+      for (let i = 0; i < 5; i++) expect((await login(account.email, 'not the password', '198.51.100.1')).status).toBe(401);
+      const attacker = await login(account.email, account.password, '198.51.100.1');
+      expect(attacker.status).toBe(429);
+      expect(attacker.body).toMatchObject({ success: false, code: 'rate_limited' });
+      expect((await login(account.email, account.password, '192.0.2.55')).status).toBe(200);
+      // The owner's success does not lift the stranger's back-off.
+      expect((await login(account.email, 'not the password', '198.51.100.1')).status).toBe(429);
+    });
+
+    it('when failures from many addresses reach the account-wide ceiling, then every address backs off until a window passes', async () => {
+      const account = await registered();
+      for (const ip of ['10.1.0.1', '10.1.0.2']) {
+        for (let i = 0; i < 4; i++) expect((await login(account.email, 'distributed guess', ip)).status).toBe(401);
+      }
+      const res = await login(account.email, account.password, '10.1.0.3');
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+
+    it('when the email differs in case or by the trailing dot, then the failures still count for one account', async () => {
+      const account = await registered();
+      const [local, domain] = account.email.split('@');
+      const variants = [account.email.toUpperCase(), `${local}@${domain.toUpperCase()}`, `${local}@${domain}.`, `${local[0].toUpperCase()}${local.slice(1)}@${domain}`, account.email];
+      for (const email of variants) expect((await login(email, 'wrong password', '198.51.100.77')).status).toBe(401);
+      expect((await login(account.email, account.password, '198.51.100.77')).status).toBe(429);
+    });
+
+    it('when the right password comes after a few failures, then it logs in and the count starts over', async () => {
+      const account = await registered();
+      const ip = '198.51.100.200';
+      for (let i = 0; i < 4; i++) await login(account.email, 'wrong password', ip);
+      expect((await login(account.email, account.password, ip)).status).toBe(200);
+      for (let i = 0; i < 5; i++) expect((await login(account.email, 'wrong password', ip)).status).toBe(401);
+      expect((await login(account.email, account.password, ip)).status).toBe(429);
+    });
+
+    it('when a stranger spreads guesses over the addresses of one IPv6 /64, then the whole /64 backs off, and another network is unaffected', async () => {
+      const account = await registered();
+      for (let i = 1; i <= 5; i++) expect((await login(account.email, 'not the password', `2001:db8:aa:1::${i.toString(16)}`)).status).toBe(401);
+      // A sixth address of the same /64, even with the right password, gets the /64's back-off.
+      expect((await login(account.email, account.password, '2001:db8:aa:1:ffff::77')).status).toBe(429);
+      expect((await login(account.email, account.password, '2001:db8:aa:2::1')).status).toBe(200);
+    });
+
+    it('when strangers fill the account-wide ceiling, then the owner from an address that signed in before still logs in, and new addresses back off', async () => {
+      const account = await registered();
+      expect((await login(account.email, account.password, '192.0.2.200')).status).toBe(200);
+      for (const ip of ['10.9.0.1', '10.9.0.2']) {
+        for (let i = 0; i < 4; i++) expect((await login(account.email, 'distributed guess', ip)).status).toBe(401);
+      }
+      expect((await login(account.email, account.password, '10.9.0.3')).status).toBe(429);
+      expect((await login(account.email, account.password, '192.0.2.200')).status).toBe(200);
+    });
+
+    it('when a trusted X-Forwarded-For carries something that is not an address, then it is ignored: the connection address stands', async () => {
+      const requestId = `xff-garbage-${Date.now()}`;
+      await call(stack.url, 'GET', '/nowhere', { headers: { 'x-forwarded-for': 'not-an-address', 'x-request-id': requestId } });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(stack.logs.request.find((r) => r.request_id === requestId)?.ip).toBe('127.0.0.1');
+    });
+  });
+});
+
+describe('rate-limit.response', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack('ratelimit', {
+      auth: { RATE_LOGIN_IP_PER_MINUTE: '1000', RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '3', RATE_FORGOT_EMAIL_IP_PER_HOUR: '2', RATE_REGISTER_IP_PER_HOUR: '1000' },
+    });
+  });
+  afterAll(() => stack.stop());
+
+  describe('rate limits', () => {
+    it('after the allowed failed logins an account backs off with 429 and Retry-After, even with the right password', async () => {
+      const account = buildAccount();
+      await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+      for (let i = 0; i < 3; i++) {
+        expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: 'wrong password' } })).status).toBe(401);
+      }
+      const res = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(res.body).toMatchObject({ success: false, code: 'rate_limited' });
+    });
+
+    it('a successful login clears the failure count', async () => {
+      const account = buildAccount();
+      await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+      const attempt = (password: string) => call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password } });
+      await attempt('wrong password');
+      await attempt('wrong password');
+      expect((await attempt(account.password)).status).toBe(200);
+      await attempt('wrong password');
+      await attempt('wrong password');
+      expect((await attempt(account.password)).status).toBe(200);
+    });
+
+    it('forgot-password is limited per address and client, with the same 429 whether or not it exists', async () => {
+      const email = buildAccount().email;
+      const send = () => call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email } });
+      expect((await send()).status).toBe(200);
+      expect((await send()).status).toBe(200);
+      const res = await send();
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    });
+  });
+
+  describe('login per IP', () => {
+    it('answers 429 past the per-IP budget', async () => {
+      const limited = await startStack('ratelimitip', { auth: { RATE_LOGIN_IP_PER_MINUTE: '3' } });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) {
+          statuses.push((await call(limited.url, 'POST', '/api/auth/user/login', { body: { email: buildAccount().email, password: 'whatever1' } })).status);
+        }
+        expect(statuses).toEqual([401, 401, 401, 429]);
+      } finally {
+        await limited.stop();
+      }
+    });
+  });
+});

@@ -1,0 +1,112 @@
+// The run's shared stack: one auth, desktop and gateway that the jest global setup starts once, in
+// its own process, for every end-to-end file that only reads and writes through the API. Such a file
+// makes its own accounts (unique addresses) and reads back only what it made, so files share the
+// stack safely while running in parallel; a file that stops, slows or reconfigures a dependency, or
+// needs settings of its own, starts its own stack with startStack (stack.ts).
+//
+// The shared stack runs the built services (`tsc -b`, which the global setup runs first), and shows
+// its log streams through files (StackOptions.logDir), read back here on each access.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Redis } from '@acct/shared/redis';
+import { EventTap } from '@acct/test-harness/event-tap';
+import { openTestRedis, testUrls, type TestNames } from '@acct/test-harness/isolation';
+import type { TestKeys } from '@acct/test-harness/keys';
+import { checkAnswersOf, stopCheckingAnswersOf } from '@acct/test-harness/openapi';
+import { startStack, type StackOptions } from './stack';
+
+/** The shared stack's settings: every file that uses it must pass with these. */
+export const SHARED_STACK_OPTIONS: StackOptions = {
+  auth: { ADMIN_REGISTRATION_OPEN: 'true', BREACHED_PASSWORD_CHECK: 'true' },
+  gateway: { REVOCATION_FEED_TOKENS: 'f'.repeat(40) },
+};
+
+/** What the global setup hands the workers, in TEST_SHARED_STACK. */
+interface SharedStackAddress {
+  url: string;
+  names: TestNames;
+  keys: TestKeys;
+  healthPorts: { auth: number; desktop: number; gateway: number };
+  logDir: string;
+}
+
+type Records = Record<string, any>[];
+
+export interface SharedStack {
+  url: string;
+  names: TestNames;
+  keys: TestKeys;
+  healthPorts: SharedStackAddress['healthPorts'];
+  /** The stack's log streams as they stand at the moment they are read (every file's records). */
+  logs: { readonly request: Records; readonly audit: Records; readonly service: Records };
+  redis: Redis;
+  events: EventTap;
+  /** Closes this file's clients; the stack itself is stopped by the global teardown. */
+  stop(): Promise<void>;
+}
+
+/** Global setup: starts the shared stack and says where it is through the environment. */
+export async function startSharedStack(): Promise<{ stop(): Promise<void> }> {
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-shared-stack-'));
+  const stack = await startStack('shared', { ...SHARED_STACK_OPTIONS, logDir });
+  const address: SharedStackAddress = {
+    url: stack.url,
+    names: stack.names,
+    keys: stack.keys,
+    healthPorts: { auth: stack.running.auth.healthPort, desktop: stack.running.desktop.healthPort, gateway: stack.running.gateway.healthPort },
+    logDir,
+  };
+  process.env.TEST_SHARED_STACK = JSON.stringify(address);
+  return {
+    async stop() {
+      await stack.stop();
+      fs.rmSync(logDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const readRecords = (file: string): Records =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
+
+/** A test file's handle on the shared stack (call in beforeAll, stop in afterAll). */
+export async function sharedStack(): Promise<SharedStack> {
+  const given = process.env.TEST_SHARED_STACK;
+  if (!given) throw new Error('TEST_SHARED_STACK is not set: run the tests through jest (npm test), whose global setup starts the shared stack');
+  const address = JSON.parse(given) as SharedStackAddress;
+  const urls = testUrls();
+  const redis = openTestRedis(urls.redis);
+  const events = await EventTap.open(urls.amqp, address.names.exchange);
+  checkAnswersOf(address.url);
+  const stream = (name: string) => path.join(address.logDir, `${name}.jsonl`);
+  return {
+    url: address.url,
+    names: address.names,
+    keys: address.keys,
+    healthPorts: address.healthPorts,
+    logs: {
+      get request() {
+        return readRecords(stream('request'));
+      },
+      get audit() {
+        return readRecords(stream('audit'));
+      },
+      get service() {
+        return readRecords(stream('service'));
+      },
+    },
+    redis,
+    events,
+    async stop() {
+      stopCheckingAnswersOf(address.url);
+      await events.close();
+      await redis.quit();
+    },
+  };
+}
