@@ -26,6 +26,11 @@ import type {
   LinkPurpose,
   NewLink,
   ResetTokens,
+  RateLimits,
+  LimiterName,
+  LimitAnswer,
+  ResetRequests,
+  ResetRequest,
   UsedLink,
   FlowKey,
   FlowPurpose,
@@ -643,4 +648,35 @@ export class MemoryAvatars implements Avatars {
     this.files.delete(fileId);
     this.removed.push(fileId);
   }
+}
+
+/**
+ * Rate limits in memory: each named limit allows `budgets[name]` points per key (unlimited when not
+ * given), then answers a retry after a minute; `spent` lists every key that was charged, in order.
+ */
+export class MemoryRateLimits implements RateLimits {
+  readonly used = new Map<string, number>();
+  readonly spent: string[] = [];
+  constructor(private readonly budgets: Partial<Record<LimiterName, number>> = {}) {}
+  async consume(name: LimiterName, key: string): Promise<LimitAnswer> {
+    const at = `${name} ${key}`;
+    this.spent.push(at);
+    const used = (this.used.get(at) ?? 0) + 1;
+    this.used.set(at, used);
+    const budget = this.budgets[name];
+    return budget === undefined || used <= budget ? { allowed: true } : { allowed: false, retryAfterMs: 60_000 };
+  }
+}
+
+/** Forgot-password requests in memory, queued as the worker would find them. */
+export class MemoryResetRequests implements ResetRequests {
+  readonly queued: ResetRequest[] = [];
+  async enqueue(request: ResetRequest) {
+    this.queued.push(request);
+  }
+  async claim() {
+    const request = this.queued.shift();
+    return request ? { ...request, id: objectId(), attempts: 0 } : undefined;
+  }
+  async remove() {}
 }

@@ -19,6 +19,9 @@ import { startStack, type StackOptions } from './stack';
 /** The shared stack's settings: every file that uses it must pass with these. */
 export const SHARED_STACK_OPTIONS: StackOptions = {
   auth: { ADMIN_REGISTRATION_OPEN: 'true', BREACHED_PASSWORD_CHECK: 'true' },
+  // The latest release held ten minutes: a release published answers the version check at once
+  // because publishing clears what was held, not because the hold ran out.
+  desktop: { RELEASE_CACHE_MS: '600000' },
   gateway: { REVOCATION_FEED_TOKENS: 'f'.repeat(40) },
 };
 
