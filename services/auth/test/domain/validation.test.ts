@@ -1,7 +1,20 @@
 // Display names (shared/validation.ts): the contract's length rule first, with its words, then
 // nothing that would not read as it is in a list, a mail or a log.
 import { AuthErrors } from '../../src/errors';
-import { requireEmail, requireName, validateAdminForgot, validateLogin, validateRegister, validateUserForgot } from '../../src/domain/shared/validation';
+import {
+  pageParams,
+  requireCode,
+  requireEmail,
+  requireName,
+  requirePasskeyAnswer,
+  requireRecoveryCode,
+  validateAdminForgot,
+  validateLogin,
+  validateOtp,
+  validateRegister,
+  validateReset,
+  validateUserForgot,
+} from '../../src/domain/shared/validation';
 
 describe('requireName', () => {
   it.each([
@@ -76,5 +89,153 @@ describe('an email given to the routes’ validators', () => {
 
   it('keeps an international address that mail can carry', () => {
     expect(requireEmail('josé@exämple.com')).toBe(requireEmail('JOSÉ@exämple.com'));
+  });
+});
+
+// The contract's 400s, rule by rule, moved down from the end-to-end register and login files (which
+// keep one case per route for the wiring, and the malformed and non-JSON bodies the HTTP layer
+// answers): each validator answers its first failing rule in the contract's words.
+const refuses = (validate: () => unknown, message: string) => expect(validate).toThrow(expect.objectContaining({ message }));
+
+describe('validateRegister', () => {
+  it.each([
+    ['nothing', {}, 'Please provide name, email and password'],
+    ['not an object', 'name=Ann', 'Please provide name, email and password'],
+    ['an array', [{ name: 'Ann' }], 'Please provide name, email and password'],
+    ['no password', { name: 'Ann', email: 'ann@example.com' }, 'Please provide name, email and password'],
+    ['an empty name', { name: '', email: 'x', password: 'y' }, 'Please provide name, email and password'],
+    ['a null email', { name: 'Ann', email: null, password: 'long enough' }, 'Please provide name, email and password'],
+    ['a one-letter name with a bad email', { name: ' A ', email: 'bad', password: 'y' }, 'Name must be 2-20 characters'],
+    ['a 21-letter name', { name: 'x'.repeat(21), email: 'ann@example.com', password: 'long enough' }, 'Name must be 2-20 characters'],
+    ['a non-string name', { name: 42, email: 'ann@example.com', password: 'long enough' }, 'Name must be 2-20 characters'],
+    ['a bad email with a short password', { name: 'Ann', email: 'ann@example', password: 'y' }, 'Invalid email format'],
+    ['an email with a space', { name: 'Ann', email: 'an n@example.com', password: 'long enough' }, 'Invalid email format'],
+    ['an email in an array', { name: 'Ann', email: ['ann@example.com'], password: 'long enough' }, 'Invalid email format'],
+    ['a 7-character password', { name: 'Ann', email: 'ann@example.com', password: '1234567' }, 'Password must be 8-128 characters'],
+    ['a 129-character password', { name: 'Ann', email: 'ann@example.com', password: 'p'.repeat(129) }, 'Password must be 8-128 characters'],
+    ['a numeric password', { name: 'Ann', email: 'ann@example.com', password: 123456789 }, 'Password must be 8-128 characters'],
+  ])('answers %s with the first failing rule', (_case, body, message) => {
+    refuses(() => validateRegister(body), message);
+  });
+
+  it.each([8, 128])('takes a %i-character password, the name trimmed and the address normalised', (length) => {
+    expect(validateRegister({ name: ' Ann ', email: 'Ann@Example.com', password: 'p'.repeat(length) })).toEqual({ name: 'Ann', email: 'ann@example.com', password: 'p'.repeat(length) });
+  });
+});
+
+describe('validateLogin', () => {
+  it.each([
+    ['nothing', {}, 'Please provide email and password'],
+    ['no password and a bad email', { email: 'bad' }, 'Please provide email and password'],
+    ['an empty password', { email: 'a@b.co', password: '' }, 'Please provide email and password'],
+    ['a bad email', { email: 'a@b', password: 'whatever' }, 'Invalid email format'],
+    ['a numeric email', { email: 12, password: 'whatever' }, 'Invalid email format'],
+  ])('answers %s with %s', (_case, body, message) => {
+    refuses(() => validateLogin(body), message);
+  });
+
+  it('takes a non-string password as one that matches no account (the same work as a wrong one)', () => {
+    expect(validateLogin({ email: 'ann@example.com', password: 12345678 })).toEqual({ email: 'ann@example.com', password: '' });
+  });
+});
+
+describe('validateOtp', () => {
+  it.each([
+    ['nothing', {}, 'Please provide challenge_token and code'],
+    ['no code', { challenge_token: 't' }, 'Please provide challenge_token and code'],
+    ['no token', { code: '123456' }, 'Please provide challenge_token and code'],
+    ['a recovery code without a token', { recovery_code: 'abcde-23456' }, 'Please provide challenge_token and code'],
+    ['five digits', { challenge_token: 't', code: '12345' }, 'Code must be a 6 digit OTP'],
+    ['seven digits', { challenge_token: 't', code: '1234567' }, 'Code must be a 6 digit OTP'],
+    ['letters', { challenge_token: 't', code: '12a456' }, 'Code must be a 6 digit OTP'],
+    ['a number rather than a string', { challenge_token: 't', code: 123456 }, 'Code must be a 6 digit OTP'],
+    ['a malformed recovery code', { challenge_token: 't', recovery_code: 'abc' }, 'Recovery code must be 10 letters and digits as issued, such as abcde-23456'],
+    ['a passkey answer that is not an object', { challenge_token: 't', passkey: 'yes' }, 'passkey must be the WebAuthn answer object that the browser gave'],
+  ])('answers %s with %s', (_case, body, message) => {
+    refuses(() => validateOtp(body), message);
+  });
+
+  it('reads a code first, then a recovery code, then a passkey answer', () => {
+    expect(validateOtp({ challenge_token: 't', code: '123456', recovery_code: 'abcde-23456' }).proof).toEqual({ type: 'code', code: '123456' });
+    expect(validateOtp({ challenge_token: 't', recovery_code: 'ABCDE-23456' }).proof).toEqual({ type: 'recovery', code: 'abcde23456' });
+    expect(validateOtp({ challenge_token: 't', passkey: { id: 'abc', response: {} } }).proof).toEqual({ type: 'passkey', response: { id: 'abc', response: {} } });
+  });
+});
+
+describe('requireCode and requireRecoveryCode', () => {
+  it.each([
+    [undefined, 'Please provide code'],
+    ['', 'Please provide code'],
+    ['12345', 'Code must be a 6 digit OTP'],
+    [' 123456', 'Code must be a 6 digit OTP'],
+  ])('a code %j is refused: %s', (code, message) => {
+    refuses(() => requireCode(code), message);
+  });
+
+  it.each([
+    ['abcde-23456', 'abcde23456'],
+    ['ABCDE23456', 'abcde23456'],
+    ['  abcde-23456 ', 'abcde23456'],
+  ])('a recovery code %j is read as %j', (given, read) => {
+    expect(requireRecoveryCode(given)).toBe(read);
+  });
+
+  it.each(['abcde-2345', 'abcde--23456', 'abcd1-23456', 'abcde_23456', 42])('a recovery code %j is refused (1 and 0 are never issued)', (given) => {
+    refuses(() => requireRecoveryCode(given), 'Recovery code must be 10 letters and digits as issued, such as abcde-23456');
+  });
+});
+
+describe('requirePasskeyAnswer', () => {
+  it.each([
+    ['null', null],
+    ['an array', [{ id: 'abc', response: {} }]],
+    ['an id that is not base64url', { id: 'a b', response: {} }],
+    ['an id too long', { id: 'a'.repeat(1367), response: {} }],
+    ['no response', { id: 'abc' }],
+    ['a response that is an array', { id: 'abc', response: [] }],
+  ])('refuses %s', (_case, answer) => {
+    refuses(() => requirePasskeyAnswer(answer), 'passkey must be the WebAuthn answer object that the browser gave');
+  });
+});
+
+describe('the forgot and reset validators', () => {
+  it.each([
+    [{}, 'Please provide a valid email'],
+    [{ email: '   ' }, 'Please provide a valid email'],
+    [{ email: 42 }, 'Please provide a valid email'],
+    [{ email: 'not an address' }, 'Invalid email format'],
+  ])('the user route refuses %j: %s', (body, message) => {
+    refuses(() => validateUserForgot(body), message);
+  });
+
+  it('the admin route asks only for presence, and matches nothing with what is not an address', () => {
+    refuses(() => validateAdminForgot({}), 'Please provide email');
+    expect(validateAdminForgot({ email: 42 })).toEqual({ email: undefined });
+    expect(validateAdminForgot({ email: ' Ada@Example.com ' })).toEqual({ email: 'ada@example.com' });
+  });
+
+  it.each([
+    [{}, 'Please provide token and newPassword'],
+    [{ token: 't' }, 'Please provide token and newPassword'],
+    [{ token: 't', newPassword: 'short' }, 'Password must be 8-128 characters'],
+    [{ token: 't', newPassword: 12345678 }, 'Password must be 8-128 characters'],
+    [{ token: 42, newPassword: 'long enough 1' }, 'Invalid or expired reset token'],
+  ])('reset refuses %j: %s', (body, message) => {
+    refuses(() => validateReset(body), message);
+  });
+});
+
+describe('pageParams', () => {
+  it.each([['0'], ['101'], ['-1'], ['1.5'], ['1000'], [['10']]])('refuses a limit of %j', (limit) => {
+    refuses(() => pageParams({ limit }, 20), 'limit must be a whole number from 1 to 100');
+  });
+
+  it.each([['not-an-id'], ['0123456789abcdef0123456'], [['0123456789abcdef01234567']]])('refuses a cursor of %j', (cursor) => {
+    refuses(() => pageParams({ cursor }, 20), 'Invalid cursor');
+  });
+
+  it('takes the fallback and the first page when neither is given, and a given id as the cursor', () => {
+    expect(pageParams({}, 20)).toEqual({ limit: 20, cursor: '' });
+    expect(pageParams({ limit: '100', cursor: '0123456789abcdef01234567' }, 20)).toEqual({ limit: 100, cursor: '0123456789abcdef01234567' });
   });
 });
