@@ -3,9 +3,10 @@
 // setup (MongoDB: the stand-in, or MONGO_URL). Never the machine's own Redis or RabbitMQ.
 import { startRabbitCluster, type RabbitCluster } from '@acct/test-harness/rabbitmq-servers';
 import { startRedisCluster, type RedisClusterServers } from '@acct/test-harness/redis-servers';
+import type { Config } from '@jest/types';
 import globalSetup from '../setup/global-setup';
 
-export default async function haGlobalSetup(): Promise<void> {
+export default async function haGlobalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   const started = Date.now();
   process.stdout.write('\ntest:ha: starting a 6-node Redis Cluster and a 3-node RabbitMQ cluster …\n');
   const [redisStart, rabbitStart] = await Promise.allSettled([startRedisCluster(), startRabbitCluster()]);
@@ -19,7 +20,7 @@ export default async function haGlobalSetup(): Promise<void> {
   process.env.REDIS_URL = redis.url;
   process.env.AMQP_URL = rabbit.url;
   process.stdout.write(`test:ha: up in ${((Date.now() - started) / 1000).toFixed(1)} s: Redis Cluster ${redis.url}; RabbitMQ nodes ${rabbit.nodes.map((n) => `${n.name} (${n.port})`).join(', ')}\n`);
-  await globalSetup();
+  await globalSetup(globalConfig);
 }
 
 export type HaEngines = { redis: RedisClusterServers; rabbit: RabbitCluster };

@@ -2,6 +2,9 @@
 // and hands their URLs and the run's id (in every name a test makes) to every test worker through
 // the environment.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '@jest/types';
 import { startMongoStandin } from '@acct/mongo-standin';
 import { findChromium } from '@acct/test-harness/browser';
 import { buildWorkspaces } from '@acct/test-harness/build';
@@ -15,7 +18,25 @@ interface Resolved {
   stop?: () => Promise<void>;
 }
 
-export default async function globalSetup(): Promise<void> {
+/**
+ * Whether this run includes a file that uses the shared stack: every file in a whole run; else a
+ * file that names the stack and matches one of the run's path patterns (or paths), so that a run of
+ * unit tests neither builds the workspaces nor starts a stack.
+ */
+function sharedStackWanted(globalConfig: Pick<Config.GlobalConfig, 'nonFlagArgs' | 'runTestsByPath' | 'rootDir'>): boolean {
+  const patterns = globalConfig.nonFlagArgs ?? [];
+  if (patterns.length === 0) return true;
+  const e2e = path.join(globalConfig.rootDir, 'test', 'e2e');
+  const users = fs
+    .readdirSync(e2e)
+    .map((file) => path.join(e2e, file))
+    .filter((file) => file.endsWith('.test.ts') && fs.readFileSync(file, 'utf8').includes('@acct/test-stack/shared'));
+  return users.some((file) =>
+    patterns.some((pattern) => (globalConfig.runTestsByPath ? path.resolve(pattern) === file : new RegExp(pattern, 'i').test(file))),
+  );
+}
+
+export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   // The browser tests' Chromium, installed here when missing (as root, from Debian's packages): once,
   // before any worker starts. Installed from a test file, a second worker would find the browser's
   // binary unpacked before its libraries and hang launching it, or take the package lock meanwhile.
@@ -39,6 +60,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_MONGO_SOURCE = mongo.source;
   process.env.TEST_RUN_ID = randomBytes(3).toString('hex');
   (globalThis as Record<string, unknown>).__ACCT_DEPS__ = [redis, amqp, mongo];
+  process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}; time scale ${process.env.TEST_TIME_SCALE ?? 1} (TEST_TIME_SCALE, or the load average); chromium=${'path' in chromium ? chromium.path : chromium.missing}\n`);
+  if (!sharedStackWanted(globalConfig)) return;
   // The shared stack (test/stack/src/shared.ts) runs the built services: the build is brought up to
   // date first (incremental, about a second when nothing changed), so a test never meets stale code.
   const building = Date.now();
@@ -46,6 +69,5 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   (globalThis as Record<string, unknown>).__ACCT_SHARED_STACK__ = await startSharedStack();
   const shared = JSON.parse(process.env.TEST_SHARED_STACK!) as { url: string };
-  process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}; time scale ${process.env.TEST_TIME_SCALE ?? 1} (TEST_TIME_SCALE, or the load average); chromium=${'path' in chromium ? chromium.path : chromium.missing}\n`);
   process.stdout.write(`shared stack at ${shared.url} (build checked in ${started - building} ms, started in ${Date.now() - started} ms)\n`);
 }
