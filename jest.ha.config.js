@@ -13,4 +13,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/ha/global-setup.ts',
   globalTeardown: '<rootDir>/test/ha/global-teardown.ts',
   testTimeout: Math.round(60_000 * require('./test/setup/time-scale').scale),
+  // Two workers beside the nine cluster nodes, as before the main run went to three.
+  maxWorkers: 2,
 };
