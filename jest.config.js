@@ -30,8 +30,9 @@ module.exports = {
   testTimeout: Math.round(30_000 * scale),
   // Three workers on this 2-core VM: a third of the run is waiting (timers, the broker, the browser),
   // which a third worker fills, and each worker keeps fewer files' heaps (see below), so it spends
-  // less on garbage collection too. Measured on 2026-11-28, whole runs, same VM, one after another:
-  // 2 workers 290 s (user CPU 345 s), 3 workers 188 s (256 s), 4 workers 234 s (339 s).
+  // less on garbage collection too. Whole runs on 2026-11-28, this VM, whose speed moves by a third
+  // from run to run: back to back, 2 workers 302 s then 3 workers 238 s; otherwise 2 workers 290 s,
+  // 3 workers 188 s, 4 workers 234 s.
   maxWorkers: 3,
   // One copy of bson per worker (test/setup/environment.js says why): it was most of the buffers
   // a worker kept across files (about 18 MB of `arrayBuffers` a file; now flat at 30-60 MB).
@@ -40,6 +41,8 @@ module.exports = {
   // prototypes (a Transform subclass of iconv-lite, IncomingMessage, EventEmitter), and through
   // their constructors every earlier file's context stays reachable (a heap snapshot's retainer
   // path, 2026-11-28). Until that chain is cut, a worker whose heap passed this after a file is
-  // replaced by a fresh one (at 384 MB: 285-302 ms to go after 'exit', inside jest's half second).
-  workerIdleMemoryLimit: '384MB',
+  // replaced by a fresh one. At 300 MB of heap no worker passed 488 MB resident in a whole run
+  // (three workers, ten processes in all, 256 s); at 384 MB the largest reached 616 MB (nine, 265 s,
+  // the run right after). Measured with a probe of process.memoryUsage() after each file.
+  workerIdleMemoryLimit: '300MB',
 };
