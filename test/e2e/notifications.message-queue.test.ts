@@ -177,9 +177,9 @@ describe('devices.security', () => {
   });
 });
 
-// The contract's second step through the whole stack: its answers, words, cookie and caching, and a
-// lifetime set by OTP_TTL_SECONDS. The flow's rules (one per account, attempts counted before the
-// proof, a credential change or a disable ending it) are test/domain/sign-in.test.ts's, and the
+// The contract's second step through the whole stack: its answers, words, cookie and caching. The
+// flow's rules (one per account, its lifetime, attempts counted before the proof, a credential
+// change or a disable ending it) are test/domain/sign-in.test.ts's, and the
 // store's under parallel use services/auth/test/redis-sign-in-flows.state.test.ts's.
 describe('otp.state', () => {
   // On the file's stack, with the default challenge lifetime (5 minutes): a loaded machine never

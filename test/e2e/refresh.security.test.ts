@@ -14,7 +14,9 @@ afterAll(() => stack.stop());
 
 describe('refresh.state', () => {
   // The default grace window (10 s): a burst of parallel refreshes on a loaded machine stays inside it.
-  // The test that waits past the window has a stack of its own with a 1 s window.
+  // What a token coming back after the window means (a lost answer retried, or theft) is
+  // services/auth/test/redis-sessions.state.test.ts's; the production cookie's attributes are
+  // services/gateway/test/refresh-cookie.test.ts's.
 
   const refresh = (token: string | undefined, kind: 'user' | 'admin' = 'user') =>
     call(stack.url, 'POST', `/api/auth/${kind}/refresh`, token ? { cookie: `${kind}RefreshToken=${token}` } : {});

@@ -243,9 +243,10 @@ describe('sign-in.response', () => {
   });
 });
 
-// Email input as an attacker sends it: hostile lengths answered at once on every route that checks
-// an email, addresses that would break mail refused, lookalikes folded into one account, and stored
-// data the mail cannot go to never turning a login into a 500.
+// Email input as an attacker sends it, through the stack: a hostile length does not hold up other
+// requests, lookalikes are one account, an international address gets its mail, and stored data the
+// mail cannot go to never turns a login into a 500. What each validator answers to each input is
+// services/auth/test/domain/validation.test.ts's.
 describe('email-input.security', () => {
   let adminToken: string;
   let userId: string;
