@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import { call } from '@acct/test-harness/http-client';
 import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
-import { testUrls } from '@acct/test-harness/isolation';
+import { proofRunsOut, testUrls } from '@acct/test-harness/isolation';
 import { startIdentityProvider, type TestIdentityProvider } from '@acct/test-harness/oidc-provider';
 import { RedirectBrowser, type Landing } from '@acct/test-harness/redirect-browser';
 import { until } from '@acct/test-harness/until';
@@ -324,8 +324,7 @@ describe('identity-providers.security', () => {
 
       it('refuses to start a link without a recent proof', async () => {
         const { accessToken } = await registerAndLogin(stack);
-        const sid = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
-        await stack.redis.del(`${stack.names.redisPrefix}step-up:{${sid}}`);
+        await proofRunsOut(stack, accessToken);
         const started = await startLinking(newBrowser(), accessToken);
         expect([started.status, started.body.code]).toEqual([403, 'step_up_required']);
       });

@@ -6,6 +6,7 @@
 import { Secret, TOTP, URI } from 'otpauth';
 import { call, cookieValue } from '@acct/test-harness/http-client';
 import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+import { proofRunsOut, stepUpKeyOf } from '@acct/test-harness/isolation';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
 
 let stack: TestStack;
@@ -158,8 +159,7 @@ describe('recovery codes', () => {
 describe('changing factors', () => {
   /** Ends the session's recent proof, as the passing of STEP_UP_SECONDS would. */
   const forgetProof = async (accessToken: string) => {
-    const sid = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
-    await stack.redis.del(`${stack.names.redisPrefix}step-up:{${sid}}`);
+    await proofRunsOut(stack, accessToken);
   };
 
   it('needs a recent proof: without one it answers 403 step_up_required, after the password or a code it goes on', async () => {
@@ -246,8 +246,7 @@ describe('changing factors', () => {
 
   it('a recent proof lives STEP_UP_SECONDS from the login, no longer', async () => {
     const { accessToken } = await registerAndLogin(stack);
-    const sid = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).sid as string;
-    const ttl = await stack.redis.pttl(`${stack.names.redisPrefix}step-up:{${sid}}`);
+    const ttl = await stack.redis.pttl(stepUpKeyOf(stack, accessToken));
     expect(ttl).toBeGreaterThan(295_000);
     expect(ttl).toBeLessThanOrEqual(300_000);
   });

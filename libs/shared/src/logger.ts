@@ -85,9 +85,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   );
 }
 
-/** A logger that keeps records in memory, for tests that assert on what was logged. */
-export function createMemoryLogger(level = 'trace'): { logger: Logger; records: Record<string, unknown>[] } {
+/**
+ * A logger that keeps records in memory, for tests that assert on what was logged; `alsoWrite`
+ * gets each line too (the tests' shared stack writes its logs to files that other processes read).
+ */
+export function createMemoryLogger(level = 'trace', alsoWrite?: (line: string) => void): { logger: Logger; records: Record<string, unknown>[] } {
   const records: Record<string, unknown>[] = [];
-  const destination = { write: (line: string) => void records.push(JSON.parse(line)) };
+  const destination = {
+    write(line: string) {
+      records.push(JSON.parse(line));
+      alsoWrite?.(line);
+    },
+  };
   return { logger: createLogger({ level, destination }), records };
 }

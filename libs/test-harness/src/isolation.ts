@@ -173,11 +173,16 @@ export function isolatedServiceEnv(label: string): { env: Record<string, string>
   };
 }
 
+/** The Redis key of the recent proof of the session an access token names (`step-up:{<sid>}`). */
+export function stepUpKeyOf(stack: { names: TestNames }, accessToken: string): string {
+  const { sid } = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString('utf8')) as { sid: string };
+  return `${stack.names.redisPrefix}step-up:{${sid}}`;
+}
+
 /**
  * The recent proof of the session an access token names runs out (as after STEP_UP_SECONDS): its
- * `step-up:{<sid>}` key goes, and no other session's, so files sharing a stack keep theirs.
+ * key goes, and no other session's, so files sharing a stack keep theirs.
  */
 export async function proofRunsOut(stack: { redis: Redis; names: TestNames }, accessToken: string): Promise<void> {
-  const { sid } = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString('utf8')) as { sid: string };
-  await stack.redis.del(`${stack.names.redisPrefix}step-up:{${sid}}`);
+  await stack.redis.del(stepUpKeyOf(stack, accessToken));
 }

@@ -32,7 +32,6 @@ interface SharedStackAddress {
   url: string;
   names: TestNames;
   keys: TestKeys;
-  healthPorts: { auth: number; desktop: number; gateway: number };
   logDir: string;
 }
 
@@ -42,7 +41,6 @@ export interface SharedStack {
   url: string;
   names: TestNames;
   keys: TestKeys;
-  healthPorts: SharedStackAddress['healthPorts'];
   /** The stack's log streams as they stand at the moment they are read (every file's records). */
   logs: { readonly request: Records; readonly audit: Records; readonly service: Records };
   redis: Redis;
@@ -59,7 +57,6 @@ export async function startSharedStack(): Promise<{ stop(): Promise<void> }> {
     url: stack.url,
     names: stack.names,
     keys: stack.keys,
-    healthPorts: { auth: stack.running.auth.healthPort, desktop: stack.running.desktop.healthPort, gateway: stack.running.gateway.healthPort },
     logDir,
   };
   process.env.TEST_SHARED_STACK = JSON.stringify(address);
@@ -94,7 +91,6 @@ export async function sharedStack(): Promise<SharedStack> {
     url: address.url,
     names: address.names,
     keys: address.keys,
-    healthPorts: address.healthPorts,
     logs: {
       get request() {
         return readRecords(stream('request'));

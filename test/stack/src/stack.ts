@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, type RunningService } from '@acct/shared';
+import { createMemoryLogger, type RunningService } from '@acct/shared';
 import type { Redis } from '@acct/shared/redis';
 import { loadAuthConfig, startAuth } from '@acct/auth';
 import { accountEventsQueue, loadDesktopConfig, startDesktop } from '@acct/desktop';
@@ -52,17 +52,6 @@ export interface StackOptions {
   logDir?: string;
 }
 
-/** A log stream kept in memory for the tests, and in a file too when `file` is given. */
-function captured(file?: string): { logger: ReturnType<typeof createLogger>; records: Record<string, any>[] } {
-  const records: Record<string, any>[] = [];
-  const destination = {
-    write(line: string) {
-      records.push(JSON.parse(line));
-      if (file) fs.appendFileSync(file, line);
-    },
-  };
-  return { logger: createLogger({ level: 'info', destination }), records };
-}
 
 /** Fast, permissive defaults for tests; a test that checks a limit sets it. */
 const AUTH_TEST_ENV = {
@@ -85,10 +74,14 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   const names = isolatedNames(label);
   const urls = testUrls();
   const keys = testKeys();
-  const logFile = (stream: string) => (options.logDir ? path.join(options.logDir, `${stream}.jsonl`) : undefined);
-  const service = captured(logFile('service'));
-  const audit = captured(logFile('audit'));
-  const request = captured(logFile('request'));
+  // Kept in memory, and written to `logDir` too when it is given.
+  const captured = (stream: string) => {
+    const file = options.logDir && path.join(options.logDir, `${stream}.jsonl`);
+    return createMemoryLogger('info', file ? (line) => fs.appendFileSync(file, line) : undefined);
+  };
+  const service = captured('service');
+  const audit = captured('audit');
+  const request = captured('request');
   const events = await EventTap.open(urls.amqp, names.exchange);
 
   // Every replica of every service follows the stack's own revocation feed.
