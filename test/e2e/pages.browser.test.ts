@@ -481,15 +481,29 @@ describe('hosted sign-in and the account console', () => {
     await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('.passkeys li .session-meta')?.textContent?.startsWith('last used'), { timeout: 15_000 });
     expect(passkeySignIns()).toBe(before + 1);
 
-    // The button: its prompt replaces the waiting suggestion, and answers once a person is there.
+    // The button: its prompt replaces the waiting suggestion. With nobody there, the suggestion's
+    // request waits (the virtual authenticator never answers a request made while nobody is
+    // there). The button is pressed only once that request has its options: pressed sooner, the
+    // suggestion's late start would cancel the button's prompt instead (CI saw that once). A person
+    // is there again before the press, so the button's prompt alone is answered.
+    const optionsGiven = () => stack.logs.request.filter((r) => r.path === '/api/auth/user/passkey/options' && r.status === 200).length;
     await presence(false);
     await page.click('#sign-out');
     await page.waitForFunction(() => location.pathname === '/login' && document.querySelector('h1')?.textContent === 'Sign in', { timeout: 10_000 });
     expect(await page.$eval('input[name=email]', (i) => i.getAttribute('autocomplete'))).toBe('username webauthn');
-    await press(page, 'Sign in with a passkey');
+    // The suggestion's options have come back to the page (its prompt starts within a task of that).
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((e: any) => e.name.endsWith('/api/auth/user/passkey/options')), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 200));
     await presence(true);
+    // Still on the sign-in page: the waiting suggestion did not answer when a person came back.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await page.evaluate(() => location.pathname)).toBe('/login');
+    const suggestionOnly = optionsGiven();
+    await press(page, 'Sign in with a passkey');
     await page.waitForFunction(() => location.pathname === '/account', { timeout: 15_000 });
     expect(passkeySignIns()).toBe(before + 2);
+    // The button asked for options of its own: it, not the suggestion, signed in.
+    expect(optionsGiven()).toBe(suggestionOnly + 1);
   });
 
   it('signs in with an identity provider from the sign-in page, then links one to a password account from the console', async () => {
