@@ -15,6 +15,8 @@ import { startTcpProxy } from '@acct/test-harness/tcp-proxy';
 import { until } from '@acct/test-harness/until';
 import { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const deps = require('../../scripts/lib/dependencies.js');
 
 let stack: TestStack;
 let mongo: mongoose.Connection;
@@ -99,34 +101,48 @@ describe('an admin deletes', () => {
   });
 });
 
-describe('deleting while the broker is away from auth', () => {
-  it('answers at once, and the other services drop their part once the broker is back (the outbox keeps the event)', async () => {
+// One stack of its own for what takes a dependency away from auth: it reaches the broker through a
+// proxy this file cuts, and asks for a user's desktop data at an address where nothing listens (the
+// gateway reaches desktop as usual).
+describe('with a dependency away (a stack of its own)', () => {
+  let own: TestStack;
+  let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
+  beforeAll(async () => {
     // One node of the broker (of a cluster's, under `npm run test:ha`), behind a proxy.
     const broker = new URL(amqpNodeUrls(testUrls().amqp)[0]);
-    const proxy = await startTcpProxy({ host: broker.hostname, port: Number(broker.port || 5672) });
-    const own = await startStack('deletion-outage', { auth: { AMQP_URL: `amqp://${broker.username}:${broker.password}@127.0.0.1:${proxy.port}` } });
-    try {
-      const user = await registerAndLogin(own, 'user');
-      const changes = [{ key: 'k', value: 1, updatedAt: new Date().toISOString() }];
-      const device = { id: 'laptop', platform: 'linux', appVersion: '1.0.0' };
-      expect((await call(own.url, 'POST', '/api/desktop/sync', { body: { device, cursor: '0', changes }, headers: bearer(user.accessToken) })).status).toBe(200);
-      const items = () => mongo.useDb(`${own.names.mongoDb}_desktop`, { useCache: true }).collection('sync_items').countDocuments({ userId: user.id });
-      expect(await items()).toBe(1);
+    proxy = await startTcpProxy({ host: broker.hostname, port: Number(broker.port || 5672) });
+    const nobody = await deps.freePort();
+    own = await startStack('deletion-outage', { auth: { AMQP_URL: `amqp://${broker.username}:${broker.password}@127.0.0.1:${proxy.port}`, DESKTOP_URL: `http://127.0.0.1:${nobody}` } });
+  });
+  afterAll(async () => {
+    await own?.stop();
+    await proxy?.close();
+  });
 
-      await proxy.cut();
-      const res = await call(own.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken), body: { password: user.account.password } });
-      expect(res.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 1_000));
-      expect(await items()).toBe(1);
+  it('deleting while the broker is away from auth answers at once, and the other services drop their part once the broker is back (the outbox keeps the event)', async () => {
+    const user = await registerAndLogin(own, 'user');
+    const changes = [{ key: 'k', value: 1, updatedAt: new Date().toISOString() }];
+    const device = { id: 'laptop', platform: 'linux', appVersion: '1.0.0' };
+    expect((await call(own.url, 'POST', '/api/desktop/sync', { body: { device, cursor: '0', changes }, headers: bearer(user.accessToken) })).status).toBe(200);
+    const items = () => mongo.useDb(`${own.names.mongoDb}_desktop`, { useCache: true }).collection('sync_items').countDocuments({ userId: user.id });
+    expect(await items()).toBe(1);
 
-      await proxy.restore();
-      await until(async () => (await items()) === 0, 15_000, "desktop dropped the deleted user's data after the broker came back");
-      await own.events.waitFor('account.deleted', (p) => p.accountId === user.id);
-    } finally {
-      await own.stop();
-      await proxy.close();
-    }
+    await proxy.cut();
+    const res = await call(own.url, 'DELETE', '/api/auth/user/me', { headers: bearer(user.accessToken), body: { password: user.account.password } });
+    expect(res.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await items()).toBe(1);
+
+    await proxy.restore();
+    await until(async () => (await items()) === 0, 15_000, "desktop dropped the deleted user's data after the broker came back");
+    await own.events.waitFor('account.deleted', (p) => p.accountId === user.id);
   }, 30_000);
+
+  it("a user's export is a 503 when desktop does not answer, never a partial export", async () => {
+    const user = await registerAndLogin(own, 'user');
+    const res = await call(own.url, 'GET', '/api/auth/user/me/export', { headers: bearer(user.accessToken) });
+    expect([res.status, res.body.code]).toEqual([503, 'service_unavailable']);
+  });
 });
 
 describe("a user's own data", () => {
@@ -142,17 +158,5 @@ describe("a user's own data", () => {
       sync: { items: 1, cursor: '1' },
     });
     for (const secret of [user.account.password, user.accessToken, user.refresh, user.pushToken, 'passwordHash', 'pushToken']) expect(res.text).not.toContain(secret);
-  });
-
-  it('is a 503 when desktop does not answer, never a partial export', async () => {
-    const own = await startStack('export-outage');
-    try {
-      const user = await registerAndLogin(own, 'user');
-      await own.running.desktop.stop();
-      const res = await call(own.url, 'GET', '/api/auth/user/me/export', { headers: bearer(user.accessToken) });
-      expect([res.status, res.body.code]).toEqual([503, 'service_unavailable']);
-    } finally {
-      await own.stop();
-    }
   });
 });

@@ -1,8 +1,12 @@
-// When Redis goes away, auth answers 503 quickly instead of hanging, and recovers by itself.
+// When Redis or MongoDB goes away, auth answers 503 quickly instead of hanging, and recovers by
+// itself. One stack of its own, whose auth reaches a Redis server and a MongoDB stand-in that this
+// file starts, stops and starts again (each test registers its own accounts after the stop: the
+// stand-in keeps no data across a restart).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startMongoStandin, type MongoStandin } from '@acct/mongo-standin';
 import { call } from '@acct/test-harness/http-client';
 import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 import { scaled } from '@acct/test-harness/time-scale';
@@ -14,6 +18,8 @@ let stack: TestStack;
 let redis: ChildProcess;
 let port: number;
 let dir: string;
+let mongoPort: number;
+let mongo: MongoStandin;
 
 async function startRedis(): Promise<void> {
   const bin = deps.which('redis-server');
@@ -26,10 +32,13 @@ beforeAll(async () => {
   port = await deps.freePort();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-outage-'));
   await startRedis();
-  stack = await startStack('outage', { auth: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+  mongoPort = await deps.freePort();
+  mongo = await startMongoStandin({ port: mongoPort });
+  stack = await startStack('outage', { auth: { REDIS_URL: `redis://127.0.0.1:${port}`, MONGO_URL: mongo.url } });
 });
 afterAll(async () => {
   await stack.stop();
+  await mongo.close();
   await stopChild(redis, 'SIGKILL');
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -64,36 +73,27 @@ describe('Redis outage', () => {
 
 describe('MongoDB outage', () => {
   it('answers 503, not a hang, while MongoDB is down, and serves again once it is back', async () => {
-    const { startMongoStandin } = await import('@acct/mongo-standin');
-    const mongoPort: number = await deps.freePort();
-    let mongo = await startMongoStandin({ port: mongoPort });
-    const local = await startStack('mongooutage', { auth: { MONGO_URL: mongo.url } });
-    try {
-      const account = buildAccount();
-      expect((await call(local.url, 'POST', '/api/auth/user/register', { body: account })).status).toBe(201);
-      await mongo.close();
+    const account = buildAccount();
+    expect((await call(stack.url, 'POST', '/api/auth/user/register', { body: account })).status).toBe(201);
+    await mongo.close();
 
-      const started = Date.now();
-      const down = await call(local.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
-      expect(down.status).toBe(503);
-      expect(down.body).toMatchObject({ success: false, code: 'service_unavailable' });
-      // Auth's own 503 (the driver gives up after its 2 s server selection), not the gateway's 504
-      // after UPSTREAM_TIMEOUT_MS (10 s): the bound proves no hang and leaves a loaded machine room.
-      expect(Date.now() - started).toBeLessThan(scaled(8_000));
+    const started = Date.now();
+    const down = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password } });
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ success: false, code: 'service_unavailable' });
+    // Auth's own 503 (the driver gives up after its 2 s server selection), not the gateway's 504
+    // after UPSTREAM_TIMEOUT_MS (10 s): the bound proves no hang and leaves a loaded machine room.
+    expect(Date.now() - started).toBeLessThan(scaled(8_000));
 
-      mongo = await startMongoStandin({ port: mongoPort });
-      const deadline = Date.now() + 15_000;
-      let status = 0;
-      while (Date.now() < deadline) {
-        // The stand-in lost its data with the restart: a new registration shows the store is back.
-        status = (await call(local.url, 'POST', '/api/auth/user/register', { body: buildAccount() })).status;
-        if (status === 201) break;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      expect(status).toBe(201);
-    } finally {
-      await local.stop();
-      await mongo.close();
+    mongo = await startMongoStandin({ port: mongoPort });
+    const deadline = Date.now() + 15_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      // The stand-in lost its data with the restart: a new registration shows the store is back.
+      status = (await call(stack.url, 'POST', '/api/auth/user/register', { body: buildAccount() })).status;
+      if (status === 201) break;
+      await new Promise((r) => setTimeout(r, 250));
     }
+    expect(status).toBe(201);
   }, 40_000);
 });

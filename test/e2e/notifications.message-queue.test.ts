@@ -1,4 +1,5 @@
-// What reaches the queue and the devices: login pushes, admin codes, device tokens, one-time codes.
+// What reaches the queue and the devices: login pushes, admin codes, device tokens, one-time codes;
+// and what the services count of it all (Prometheus metrics on their health ports).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,14 +9,25 @@ import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
 import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
 import { randomBytes } from 'node:crypto';
 
-// One stack for the file's admin second steps and notifications: admins get the mailed code by
-// default, and a notifier delivers to a mail folder and a recording push sender. Devices have one
-// of their own (three sessions an account).
+// One stack for the file: admins get the mailed code by default, an account keeps three live
+// sessions, and a notifier delivers to a mail folder and a recording push sender.
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack('notifications', { notifier: true, auth: { ADMIN_2FA_DEFAULT: 'true', ADMIN_REGISTRATION_OPEN: 'true' } });
+  stack = await startStack('notifications', { notifier: true, auth: { ADMIN_2FA_DEFAULT: 'true', ADMIN_REGISTRATION_OPEN: 'true', SESSION_MAX_PER_ACCOUNT: '3' } });
 });
 afterAll(() => stack.stop());
+
+/** Registers an admin and signs it in with the code mailed through the bus: answers its access token. */
+async function signedInAdmin(): Promise<string> {
+  const admin = buildAccount();
+  const registered = await call(stack.url, 'POST', '/api/auth/admin/register', { body: admin });
+  const adminId = registered.body.data.admin.id as string;
+  const login = await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: admin.email, password: admin.password } });
+  const event = await stack.events.waitFor('admin.otp.requested', (p) => p.adminId === adminId);
+  const verified = await call(stack.url, 'POST', '/api/auth/verify-otp', { body: { challenge_token: login.body.data.challenge_token, code: event.payload.code } });
+  if (verified.status !== 200) throw new Error(`verify-otp answered ${verified.status}: ${verified.text}`);
+  return verified.body.data.accessToken as string;
+}
 
 // End to end: account routes → outbox → RabbitMQ → notifier → push and mail.
 describe('notifications.message-queue', () => {
@@ -65,13 +77,10 @@ describe('notifications.message-queue', () => {
 // ends (logout, sign-out, a reset, a disable, the cap on live sessions), the owner's login pushes
 // stop going to it. The whole path runs: desktop's outbox, the broker, the notifier's store.
 describe('devices.security', () => {
-  let stack: TestStack;
   let adminToken: string;
   beforeAll(async () => {
-    stack = await startStack('devices', { notifier: true, auth: { SESSION_MAX_PER_ACCOUNT: '3', ADMIN_REGISTRATION_OPEN: 'true' } });
-    adminToken = (await registerAndLogin(stack, 'admin')).accessToken;
+    adminToken = await signedInAdmin();
   });
-  afterAll(() => stack.stop());
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const pushesTo = (token: string) => stack.notifier!.push.sent.filter((s) => s.tokens.includes(token)).length;
@@ -266,6 +275,93 @@ describe('otp.state', () => {
       const { login, token, code } = await challenge();
       expect(login.headers.get('cache-control')).toBe('no-store');
       expect((await verify({ challenge_token: token, code })).headers.get('cache-control')).toBe('no-store');
+    });
+  });
+});
+
+// Prometheus metrics on each service's health port, never on the public port: a login, a refresh,
+// a failed login and a login push move the counters a dashboard would watch, and no label carries
+// an email, an id or a token.
+// On the file's stack: no other file moves its counters, and its notifier counts the login pushes.
+describe('metrics', () => {
+
+  async function scrape(healthPort: number): Promise<string> {
+    const res = await fetch(`http://127.0.0.1:${healthPort}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    return res.text();
+  }
+
+  /** The value of one series (`name{label="v",…}`), labels in any order; 0 when absent. */
+  function value(text: string, name: string, labels: Record<string, string>): number {
+    for (const line of text.split('\n')) {
+      const match = /^([a-z_:]+)\{([^}]*)\} (\S+)$/.exec(line);
+      if (!match || match[1] !== name) continue;
+      const have = Object.fromEntries([...match[2].matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+      if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(match[3]);
+    }
+    return 0;
+  }
+
+  describe('GET /metrics on the health ports', () => {
+    it('moves the login, refresh, HTTP and upstream counters, and the notifier event counters', async () => {
+      const auth = stack.running.auth.healthPort;
+      const gateway = stack.running.gateway.healthPort;
+      const before = { auth: await scrape(auth), gateway: await scrape(gateway), notifier: await scrape(stack.notifier!.running.healthPort) };
+
+      const user = await registerAndLogin(stack);
+      await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: 'not the password' } });
+      await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${user.refresh}` });
+
+      const after = await scrape(auth);
+      expect(value(after, 'auth_logins_total', { kind: 'user', outcome: 'success' }) - value(before.auth, 'auth_logins_total', { kind: 'user', outcome: 'success' })).toBe(1);
+      expect(value(after, 'auth_logins_total', { kind: 'user', outcome: 'invalid_credentials' }) - value(before.auth, 'auth_logins_total', { kind: 'user', outcome: 'invalid_credentials' })).toBe(1);
+      expect(value(after, 'auth_refreshes_total', { kind: 'user', outcome: 'rotated' }) - value(before.auth, 'auth_refreshes_total', { kind: 'user', outcome: 'rotated' })).toBe(1);
+      expect(value(after, 'http_requests_total', { route: '/api/auth/user/login', method: 'POST', status: '200', service: 'auth' })).toBeGreaterThanOrEqual(1);
+      expect(after).toMatch(/^auth_bcrypt_queue_length\{service="auth"\} \d+$/m);
+      expect(after).toMatch(/^outbox_pending_events\{service="auth"\} \d+$/m);
+      expect(after).toMatch(/^process_cpu_seconds_total\{service="auth"\} /m);
+      // The event loop's delay is still measured (sampled every EVENT_LOOP_SAMPLE_MS, not every 10 ms).
+      expect(after).toMatch(/^nodejs_eventloop_lag_p99_seconds\{service="auth"\} \d/m);
+
+      const gatewayAfter = await scrape(gateway);
+      const logins = (t: string) => value(t, 'http_requests_total', { route: '/api/auth/user/login', method: 'POST', status: '200', service: 'gateway' });
+      expect(logins(gatewayAfter) - logins(before.gateway)).toBe(1);
+      const loginLabels = { route: '/api/auth/user/login', method: 'POST', status: '200', service: 'gateway' };
+      expect(value(gatewayAfter, 'http_request_duration_seconds_count', loginLabels)).toBe(logins(gatewayAfter));
+      expect(value(gatewayAfter, 'http_request_duration_seconds_bucket', { ...loginLabels, le: '+Inf' })).toBe(logins(gatewayAfter));
+      expect(value(gatewayAfter, 'http_request_duration_seconds_sum', loginLabels)).toBeGreaterThan(0);
+      const answered = (t: string) => value(t, 'gateway_upstream_requests_total', { upstream: 'auth', outcome: 'answered' });
+      expect(answered(gatewayAfter) - answered(before.gateway)).toBe(4);
+
+      // The login push: the notifier counts the event it handled (no device: no_devices).
+      const pushed = (t: string) => value(t, 'notifier_events_total', { type: 'user.login.succeeded', outcome: 'no_devices' });
+      await until(async () => pushed(await scrape(stack.notifier!.running.healthPort)) - pushed(before.notifier) >= 1, 10_000);
+
+      // No label value is an email, an id or a token.
+      for (const text of [after, gatewayAfter]) {
+        expect(text).not.toContain(user.account.email);
+        expect(text).not.toContain(user.id);
+        expect(text).not.toContain(user.refresh.split('.')[0]);
+      }
+    });
+
+    it('is not served on the public port', async () => {
+      const res = await call(stack.url, 'GET', '/metrics');
+      expect(res.status).toBe(404);
+    });
+
+    it('counts a parameterised route under its template, never under the raw path', async () => {
+      const adminToken = await signedInAdmin();
+      const userId = '0123456789abcdef01234567';
+      await call(stack.url, 'GET', `/api/admin/users/${userId}`, { headers: { authorization: `Bearer ${adminToken}` } });
+
+      const gateway = await scrape(stack.running.gateway.healthPort);
+      const auth = await scrape(stack.running.auth.healthPort);
+      expect(value(gateway, 'http_requests_total', { route: '/api/admin/users/:userId', method: 'GET', status: '404' })).toBeGreaterThanOrEqual(1);
+      expect(value(auth, 'http_requests_total', { route: '/api/admin/users/:userId', method: 'GET', status: '404' })).toBeGreaterThanOrEqual(1);
+      expect(gateway).not.toContain(userId);
+      expect(auth).not.toContain(userId);
     });
   });
 });

@@ -2,14 +2,44 @@
 // an origin listed in CORS_ORIGINS and WEBAUTHN_ORIGINS, using @simplewebauthn/browser as an app
 // would: it adds a passkey, answers a login's second step with it, signs in with it alone, and the
 // service refuses what a browser on another origin, a replay, or an answer to another ceremony gives.
+// On the same stack and app origin, the README's small browser client as a developer would paste it.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { addVirtualAuthenticator, findChromium, launchChromium, servePasskeyPage } from '@acct/test-harness/browser';
 import { call } from '@acct/test-harness/http-client';
-import { registerAndLogin } from '@acct/test-harness/factories';
+import { enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
 
 const chromium = findChromium();
 if ('missing' in chromium) throw new Error(`passkeys.browser.test.ts needs Chromium: ${chromium.missing}`);
+
+// One stack and one browser for the file: pages of an app origin (listed in CORS_ORIGINS and
+// WEBAUTHN_ORIGINS, the same site as the API) and of another origin (CORS only).
+let stack: TestStack;
+let app: Awaited<ReturnType<typeof servePasskeyPage>>;
+let otherApp: Awaited<ReturnType<typeof servePasskeyPage>>;
+let browser: Browser;
+let api: string;
+
+beforeAll(async () => {
+  app = await servePasskeyPage();
+  otherApp = await servePasskeyPage();
+  stack = await startStack('passkeys', {
+    // The other page may call the API (CORS) but is no origin of the relying party.
+    auth: { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: app.origin, ADMIN_REGISTRATION_OPEN: 'true' },
+    gateway: { CORS_ORIGINS: `${app.origin},${otherApp.origin}` },
+  });
+  api = stack.url.replace('127.0.0.1', 'localhost');
+  browser = await launchChromium((chromium as { path: string }).path);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await app?.close();
+  await otherApp?.close();
+});
 
 /** What the page answers: the status and body of each call it made. */
 interface PageAnswer {
@@ -18,34 +48,13 @@ interface PageAnswer {
 }
 
 describe('passkeys in Chromium', () => {
-  let stack: TestStack;
-  let app: Awaited<ReturnType<typeof servePasskeyPage>>;
-  let otherApp: Awaited<ReturnType<typeof servePasskeyPage>>;
-  let browser: Browser;
   let page: Page;
   let authenticator: Awaited<ReturnType<typeof addVirtualAuthenticator>>;
-  let api: string;
 
   beforeAll(async () => {
-    app = await servePasskeyPage();
-    otherApp = await servePasskeyPage();
-    stack = await startStack('passkeys', {
-      // The other page may call the API (CORS) but is no origin of the relying party.
-      auth: { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: app.origin, ADMIN_REGISTRATION_OPEN: 'true' },
-      gateway: { CORS_ORIGINS: `${app.origin},${otherApp.origin}` },
-    });
-    api = stack.url.replace('127.0.0.1', 'localhost');
-    browser = await launchChromium((chromium as { path: string }).path);
     page = await browser.newPage();
     authenticator = await addVirtualAuthenticator(page);
     await page.goto(app.origin);
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-    await app?.close();
-    await otherApp?.close();
   });
 
   /** Calls the API from the page, as the app's fetch would. */
@@ -246,5 +255,53 @@ describe('passkeys in Chromium', () => {
     expect([removed.status, removed.body.data]).toEqual([200, { signedOut: 0 }]);
     const gone = await fetchFromPage(`/api/auth/user/factors/passkeys/${added.body.data.passkey.id}`, { method: 'DELETE', token: user.accessToken });
     expect([gone.status, gone.body.code]).toEqual([404, 'factor_not_found']);
+  });
+});
+
+/** The README's client code, as it stands in the README. */
+function readmeClient(): string {
+  const readme = fs.readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+  const block = /```js\n(\/\/ A small client:[\s\S]*?)```/.exec(readme);
+  if (!block) throw new Error('README.md has no "A small client" code block');
+  return block[1];
+}
+
+// The README's small browser client, as a developer would paste it: run in Chromium on the app's
+// page, against the stack. A login with a second step hands back the challenge (no refresh fired,
+// no token lost), verifyOtp finishes it, and the client then calls the API with the access token and
+// refreshes it through the cookie.
+describe("the README's small browser client", () => {
+  let page: Page;
+
+  beforeAll(async () => {
+    // A browser profile of its own: no cookie of the passkey tests.
+    page = await (await browser.createBrowserContext()).newPage();
+    await page.goto(app.origin);
+    // The client as pasted, pointed at this stack, its functions kept on the page.
+    const code = readmeClient().replace("const API = 'http://localhost:8080';", `const API = ${JSON.stringify(api)};`);
+    await page.evaluate(`${code}\nglobalThis.client = { call, login, verifyOtp, refresh, logout, token: () => access };`);
+  });
+
+  it('hands back the challenge of a login with a second step, and verifyOtp signs in; the client then calls and refreshes', async () => {
+    const user = await registerAndLogin(stack);
+    const code = await enableAuthenticatorApp(stack, user.accessToken);
+
+    const refreshesBefore = stack.logs.request.filter((r) => r.method === 'POST' && r.path === '/api/auth/user/refresh').length;
+    const answer = (await page.evaluate((email, password) => (globalThis as any).client.login(email, password), user.account.email, user.account.password)) as any;
+    expect(answer).toEqual({ challenge: { token: expect.any(String), expiresIn: 300, factors: ['totp', 'recovery_code'] } });
+    // A wrong password is an error to show, not a reason to refresh.
+    const wrong = (await page.evaluate((email) => (globalThis as any).client.login(email, 'not the password'), user.account.email)) as any;
+    expect(wrong.error).toMatchObject({ code: 'invalid_credentials' });
+    expect(stack.logs.request.filter((r) => r.method === 'POST' && r.path === '/api/auth/user/refresh').length).toBe(refreshesBefore);
+
+    const verified = await page.evaluate((challenge, proof) => (globalThis as any).client.verifyOtp(challenge, { code: proof }), answer.challenge, code(30_000));
+    expect(verified).toEqual({ signedIn: true });
+    const me = (await page.evaluate(async () => {
+      const res = await (globalThis as any).client.call('/api/auth/user/me');
+      return { status: res.status, body: await res.json() };
+    })) as any;
+    expect([me.status, me.body.data.user.email]).toEqual([200, user.account.email]);
+    expect(await page.evaluate(() => (globalThis as any).client.refresh())).toBe(true);
+    expect(stack.logs.request.filter((r) => r.method === 'POST' && r.path === '/api/auth/user/refresh').length).toBe(refreshesBefore + 1);
   });
 });

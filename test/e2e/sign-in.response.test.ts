@@ -3,7 +3,7 @@
 import mongoose from 'mongoose';
 import { call, cookieValue } from '@acct/test-harness/http-client';
 import { testUrls } from '@acct/test-harness/isolation';
-import { buildAccount, registerAndLogin, startStack, type TestStack } from '@acct/test-stack/stack';
+import { buildAccount, registerAndLogin } from '@acct/test-stack/stack';
 import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
 import { scaled } from '@acct/test-harness/time-scale';
 
@@ -72,53 +72,10 @@ describe('sign-in.response', () => {
       });
     });
 
-    describe('POST /api/auth/admin/register (registration policy)', () => {
-      // A stack of its own, with the default (closed) registration policy, whose admins these tests
-      // remove: each test starts with no admin, so the bootstrap is open to it whatever ran before.
-      let stack: TestStack;
-      beforeAll(async () => {
-        stack = await startStack('registerpolicy');
-      });
-      afterAll(() => stack.stop());
-          beforeEach(async () => {
-        const auth = await mongoose.createConnection(testUrls().mongo, { dbName: `${stack.names.mongoDb}_auth` }).asPromise();
-        await auth.collection('admins').deleteMany({});
-        await auth.collection('settings').deleteOne({ _id: 'first-admin' } as never);
-        await auth.close();
-      });
-
-      it('lets the first admin bootstrap, then refuses anonymous callers with 403, and accepts an admin session', async () => {
-        const first = buildAccount();
-        const created = await call(stack.url, 'POST', '/api/auth/admin/register', { body: first });
-        expect(created.status).toBe(201);
-        expect(created.body.message).toBe('Admin registered successfully');
-        expect(created.body.data.admin).toMatchObject({ email: first.email, role: 'admin' });
-
-        const refused = await call(stack.url, 'POST', '/api/auth/admin/register', { body: buildAccount() });
-        expect(refused.status).toBe(403);
-        expect(refused.body.message).toBe('Admin registration is closed');
-
-        const login = await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: first.email, password: first.password } });
-        expect(login.status).toBe(200);
-        const second = await call(stack.url, 'POST', '/api/auth/admin/register', {
-          body: buildAccount(),
-          headers: { authorization: `Bearer ${login.body.data.accessToken}` },
-        });
-        expect(second.status).toBe(201);
-      });
-
-      it('refuses a user session the right to register admins once the first admin exists', async () => {
-        expect((await call(stack.url, 'POST', '/api/auth/admin/register', { body: buildAccount() })).status).toBe(201);
-        const user = buildAccount();
-        await call(stack.url, 'POST', '/api/auth/user/register', { body: user });
-        const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.email, password: user.password } });
-        const res = await call(stack.url, 'POST', '/api/auth/admin/register', {
-          body: buildAccount(),
-          headers: { authorization: `Bearer ${login.body.data.accessToken}` },
-        });
-        expect(res.status).toBe(403);
-      });
-    });
+    // The registration policy (the first admin, then an admin's session with a recent proof; a
+    // stranger or a user's session answered 403 "Admin registration is closed"):
+    // services/auth/test/domain/admin-console.test.ts, and the first admin's claim under
+    // concurrent asks services/auth/test/mongo-first-admin-claim.state.test.ts.
 
     // The password's length boundaries (8 and 128 taken, 7 and 129 refused): validateRegister's domain tests.
   });

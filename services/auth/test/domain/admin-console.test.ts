@@ -1,6 +1,7 @@
 // The admin console's rules on in-memory ports (test/fakes.ts), in milliseconds: the desktop
 // releases (the admin's recent proof, the activity log, the admin's own token to desktop), the users'
 // list and its filters, and who reads which activity. The end-to-end files keep to the contract.
+import { toErrorAnswer } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
 import { listUsers } from '../../src/domain/admin/users';
 import { readActivity } from '../../src/domain/shared/activity';
@@ -134,5 +135,58 @@ describe('registering an admin with an admin’s token', () => {
   it('answers a stranger as closed, as before', async () => {
     const { deps } = await closedDeployment();
     await expect(register(deps, 'admin', body, requestOf())).rejects.toMatchObject(AuthErrors.adminRegistrationClosed());
+  });
+});
+
+describe('the first admin (registration closed, no admin yet)', () => {
+  /**
+   * A closed deployment with no admin: the claim is granted once, as MongoFirstAdminClaim grants it
+   * (its own rules: test/mongo-first-admin-claim.state.test.ts), and given back by its release.
+   */
+  async function firstRun() {
+    const setup = await memorySignIn();
+    const claim = { taken: false, released: 0 };
+    const deps = {
+      ...setup.deps,
+      firstAdmin: {
+        claim: async () => {
+          if (claim.taken) return undefined;
+          claim.taken = true;
+          return async () => {
+            claim.taken = false;
+            claim.released += 1;
+          };
+        },
+      },
+      policy: { ...setup.deps.policy, adminRegistrationOpen: false, adminTwoFactor: false, emailVerification: 'off' },
+    } as unknown as Parameters<typeof register>[0];
+    return { deps, setup, claim };
+  }
+  const account = (name: string) => ({ name, email: `${name.toLowerCase()}@example.com`, password: 'a long enough password' });
+
+  it('lets a stranger register the first admin, then answers the next stranger and a user’s session as closed', async () => {
+    const { deps, setup } = await firstRun();
+    expect(await register(deps, 'admin', account('Ada'), requestOf())).toMatchObject({ email: 'ada@example.com', role: 'admin' });
+    await expect(register(deps, 'admin', account('Eve'), requestOf())).rejects.toMatchObject(AuthErrors.adminRegistrationClosed());
+    const user = await setup.make('user', 'uma@example.com');
+    await expect(register(deps, 'admin', account('Eve'), requestOf(claimsOf('user', user)))).rejects.toMatchObject(AuthErrors.adminRegistrationClosed());
+    expect(await setup.deps.accounts.admin.findByEmail('eve@example.com')).toBeNull();
+  });
+
+  it('gives the claim back when the first registration fails, so the next one may still be the first', async () => {
+    const { deps, claim } = await firstRun();
+    const hash = deps.hasher.hash;
+    deps.hasher.hash = async () => {
+      throw new Error('the hasher failed');
+    };
+    await expect(register(deps, 'admin', account('Ada'), requestOf())).rejects.toThrow('the hasher failed');
+    expect(claim).toEqual({ taken: false, released: 1 });
+    deps.hasher.hash = hash;
+    expect(await register(deps, 'admin', account('Ada'), requestOf())).toMatchObject({ email: 'ada@example.com' });
+    expect(claim.taken).toBe(true);
+  });
+
+  it('refuses a closed registration with the contract’s status and words', () => {
+    expect(toErrorAnswer(AuthErrors.adminRegistrationClosed(), silentLogger)).toMatchObject({ status: 403, body: { success: false, message: 'Admin registration is closed', code: 'admin_registration_closed' } });
   });
 });

@@ -1,0 +1,41 @@
+// The first admin's claim against the resolved MongoDB: granted once while no admin exists, to one
+// of many asking at once, given back by its release, and never while an admin exists. What the
+// domain does with it (register.ts) is test/domain/admin-console.test.ts's.
+import mongoose, { type Connection } from 'mongoose';
+import { MongoFirstAdminClaim } from '../src/data-access/mongo-first-admin-claim';
+import { isolatedNames, testUrls } from '@acct/test-harness/isolation';
+
+let connection: Connection;
+let claims: MongoFirstAdminClaim;
+beforeAll(async () => {
+  connection = await mongoose.createConnection(testUrls().mongo, { dbName: isolatedNames('firstadmin').mongoDb }).asPromise();
+  claims = new MongoFirstAdminClaim(connection);
+});
+afterAll(async () => {
+  await connection.dropDatabase();
+  await connection.close();
+});
+beforeEach(async () => {
+  await connection.collection('admins').deleteMany({});
+  await connection.collection('settings').deleteMany({});
+});
+
+describe('MongoFirstAdminClaim', () => {
+  it('grants one of ten claims made at once while no admin exists', async () => {
+    const granted = (await Promise.all(Array.from({ length: 10 }, () => claims.claim()))).filter(Boolean);
+    expect(granted).toHaveLength(1);
+  });
+
+  it('is granted again once released (the first registration failed)', async () => {
+    const release = await claims.claim();
+    expect(release).toBeInstanceOf(Function);
+    expect(await claims.claim()).toBeUndefined();
+    await release!();
+    expect(await claims.claim()).toBeInstanceOf(Function);
+  });
+
+  it('is never granted while an admin exists, marker or not', async () => {
+    await connection.collection('admins').insertOne({ email: 'ada@example.com', role: 'admin' });
+    expect(await claims.claim()).toBeUndefined();
+  });
+});
