@@ -2,8 +2,11 @@
 // that says `proof: 'recent'` and `fresh` reaches the service's guard with both, and one that says
 // neither with neither.
 import type { Request, Response } from 'express';
-import { Operations, type SessionGuard } from '../src/http/operations';
+import { Operations, forEachKind, type Handlers, type SessionGuard } from '../src/http/operations';
 import { ROUTES } from '../src/routes';
+
+/** A do-nothing handler for each of auth's operations. */
+const doNothingHandlers = () => Object.fromEntries(ROUTES.filter((r) => r.upstream === 'auth').map((r) => [r.operationId, async () => undefined])) as unknown as Handlers<'auth'>;
 
 /** Auth's operations with a do-nothing handler each, and the guard's options per call. */
 function authOperations() {
@@ -12,10 +15,7 @@ function authOperations() {
     seen.push({ kind, options });
     return { sub: 'a', kind, role: kind, sid: 's' };
   });
-  for (const row of ROUTES.filter((r) => r.upstream === 'auth')) {
-    if (row.caller === 'anyone') operations.open(row.method, row.path, async () => undefined);
-    else operations.session(row.method, row.path, async () => undefined);
-  }
+  operations.bind(doNothingHandlers());
   return { dispatch: operations.dispatcher(), seen };
 }
 
@@ -40,5 +40,25 @@ describe('Operations', () => {
       { kind: 'admin', options: { fresh: false, recentProof: false } },
       { kind: 'user', options: { fresh: false, recentProof: true } },
     ]);
+  });
+
+  it('binds by operation id: a handler missing or one the table does not give the service fails at start, and the compiler says so first', () => {
+    const guard: SessionGuard = async () => ({ sub: 'a', kind: 'user', role: 'user', sid: 's' });
+    const { registerUser: _left, ...missingOne } = doNothingHandlers();
+    // @ts-expect-error registerUser has no handler.
+    expect(() => new Operations('auth', guard).bind(missingOne)).toThrow('auth has no handler for registerUser');
+    // @ts-expect-error sync is desktop's.
+    expect(() => new Operations('auth', guard).bind({ ...doNothingHandlers(), sync: async () => undefined })).toThrow("sync: not auth's in the route table");
+    // @ts-expect-error the latest-version check is open: its handler gets no caller.
+    new Operations('desktop', guard).bind({ sync: async () => undefined, latestVersion: async (_req, _res, caller: { sub: string }, _params) => void caller });
+  });
+
+  it('makes the handlers of a route the table has for each kind from one function of the kind', async () => {
+    const made = forEachKind({ user: 'loginUser', admin: 'loginAdmin' }, (kind) => async (_req: Request, res: Response) => void res.setHeader('kind', kind));
+    const kinds: string[] = [];
+    const res = { setHeader: (_name: string, value: string) => kinds.push(value) } as unknown as Response;
+    await made.loginUser({} as Request, res);
+    await made.loginAdmin({} as Request, res);
+    expect(kinds).toEqual(['user', 'admin']);
   });
 });

@@ -21,11 +21,13 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   app.use(jsonBody(settings.bodyLimit));
   // Every route auth answers, dispatched from the route table (operations.ts).
   const operations = new Operations('auth', (kind, authorization, options) => requireSession(deps, settings.verifier.verifyHeader(authorization), kind, options));
-  accountOperations(operations, deps, settings);
-  profileOperations(operations, deps);
-  factorsOperations(operations, deps, settings);
-  identityOperations(operations, deps, settings);
-  adminUsersOperations(operations, deps);
+  operations.bind({
+    ...accountOperations(deps, settings),
+    ...profileOperations(deps),
+    ...factorsOperations(deps, settings),
+    ...identityOperations(deps, settings),
+    ...adminUsersOperations(deps),
+  });
   app.use(operations.dispatcher());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

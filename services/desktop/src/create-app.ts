@@ -32,7 +32,7 @@ function expressApp(deps: DesktopRouterDeps & DesktopDeps): Express {
   app.use(jsonBody(deps.bodyLimit));
   // The public routes from the route table; a session route takes a user's live session.
   const operations = new Operations('desktop', (_kind, authorization) => requireUserSession(deps.revocations, deps.verifier.verifyHeader(authorization)));
-  desktopOperations(operations, deps);
+  operations.bind(desktopOperations(deps));
   app.use(operations.dispatcher());
   app.use(desktopInternalRouter(deps));
   app.use(notFoundHandler);

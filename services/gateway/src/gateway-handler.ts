@@ -26,7 +26,7 @@ import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-l
 import type { Pages } from './pages';
 import { PublicCache, type Fill } from './public-cache';
 import type { RevocationEvents } from './revocation-events';
-import { ROUTES, RouteMatcher, actsOnSession, type RouteSpec, type Upstream } from '@acct/shared/routes';
+import { ROUTES, RouteMatcher, actsOnSession, pathOf, type RouteSpec, type Upstream } from '@acct/shared/routes';
 import { helmetHeaders } from './security-headers';
 import type { UpstreamAnswer, UpstreamClient } from './upstream';
 
@@ -57,7 +57,7 @@ const NOT_FOUND = JSON.stringify(NOT_FOUND_ENVELOPE);
 /** A service's answer up to this size, declared, is sent on whole; a larger one streams (an avatar, an export). */
 const WHOLE_ANSWER_BYTES = 16 * 1024;
 /** The revocation feed for other back ends (answered from the gateway's own feed). */
-const REVOCATIONS_PATH = '/api/revocations';
+const REVOCATIONS_PATH = pathOf('revocationFeed');
 /** The request log's status for a request whose client went away before its answer was sent. */
 const CLIENT_CLOSED_REQUEST = 499;
 

@@ -90,4 +90,4 @@ export function httpMetricsMiddleware(metrics: HttpMetrics): RequestHandler {
     next();
   };
 }
-export { Operations, type SessionGuard } from './operations';
+export { Operations, forEachKind, type Handlers, type OpenHandler, type SessionHandler, type SessionGuard } from './operations';

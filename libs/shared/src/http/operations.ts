@@ -1,16 +1,35 @@
 // A service's operations, dispatched from the route table (@acct/shared/routes): a route the service
-// answers is a row there and a handler here. Registering a handler for a path the table does not
-// give this service, or with another caller than its row says, fails at start, and so does a row of
-// the service's left without a handler. The dispatcher finds the row with one lookup (no walk of an
-// Express router stack), applies the row's caller once (the service's own session guard, with the
-// row's `fresh` and `proof: 'recent'`) and its caching (`no-store` unless the row
-// says who may keep the answer), and hands the handler the caller and the path's parameters.
+// answers is a row there and a handler here, bound by the row's operation id. `bind` takes one
+// handler for each of the service's ids, typed from the table: a row left without a handler, an id
+// the table does not give the service, or a session handler on an `anyone` row (or the other way
+// round) is a compile error, and no handler names a method or a path. The dispatcher finds the row
+// with one lookup (no walk of an Express router stack), applies the row's caller once (the service's
+// own session guard, with the row's `fresh` and `proof: 'recent'`) and its caching (`no-store`
+// unless the row says who may keep the answer), and hands the handler the caller and the path's
+// parameters.
 import type { Request, RequestHandler, Response } from 'express';
 import type { AccessClaims, AccountKind } from '../access-token';
-import { ROUTES, RouteMatcher, type RouteSpec, type Upstream } from '../routes';
+import { ROUTES, RouteMatcher, type RouteRow, type RouteSpec, type Upstream } from '../routes';
 
-type Params = Record<string, string>;
-type Run = (req: Request, res: Response, params: Params) => Promise<void>;
+export type Params = Record<string, string>;
+/** The handler of a route anyone may call. */
+export type OpenHandler = (req: Request, res: Response, params: Params) => Promise<void>;
+/** The handler of a route for a live session of the row's kind: it gets the session's verified claims. */
+export type SessionHandler = (req: Request, res: Response, caller: AccessClaims, params: Params) => Promise<void>;
+
+/** A service that answers routes of the table (the gateway's own, `local`, are answered in the gateway). */
+export type Service = Exclude<Upstream, 'local'>;
+type HandlerOf<R> = R extends { caller: 'anyone' } ? OpenHandler : SessionHandler;
+/** One handler for each operation of the service, by operation id, typed by its row's caller. */
+export type Handlers<S extends Service> = { [R in Extract<RouteRow, { upstream: S }> as R['operationId']]: HandlerOf<R> };
+
+/**
+ * The handlers of a route that the table has once for each kind (`registerUser`, `registerAdmin`):
+ * one function of the kind makes both.
+ */
+export function forEachKind<U extends string, A extends string, H extends OpenHandler | SessionHandler>(ids: { user: U; admin: A }, make: (kind: AccountKind) => H): Record<U | A, H> {
+  return { [ids.user]: make('user'), [ids.admin]: make('admin') } as Record<U | A, H>;
+}
 
 /**
  * The service's check of a session's access token: the claims of a live session of `kind`, or it
@@ -18,29 +37,29 @@ type Run = (req: Request, res: Response, params: Params) => Promise<void>;
  */
 export type SessionGuard = (kind: AccountKind, authorization: string | undefined, options: { fresh?: boolean; recentProof?: boolean }) => Promise<AccessClaims>;
 
-export class Operations {
+type Run = (req: Request, res: Response, params: Params) => Promise<void>;
+
+export class Operations<S extends Service> {
   /** Each row's handler, and the route the metrics and the trace name its requests by (as Express would set `req.route`). */
   private readonly handlers = new Map<RouteSpec, { run: Run; named: { path: string } }>();
 
   constructor(
-    private readonly service: Exclude<Upstream, 'local'>,
+    private readonly service: S,
     private readonly guard: SessionGuard,
   ) {}
 
-  /** A route anyone may call (its row says `anyone`). */
-  open(method: RouteSpec['method'], path: string, run: (req: Request, res: Response, params: Params) => Promise<void>): void {
-    this.add(this.row(method, path, 'anyone'), run);
-  }
-
-  /** A route for a live session of the row's kind, with the proof its row asks: the handler gets its verified claims. */
-  session(method: RouteSpec['method'], path: string, run: (req: Request, res: Response, caller: AccessClaims, params: Params) => Promise<void>): void {
-    const row = this.row(method, path, 'session');
-    const kind = row.caller as AccountKind;
-    const options = { fresh: row.fresh === true, recentProof: row.proof === 'recent' };
-    this.add(row, async (req, res, params) => {
-      const caller = await this.guard(kind, req.get('authorization'), options);
-      await run(req, res, caller, params);
-    });
+  /** Binds a handler to each of the service's rows, applying the row's caller before it runs. */
+  bind(handlers: Handlers<S>): this {
+    const byId = handlers as unknown as Record<string, OpenHandler | SessionHandler>;
+    for (const row of ROUTES.filter((r) => r.upstream === this.service)) {
+      const handler = byId[row.operationId];
+      // The types hold this for typed callers; a caller in plain JavaScript learns it at start.
+      if (!handler) throw new Error(`${this.service} has no handler for ${row.operationId} (libs/shared/src/routes)`);
+      this.handlers.set(row, { run: this.guarded(row, handler), named: { path: row.path } });
+    }
+    const unknown = Object.keys(byId).filter((id) => !ROUTES.some((r) => r.upstream === this.service && r.operationId === id));
+    if (unknown.length) throw new Error(`${unknown.join(', ')}: not ${this.service}'s in the route table (libs/shared/src/routes)`);
+    return this;
   }
 
   /** One middleware answering every operation; anything else goes on to `next`. */
@@ -59,16 +78,15 @@ export class Operations {
     };
   }
 
-  private row(method: RouteSpec['method'], path: string, caller: 'anyone' | 'session'): RouteSpec {
-    const row = ROUTES.find((r) => r.upstream === this.service && r.method === method && r.path === path);
-    if (!row) throw new Error(`${method.toUpperCase()} ${path} is not ${this.service}'s in the route table (libs/shared/src/routes)`);
-    const rowCaller = row.caller === 'anyone' ? 'anyone' : row.caller === 'user' || row.caller === 'admin' ? 'session' : row.caller;
-    if (rowCaller !== caller) throw new Error(`${row.operationId}: the route table says ${row.caller} may call it, the handler is registered for ${caller}`);
-    if (this.handlers.has(row)) throw new Error(`${row.operationId} has two handlers`);
-    return row;
-  }
-
-  private add(row: RouteSpec, run: Run): void {
-    this.handlers.set(row, { run, named: { path: row.path } });
+  private guarded(row: RouteSpec, handler: OpenHandler | SessionHandler): Run {
+    if (row.caller === 'anyone') return handler as OpenHandler;
+    if (row.caller !== 'user' && row.caller !== 'admin') throw new Error(`${row.operationId}: a service answers no ${row.caller} route`);
+    const kind = row.caller;
+    const options = { fresh: row.fresh === true, recentProof: row.proof === 'recent' };
+    const run = handler as SessionHandler;
+    return async (req, res, params) => {
+      const caller = await this.guard(kind, req.get('authorization'), options);
+      await run(req, res, caller, params);
+    };
   }
 }

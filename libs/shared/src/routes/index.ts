@@ -3,7 +3,7 @@
 // allow-list is this table (anything not in it answers 404 at the edge and never reaches a service);
 // test/repo/openapi.test.ts holds it equal to openapi/openapi.yaml by operation id, caller and all, and
 // test/e2e/route-table.security.test.ts sends every guarded route a caller it must refuse. A new
-// route is one row here, one operation there, and its handler.
+// route is one row here, one operation there, and its handler, bound by the row's operation id.
 import type { AccountKind } from '../access-token';
 
 /** Where a route is answered: a service, or the gateway itself from memory (`local`). */
@@ -59,7 +59,7 @@ export interface RouteSpec {
 /** Whether the route acts on a session's access token: one of an ended session is refused at the gateway. */
 export const actsOnSession = (route: Pick<RouteSpec, 'caller'>): boolean => route.caller === 'user' || route.caller === 'admin';
 
-export const ROUTES: readonly RouteSpec[] = [
+const TABLE = [
   // The contract's account routes, for each kind: their answers set or clear the kind's refresh cookie.
   // Admin registration reads a token too, but only to grant: an ended session's counts as none (403, auth decides).
   { operationId: 'registerAdmin', method: 'post', path: '/api/auth/admin/register', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', proof: 'recent' },
@@ -165,6 +165,21 @@ export const ROUTES: readonly RouteSpec[] = [
   // Ended sessions as server-sent events, for back ends with a feed token (answered from the gateway's feed).
   { operationId: 'revocationFeed', method: 'get', path: '/api/revocations', upstream: 'local', body: 'none', caller: 'feed' },
   { operationId: 'sync', method: 'post', path: '/api/desktop/sync', upstream: 'desktop', body: 'json', caller: 'user' },
-];
+] as const satisfies readonly RouteSpec[];
+
+/** Every public route (the table above), read as plain rows. */
+export const ROUTES: readonly RouteSpec[] = TABLE;
+
+/** One row of the table, with its literal operation id, upstream and caller. */
+export type RouteRow = (typeof TABLE)[number];
+
+/** The operations a service answers, by id: its handlers are bound by these (operations.ts), so a missing or unknown one is a compile error. */
+export type OperationId<S extends Upstream = Upstream> = Extract<RouteRow, { upstream: S }>['operationId'];
+
+/** The path of an operation (its template, with `:name` parameters): the one place a path is written is its row. */
+export function pathOf(operationId: OperationId, params: Record<string, string> = {}): string {
+  const row = TABLE.find((r) => r.operationId === operationId)!;
+  return row.path.replace(/:(\w+)/g, (whole, name: string) => (name in params ? encodeURIComponent(params[name]) : whole));
+}
 
 export { RouteMatcher, type RouteMatch } from './route-matcher';

@@ -2,6 +2,7 @@
 // secrets, where their callbacks land and where a sign-in may return to.
 import { z } from 'zod';
 import { env, isLocalUrl, splitList } from '@acct/shared';
+import { pathOf } from '@acct/shared/routes';
 import { feature } from './feature';
 
 /** Where a sign-in may return outside production when OIDC_APP_URLS is unset: the usual dev servers. */
@@ -70,7 +71,7 @@ export const identityProviderSettings = feature({
         clientId: p.clientId,
         clientSecret: secrets[p.id],
         scopes: p.scopes ?? 'openid email profile',
-        redirectUris: { user: `${origin}/api/auth/user/oidc/${p.id}/callback`, admin: `${origin}/api/auth/admin/oidc/${p.id}/callback` },
+        redirectUris: { user: `${origin}${pathOf('completeIdentitySignIn', { provider: p.id })}`, admin: `${origin}${pathOf('completeAdminIdentitySignIn', { provider: p.id })}` },
       })),
       appUrls: [...(v.OIDC_APP_URLS.length ? v.OIDC_APP_URLS : DEVELOPMENT_APP_URLS), ...hostedPages],
       flowTtlMs: v.OIDC_FLOW_TTL_SECONDS * 1000,

@@ -1,9 +1,9 @@
 // The account operations (sign-in, sessions, passwords, the proof and change of an address): parse,
-// call a use case, answer the spec's envelope. Registered on the dispatcher (operations.ts), which
+// call a use case, answer the spec's envelope. Bound by operation id on the dispatcher (operations.ts), which
 // applies each route's caller from the route table. Refresh tokens travel to and from the gateway in
 // internal headers; the gateway alone speaks cookies.
 import type { Request, Response } from 'express';
-import { ACCOUNT_KINDS, InternalHeaders, kindLabel, ok, type AccountKind } from '@acct/shared';
+import { InternalHeaders, kindLabel, ok, type AccountKind } from '@acct/shared';
 import type { HttpSettings } from './http-settings';
 import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/sign-in/login';
 import { secondStepPasskeyOptions } from '../../domain/factors';
@@ -17,14 +17,14 @@ import { closeSession, refreshSession } from '../../domain/shared/sessions';
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext, requestContextWithActor, requestContextWithSignal } from './request-context';
 import { sendRefreshToken } from './refresh-token-headers';
-import type { Operations } from '@acct/shared/http';
+import { forEachKind, type Handlers, type OpenHandler, type SessionHandler } from '@acct/shared/http';
 
 const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
 const VERIFICATION_RESENT_MESSAGE = 'If that email is waiting to be verified, a new link has been sent.';
 const EMAIL_CHANGE_MESSAGE = 'If that address can be used, a confirmation link has been sent to it.';
 
 
-export function accountOperations(router: Operations, deps: AuthDeps, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>): void {
+export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>) {
   const ctx = requestContext;
   const presentedRefresh = (req: Request) => req.get(InternalHeaders.refreshToken) || undefined;
   // Seconds the access token is valid, next to the spec's keys: a client refreshes before it runs out.
@@ -43,101 +43,99 @@ export function accountOperations(router: Operations, deps: AuthDeps, settings: 
     res.json(ok('Login successful', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
   };
 
-  for (const kind of ACCOUNT_KINDS) {
-    const base = `/api/auth/${kind}`;
-
-    router.open('post', `${base}/register`, async (req, res) => {
+  return {
+    ...forEachKind({ user: 'registerUser', admin: 'registerAdmin' }, (kind): OpenHandler => async (req, res) => {
       // Only admin registration depends on who asks (an admin may add admins once registration is closed).
       const account = await register(deps, kind, req.body, requestContextWithSignal(req, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : undefined));
       res.status(201).json(ok(`${kindLabel(kind)} registered successfully`, { [kind]: account }));
-    });
+    }),
 
-    router.open('post', `${base}/login`, async (req, res) => {
+    ...forEachKind({ user: 'loginUser', admin: 'loginAdmin' }, (kind): OpenHandler => async (req, res) => {
       // A login that waits for a bcrypt slot is dropped if its client leaves meanwhile.
       sendLogin(res, kind, await login(deps, kind, req.body, requestContextWithSignal(req)));
-    });
+    }),
 
-    router.open('post', `${base}/passkey/options`, async (req, res) => {
+    ...forEachKind({ user: 'passkeyOptionsUser', admin: 'passkeyOptionsAdmin' }, (kind): OpenHandler => async (req, res) => {
       const { options, passkeyToken } = await passkeySignInOptions(deps, kind, ctx(req));
       res.json(ok('Passkey sign-in options', { options, passkey_token: passkeyToken }));
-    });
+    }),
 
-    router.open('post', `${base}/passkey/login`, async (req, res) => {
+    ...forEachKind({ user: 'passkeyLoginUser', admin: 'passkeyLoginAdmin' }, (kind): OpenHandler => async (req, res) => {
       sendLogin(res, kind, await passkeyLogin(deps, kind, req.body, ctx(req)));
-    });
+    }),
 
-    router.open('post', `${base}/refresh`, async (req, res) => {
+    ...forEachKind({ user: 'refreshUser', admin: 'refreshAdmin' }, (kind): OpenHandler => async (req, res) => {
       const session = await refreshSession(deps, kind, presentedRefresh(req), ctx(req));
       sendRefresh(res, session.refreshToken);
       res.json(ok('Token refreshed', { accessToken: session.accessToken, expiresIn }));
-    });
+    }),
 
-    router.open('post', `${base}/logout`, async (req, res) => {
+    ...forEachKind({ user: 'logoutUser', admin: 'logoutAdmin' }, (kind): OpenHandler => async (req, res) => {
       await closeSession(deps, kind, presentedRefresh(req), ctx(req));
       res.setHeader(InternalHeaders.clearRefreshToken, '1');
       res.json(ok('Logged out successfully'));
-    });
+    }),
 
-    router.session('post', `${base}/password`, async (req, res, caller) => {
+    ...forEachKind({ user: 'changePasswordUser', admin: 'changePasswordAdmin' }, (kind): SessionHandler => async (req, res, caller) => {
       const result = await changePassword(deps, caller, req.body, requestContextWithSignal(req));
       sendRefresh(res, result.refreshToken);
       res.json(ok('Password changed', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
-    });
+    }),
 
-    router.session('delete', `${base}/me`, async (req, res, caller) => {
+    ...forEachKind({ user: 'deleteOwnUserAccount', admin: 'deleteOwnAdminAccount' }, (): SessionHandler => async (req, res, caller) => {
       await deleteOwnAccount(deps, caller, req.body, requestContextWithSignal(req));
       res.setHeader(InternalHeaders.clearRefreshToken, '1');
       res.json(ok('Account deleted'));
-    });
+    }),
 
-    router.open('post', `${base}/forgot-password`, async (req, res) => {
+    ...forEachKind({ user: 'forgotUserPassword', admin: 'forgotAdminPassword' }, (kind): OpenHandler => async (req, res) => {
       await requestPasswordReset(deps, kind, req.body, ctx(req));
       res.json(ok(FORGOT_PASSWORD_MESSAGE));
-    });
+    }),
 
-    router.open('post', `${base}/reset-password`, async (req, res) => {
+    ...forEachKind({ user: 'resetUserPassword', admin: 'resetAdminPassword' }, (kind): OpenHandler => async (req, res) => {
       await resetPassword(deps, kind, req.body, requestContextWithSignal(req));
       res.json(ok('Password reset successfully'));
-    });
-  }
+    }),
 
-  router.open('post', '/api/auth/verify-otp', async (req, res) => {
-    const result = await verifyOtp(deps, req.body, requestContextWithSignal(req));
-    sendRefresh(res, result.refreshToken);
-    // The contract's route is an admin's; an account of either kind may now take a second step.
-    res.setHeader(InternalHeaders.refreshTokenKind, result.kind);
-    // `token` and `user` are the interface's names; `accessToken` beside them is what every other answer calls it.
-    res.json(ok('Login successful', { token: result.accessToken, accessToken: result.accessToken, expiresIn, user: result.account }));
-  });
+    verifyOtp: async (req, res) => {
+      const result = await verifyOtp(deps, req.body, requestContextWithSignal(req));
+      sendRefresh(res, result.refreshToken);
+      // The contract's route is an admin's; an account of either kind may now take a second step.
+      res.setHeader(InternalHeaders.refreshTokenKind, result.kind);
+      // `token` and `user` are the interface's names; `accessToken` beside them is what every other answer calls it.
+      res.json(ok('Login successful', { token: result.accessToken, accessToken: result.accessToken, expiresIn, user: result.account }));
+    },
 
-  // Proving and changing a user's address (admins are not asked to prove theirs).
-  router.open('post', '/api/auth/user/verify-email', async (req, res) => {
-    const user = await verifyEmail(deps, 'user', req.body, ctx(req));
-    res.json(ok('Email verified', { user }));
-  });
+    // Proving and changing a user's address (admins are not asked to prove theirs).
+    verifyEmail: async (req, res) => {
+      const user = await verifyEmail(deps, 'user', req.body, ctx(req));
+      res.json(ok('Email verified', { user }));
+    },
 
-  router.open('post', '/api/auth/user/verify-email/resend', async (req, res) => {
-    await requestVerificationResend(deps, 'user', req.body, ctx(req));
-    res.json(ok(VERIFICATION_RESENT_MESSAGE));
-  });
+    resendVerification: async (req, res) => {
+      await requestVerificationResend(deps, 'user', req.body, ctx(req));
+      res.json(ok(VERIFICATION_RESENT_MESSAGE));
+    },
 
-  router.session('post', '/api/auth/user/email', async (req, res, caller) => {
-    await requestEmailChange(deps, caller, req.body, requestContextWithSignal(req));
-    res.json(ok(EMAIL_CHANGE_MESSAGE));
-  });
+    requestEmailChange: async (req, res, caller) => {
+      await requestEmailChange(deps, caller, req.body, requestContextWithSignal(req));
+      res.json(ok(EMAIL_CHANGE_MESSAGE));
+    },
 
-  router.open('post', '/api/auth/user/email/confirm', async (req, res) => {
-    const user = await confirmEmailChange(deps, 'user', req.body, ctx(req));
-    res.json(ok('Email changed', { user }));
-  });
+    confirmEmailChange: async (req, res) => {
+      const user = await confirmEmailChange(deps, 'user', req.body, ctx(req));
+      res.json(ok('Email changed', { user }));
+    },
 
-  router.open('post', '/api/auth/user/email/undo', async (req, res) => {
-    await undoEmailChange(deps, 'user', req.body, ctx(req));
-    res.json(ok('Email change undone; every session was signed out'));
-  });
+    undoEmailChange: async (req, res) => {
+      await undoEmailChange(deps, 'user', req.body, ctx(req));
+      res.json(ok('Email change undone; every session was signed out'));
+    },
 
-  router.open('post', '/api/auth/verify-otp/passkey-options', async (req, res) => {
-    const options = await secondStepPasskeyOptions(deps, req.body, ctx(req));
-    res.json(ok('Passkey options', { options }));
-  });
+    secondStepPasskeyOptions: async (req, res) => {
+      const options = await secondStepPasskeyOptions(deps, req.body, ctx(req));
+      res.json(ok('Passkey options', { options }));
+    },
+  } satisfies Partial<Handlers<'auth'>>;
 }

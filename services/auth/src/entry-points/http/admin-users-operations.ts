@@ -3,8 +3,7 @@
 // (kept by desktop, asked with the admin's own token). Admin sessions only (the route table says so;
 // the dispatcher, operations.ts, holds them to it); an act that cannot be undone asks for the admin's
 // recent proof (domain/admin/console.ts).
-import type { Request, Response } from 'express';
-import { ok, type AccessClaims } from '@acct/shared';
+import { ok } from '@acct/shared';
 import { getUser, listUsers, updateUser } from '../../domain/admin/users';
 import { assertUserId } from '../../domain/shared/account';
 import { readAvatar, replaceAvatar } from '../../domain/account/avatar';
@@ -18,104 +17,102 @@ import { AuthErrors } from '../../errors';
 import { requestContextOf } from './request-context';
 import { receiveAvatar } from './receive-avatar';
 import { sendAvatar } from './send-avatar';
-import type { Operations } from '@acct/shared/http';
+import type { Handlers } from '@acct/shared/http';
 
-export function adminUsersOperations(router: Operations, deps: AuthDeps): void {
-  type Run = (req: Request, res: Response, params: Record<string, string>, admin: AccessClaims) => Promise<void>;
-  const reading = (method: 'get', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin));
-  // Changes to another account: their rows ask the store too and a recent proof (libs/shared/src/routes).
-  const changing = (method: 'put' | 'post' | 'delete', path: string, run: Run) => router.session(method, path, (req, res, admin, params) => run(req, res, params, admin));
+export function adminUsersOperations(deps: AuthDeps) {
+  // Reads, and changes to another account, whose rows ask the store too and a recent proof (libs/shared/src/routes).
+  return {
+    listUsers: async (req, res) => {
+      const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified, disabled: req.query.disabled });
+      res.json(ok('Users', page));
+    },
 
-  reading('get', '/api/admin/users', async (req, res) => {
-    const page = await listUsers(deps, { query: req.query.query, cursor: req.query.cursor, limit: req.query.limit, emailVerified: req.query.emailVerified, disabled: req.query.disabled });
-    res.json(ok('Users', page));
-  });
+    getUser: async (req, res, _admin, params) => {
+      const user = await getUser(deps, params.userId);
+      res.json(ok('User', { user }));
+    },
 
-  reading('get', '/api/admin/users/:userId', async (req, res, params) => {
-    const user = await getUser(deps, params.userId);
-    res.json(ok('User', { user }));
-  });
+    updateUser: async (req, res, admin, params) => {
+      const user = await updateUser(deps, params.userId, req.body, requestContextOf(req, admin));
+      res.json(ok('User updated successfully', { user }));
+    },
 
-  changing('put', '/api/admin/users/:userId', async (req, res, params, admin) => {
-    const user = await updateUser(deps, params.userId, req.body, requestContextOf(req, admin));
-    res.json(ok('User updated successfully', { user }));
-  });
+    deleteUser: async (req, res, admin, params) => {
+      await deleteUser(deps, params.userId, requestContextOf(req, admin));
+      res.json(ok('User deleted'));
+    },
 
-  changing('delete', '/api/admin/users/:userId', async (req, res, params, admin) => {
-    await deleteUser(deps, params.userId, requestContextOf(req, admin));
-    res.json(ok('User deleted'));
-  });
+    replaceAvatar: async (req, res, admin, params) => {
+      assertUserId(params.userId);
+      await receiveAvatar(req, res);
+      const user = await replaceAvatar(deps, params.userId, req.file, requestContextOf(req, admin));
+      res.json(ok('Avatar updated successfully', { user }));
+    },
 
-  changing('put', '/api/admin/users/:userId/avatar', async (req, res, params, admin) => {
-    assertUserId(params.userId);
-    await receiveAvatar(req, res);
-    const user = await replaceAvatar(deps, params.userId, req.file, requestContextOf(req, admin));
-    res.json(ok('Avatar updated successfully', { user }));
-  });
+    listUserActivity: async (req, res, _admin, params) => {
+      assertUserId(params.userId);
+      const page = await readActivity(deps, { kind: 'user', accountId: params.userId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
+      res.json(ok('Activity', page));
+    },
 
-  reading('get', '/api/admin/users/:userId/activity', async (req, res, params) => {
-    assertUserId(params.userId);
-    const page = await readActivity(deps, { kind: 'user', accountId: params.userId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
-    res.json(ok('Activity', page));
-  });
+    listUserSessions: async (req, res, _admin, params) => {
+      const sessions = await userSessions(deps, params.userId);
+      res.json(ok('Sessions', { sessions }));
+    },
 
-  reading('get', '/api/admin/users/:userId/sessions', async (req, res, params) => {
-    const sessions = await userSessions(deps, params.userId);
-    res.json(ok('Sessions', { sessions }));
-  });
+    endUserSessions: async (req, res, admin, params) => {
+      await endUserSessions(deps, params.userId, requestContextOf(req, admin));
+      res.json(ok('Sessions ended'));
+    },
 
-  changing('delete', '/api/admin/users/:userId/sessions', async (req, res, params, admin) => {
-    await endUserSessions(deps, params.userId, requestContextOf(req, admin));
-    res.json(ok('Sessions ended'));
-  });
+    endUserSession: async (req, res, admin, params) => {
+      await endUserSession(deps, params.userId, params.sessionId, requestContextOf(req, admin));
+      res.json(ok('Session signed out'));
+    },
 
-  changing('delete', '/api/admin/users/:userId/sessions/:sessionId', async (req, res, params, admin) => {
-    await endUserSession(deps, params.userId, params.sessionId, requestContextOf(req, admin));
-    res.json(ok('Session signed out'));
-  });
+    listUserIdentities: async (req, res, _admin, params) => {
+      const identities = await userIdentities(deps, params.userId);
+      res.json(ok('Identities', { identities }));
+    },
 
-  reading('get', '/api/admin/users/:userId/identities', async (req, res, params) => {
-    const identities = await userIdentities(deps, params.userId);
-    res.json(ok('Identities', { identities }));
-  });
+    unlinkUserIdentity: async (req, res, admin, params) => {
+      await unlinkUserIdentity(deps, params.userId, params.provider, requestContextOf(req, admin));
+      res.json(ok('Identity unlinked'));
+    },
 
-  changing('delete', '/api/admin/users/:userId/identities/:provider', async (req, res, params, admin) => {
-    await unlinkUserIdentity(deps, params.userId, params.provider, requestContextOf(req, admin));
-    res.json(ok('Identity unlinked'));
-  });
+    listAdmins: async (req, res) => {
+      const page = await listAdmins(deps, { cursor: req.query.cursor, limit: req.query.limit });
+      res.json(ok('Admins', page));
+    },
 
-  reading('get', '/api/admin/admins', async (req, res) => {
-    const page = await listAdmins(deps, { cursor: req.query.cursor, limit: req.query.limit });
-    res.json(ok('Admins', page));
-  });
+    // The deployment's log: every account's, filtered by kind, account, type or the admin who acted.
+    listActivity: async (req, res) => {
+      const kind = req.query.kind;
+      if (kind !== undefined && kind !== 'user' && kind !== 'admin') throw AuthErrors.badActivityKind();
+      const accountId = req.query.accountId;
+      if (accountId !== undefined && (typeof accountId !== 'string' || !isAccountId(accountId))) throw AuthErrors.badUserId();
+      const page = await readActivity(deps, { kind, accountId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
+      res.json(ok('Activity', page));
+    },
 
-  // The deployment's log: every account's, filtered by kind, account, type or the admin who acted.
-  reading('get', '/api/admin/activity', async (req, res) => {
-    const kind = req.query.kind;
-    if (kind !== undefined && kind !== 'user' && kind !== 'admin') throw AuthErrors.badActivityKind();
-    const accountId = req.query.accountId;
-    if (accountId !== undefined && (typeof accountId !== 'string' || !isAccountId(accountId))) throw AuthErrors.badUserId();
-    const page = await readActivity(deps, { kind, accountId }, { cursor: req.query.cursor, limit: req.query.limit, type: req.query.type, actorId: req.query.actorId }, 'admin');
-    res.json(ok('Activity', page));
-  });
+    getAvatar: async (req, res, _admin, params) => {
+      await sendAvatar(res, await readAvatar(deps, params.userId));
+    },
 
-  reading('get', '/api/admin/users/:userId/avatar', async (req, res, params) => {
-    await sendAvatar(res, await readAvatar(deps, params.userId));
-  });
+    listDesktopReleases: async (req, res, admin) => {
+      const releases = await listDesktopReleases(deps, req.get('authorization') as string, req.query.platform, requestContextOf(req, admin));
+      res.json(ok('Releases', { releases }));
+    },
 
-  reading('get', '/api/admin/desktop/releases', async (req, res, _params, admin) => {
-    const releases = await listDesktopReleases(deps, req.get('authorization') as string, req.query.platform, requestContextOf(req, admin));
-    res.json(ok('Releases', { releases }));
-  });
+    publishDesktopRelease: async (req, res, admin) => {
+      const release = await publishDesktopRelease(deps, req.get('authorization') as string, req.body, requestContextOf(req, admin));
+      res.status(201).json(ok('Release published', { release }));
+    },
 
-  changing('post', '/api/admin/desktop/releases', async (req, res, _params, admin) => {
-    const release = await publishDesktopRelease(deps, req.get('authorization') as string, req.body, requestContextOf(req, admin));
-    res.status(201).json(ok('Release published', { release }));
-  });
-
-  changing('delete', '/api/admin/desktop/releases/:platform/:version', async (req, res, params, admin) => {
-    const release = { platform: params.platform, version: params.version };
-    await withdrawDesktopRelease(deps, req.get('authorization') as string, release, requestContextOf(req, admin));
-    res.json(ok('Release withdrawn'));
-  });
+    withdrawDesktopRelease: async (req, res, admin, params) => {
+      const release = { platform: params.platform, version: params.version };
+      await withdrawDesktopRelease(deps, req.get('authorization') as string, release, requestContextOf(req, admin));
+      res.json(ok('Release withdrawn'));
+    },
+  } satisfies Partial<Handlers<'auth'>>;
 }

@@ -1,7 +1,7 @@
 // Second factors: what an account (either kind) does with its own, and an admin's view and reset of
 // a user's. Sessions of the route's kind only, still alive (the route table says so; the dispatcher,
 // operations.ts, holds them to it).
-import { ACCOUNT_KINDS, ok } from '@acct/shared';
+import { ok } from '@acct/shared';
 import { assertUserId } from '../../domain/shared/account';
 import {
   confirmAuthenticator,
@@ -19,91 +19,84 @@ import {
 import type { AuthDeps } from '../../domain/ports';
 import { cancelOwnFactorRecovery, confirmFactorRecovery, pendingRecovery, requestFactorRecovery } from '../../domain/email/factor-recovery';
 import { requestContext as ctx, requestContextOf, requestContextWithSignal } from './request-context';
-import type { Operations } from '@acct/shared/http';
+import { forEachKind, type Handlers, type SessionHandler } from '@acct/shared/http';
 
 
-export function factorsOperations(router: Operations, deps: AuthDeps, settings: { stepUpSeconds: number }): void {
-
-  for (const kind of ACCOUNT_KINDS) {
-    const base = `/api/auth/${kind}`;
-
-    router.session('post', `${base}/reauthenticate`, async (req, res, caller) => {
+export function factorsOperations(deps: AuthDeps, settings: { stepUpSeconds: number }) {
+  return {
+    ...forEachKind({ user: 'reauthenticateUser', admin: 'reauthenticateAdmin' }, (): SessionHandler => async (req, res, caller) => {
       await reauthenticate(deps, caller, req.body, requestContextWithSignal(req));
       res.json(ok('Reauthenticated', { expiresIn: settings.stepUpSeconds }));
-    });
+    }),
 
-    router.session('get', `${base}/factors`, async (req, res, caller) => {
+    ...forEachKind({ user: 'listFactorsUser', admin: 'listFactorsAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const [factors, recovery] = await Promise.all([listOwnFactors(deps, caller), pendingRecovery(deps, caller)]);
       res.json(ok('Factors', { factors, recovery }));
-    });
+    }),
 
-    router.session('delete', `${base}/factor-recovery`, async (req, res, caller) => {
+    ...forEachKind({ user: 'cancelFactorRecoveryUser', admin: 'cancelFactorRecoveryAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const cancelled = await cancelOwnFactorRecovery(deps, caller, ctx(req));
       res.json(ok(cancelled ? 'Factor recovery cancelled' : 'No factor recovery was pending', { cancelled }));
-    });
+    }),
 
-    router.session('post', `${base}/factors/totp`, async (req, res, caller) => {
+    ...forEachKind({ user: 'startTotpUser', admin: 'startTotpAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const enrolment = await startAuthenticator(deps, caller);
       res.json(ok('Scan the QR code with an authenticator app, then confirm a code', enrolment));
-    });
+    }),
 
-    router.session('post', `${base}/factors/totp/confirm`, async (req, res, caller) => {
+    ...forEachKind({ user: 'confirmTotpUser', admin: 'confirmTotpAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const confirmed = await confirmAuthenticator(deps, caller, req.body, ctx(req));
       res.json(ok('Authenticator app enabled', confirmed));
-    });
+    }),
 
-    router.session('delete', `${base}/factors/totp`, async (req, res, caller) => {
+    ...forEachKind({ user: 'removeTotpUser', admin: 'removeTotpAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const signedOut = await removeAuthenticator(deps, caller, ctx(req));
       res.json(ok('Authenticator app removed', { signedOut }));
-    });
+    }),
 
-    router.session('post', `${base}/factors/recovery-codes`, async (req, res, caller) => {
+    ...forEachKind({ user: 'recoveryCodesUser', admin: 'recoveryCodesAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const recoveryCodes = await regenerateRecoveryCodes(deps, caller, ctx(req));
       res.json(ok('Recovery codes replaced', { recoveryCodes }));
-    });
+    }),
 
-    router.session('post', `${base}/factors/passkeys/options`, async (req, res, caller) => {
+    ...forEachKind({ user: 'passkeyRegistrationOptionsUser', admin: 'passkeyRegistrationOptionsAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const options = await passkeyRegistrationOptions(deps, caller);
       res.json(ok('Passkey registration options', { options }));
-    });
+    }),
 
-    router.session('post', `${base}/factors/passkeys`, async (req, res, caller) => {
+    ...forEachKind({ user: 'addPasskeyUser', admin: 'addPasskeyAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const added = await registerPasskey(deps, caller, req.body, ctx(req));
       res.status(201).json(ok('Passkey added', added));
-    });
+    }),
 
-    router.session('delete', `${base}/factors/passkeys/:passkeyId`, async (req, res, caller, params) => {
+    ...forEachKind({ user: 'removePasskeyUser', admin: 'removePasskeyAdmin' }, (): SessionHandler => async (req, res, caller, params) => {
       const signedOut = await removePasskey(deps, caller, params.passkeyId, ctx(req));
       res.json(ok('Passkey removed', { signedOut }));
-    });
-  }
+    }),
 
-  // Getting back in without the second factors: asked from a second step, confirmed from the mailbox.
-  router.open('post', '/api/auth/verify-otp/recovery', async (req, res) => {
-    await requestFactorRecovery(deps, req.body, ctx(req));
-    res.json(ok('We emailed the account a link to confirm the removal of its second factors'));
-  });
+    // Getting back in without the second factors: asked from a second step, confirmed from the mailbox.
+    requestFactorRecovery: async (req, res) => {
+      await requestFactorRecovery(deps, req.body, ctx(req));
+      res.json(ok('We emailed the account a link to confirm the removal of its second factors'));
+    },
 
-  router.open('post', '/api/auth/factor-recovery/confirm', async (req, res) => {
-    const recovery = await confirmFactorRecovery(deps, req.body, ctx(req));
-    res.json(ok('The second factors will be removed after the waiting period, unless one of them signs in first', { recovery }));
-  });
+    confirmFactorRecovery: async (req, res) => {
+      const recovery = await confirmFactorRecovery(deps, req.body, ctx(req));
+      res.json(ok('The second factors will be removed after the waiting period, unless one of them signs in first', { recovery }));
+    },
 
-  router.session('get', '/api/admin/users/:userId/factors', async (_req, res, _admin, params) => {
-    assertUserId(params.userId);
-    const factors = await userFactorSummary(deps, params.userId);
-    res.json(ok('User factors', { factors }));
-  });
+    getUserFactors: async (_req, res, _admin, params) => {
+      assertUserId(params.userId);
+      const factors = await userFactorSummary(deps, params.userId);
+      res.json(ok('User factors', { factors }));
+    },
 
-  // Changes another account: its row asks the store too and a recent proof.
-  router.session(
-    'delete',
-    '/api/admin/users/:userId/factors',
-    async (req, res, admin, params) => {
+    // Changes another account: its row asks the store too and a recent proof.
+    resetUserFactors: async (req, res, admin, params) => {
       assertUserId(params.userId);
       // The reset is in the user's history with the admin who made it.
       const removed = await resetUserFactors(deps, params.userId, requestContextOf(req, admin));
       res.json(ok('User factors reset', { removed }));
     },
-  );
+  } satisfies Partial<Handlers<'auth'>>;
 }

@@ -3,7 +3,7 @@
 // auth calls with the caller's own token (a user's export, the admins' releases), which no gateway
 // routes (an Express router: they are not public, so not in the table).
 import { Router } from 'express';
-import type { Operations } from '@acct/shared/http';
+import type { Handlers } from '@acct/shared/http';
 import { InternalHeaders, ok, type AccessTokenVerifier, type EventOutbox } from '@acct/shared';
 import type { RevocationCheck } from '@acct/shared';
 import type { LatestReleases, ReleaseStore, SyncLimits, SyncStore } from '../../domain/ports';
@@ -24,16 +24,18 @@ export interface DesktopRouterDeps {
 }
 
 /** The public routes, on the service's dispatcher. */
-export function desktopOperations(router: Operations, deps: DesktopRouterDeps): void {
-  router.open('get', '/api/desktop/latest-version', async (req, res) => {
-    deps.writeVersionAnswer(req, res, await latestRelease(deps, req.query.platform));
-  });
+export function desktopOperations(deps: DesktopRouterDeps) {
+  return {
+    latestVersion: async (req, res) => {
+      deps.writeVersionAnswer(req, res, await latestRelease(deps, req.query.platform));
+    },
 
-  // A user's session (the dispatcher's guard: requireUserSession); its row names no caching, so no-store.
-  router.session('post', '/api/desktop/sync', async (req, res, user) => {
-    const answer = await sync({ repo: deps.syncs, outbox: deps.outbox, limits: deps.limits }, user, req.body, req.get(InternalHeaders.requestId));
-    res.json(ok('Sync complete', answer));
-  });
+    // A user's session (the dispatcher's guard: requireUserSession); its row names no caching, so no-store.
+    sync: async (req, res, user) => {
+      const answer = await sync({ repo: deps.syncs, outbox: deps.outbox, limits: deps.limits }, user, req.body, req.get(InternalHeaders.requestId));
+      res.json(ok('Sync complete', answer));
+    },
+  } satisfies Handlers<'desktop'>;
 }
 
 /** The internal routes: never public (the gateway routes no /internal path, it answers 404 at the edge). */

@@ -7,12 +7,13 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { ok, type HttpMetrics } from '@acct/shared';
+import { pathOf } from '@acct/shared/routes';
 import { mayTraceIncoming } from '@acct/shared/tracing';
 import type { LatestReleases, Release } from '../../domain/ports';
 import { isPlatform } from '../../domain/platforms';
 import { toReleaseRecord } from '../../domain/releases';
 
-const PATH = '/api/desktop/latest-version';
+const PATH = pathOf('latestVersion');
 
 /** Writes one release's answer (200, or 304 to a client that has it; no body to HEAD); answers the status. */
 export type VersionAnswerWriter = (req: http.IncomingMessage, res: http.ServerResponse, release: Release) => number;
