@@ -1,6 +1,6 @@
 // Auth's Prometheus metrics: the domain's counters (AuthMetrics) and the bcrypt queue.
 import { Counter, Gauge, Histogram, LATENCY_BUCKETS, type Registry } from '@acct/shared';
-import type { AuthMetrics } from './domain/ports';
+import type { AuthMetrics } from './domain/shared/ports';
 import type { BcryptPasswordHasher } from './security/password-hasher';
 
 export function authMetrics(registry: Registry): AuthMetrics {

@@ -2,7 +2,7 @@
 // expressions; case-insensitive, with an optional trailing slash, as express routes match. The
 // gateway's allow-list matches with it, and auth dispatches its operations with it instead of walking
 // an Express router stack.
-import type { RouteSpec } from './index';
+import type { RouteSpec } from './spec';
 
 export interface RouteMatch<R extends RouteSpec = RouteSpec> {
   route: R;

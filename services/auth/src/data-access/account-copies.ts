@@ -14,7 +14,8 @@
 // `profileOf` does, and only what the owner is shown.
 import type { AccountKind } from '@acct/shared';
 import type { RevocationFeed } from '@acct/shared/redis';
-import type { Accounts, AccountProfiles } from '../domain/ports';
+import type { AccountProfiles } from '../domain/account/ports';
+import type { Accounts } from '../domain/shared/ports';
 import type { Account, AccountChanges, NewAccount } from '../domain/shared/account';
 
 export interface AccountCopyOptions {

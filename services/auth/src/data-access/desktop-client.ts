@@ -4,7 +4,7 @@
 // one published before) come back to the caller as desktop said them; a desktop that does not answer
 // in time, or fails, is a 503, never a partial answer.
 import { AppError, InternalHeaders, errors } from '@acct/shared';
-import type { DesktopData, DesktopExport, DesktopRelease } from '../domain/ports';
+import type { DesktopData, DesktopExport, DesktopRelease } from '../domain/account/ports';
 
 export class DesktopClient implements DesktopData {
   constructor(

@@ -1,7 +1,7 @@
 // Avatars in MongoDB GridFS (bucket `avatars`): stored whole, read back as a stream.
 import { Readable } from 'node:stream';
 import mongoose, { type Connection } from 'mongoose';
-import type { Avatars } from '../domain/ports';
+import type { Avatars } from '../domain/account/ports';
 
 export class GridFsAvatars implements Avatars {
   private readonly bucket: InstanceType<typeof mongoose.mongo.GridFSBucket>;

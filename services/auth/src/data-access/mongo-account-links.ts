@@ -7,7 +7,7 @@
 // and the credential epoch it was issued under.
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
-import type { AccountLinks, LinkPurpose, NewLink, UsedLink } from '../domain/ports';
+import type { AccountLinks, LinkPurpose, NewLink, UsedLink } from '../domain/email/ports';
 import { sha256 } from './opaque-token';
 import { modelOn } from '@acct/shared/mongo';
 

@@ -4,7 +4,7 @@ import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import { emailSkeleton, kindLabel, normalizeEmail, type AccountKind } from '@acct/shared';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
 import { isAccountId, type Account, type AccountChanges, type NewAccount } from '../domain/shared/account';
-import type { Accounts } from '../domain/ports';
+import type { Accounts } from '../domain/shared/ports';
 
 interface AccountDoc {
   _id: Types.ObjectId;

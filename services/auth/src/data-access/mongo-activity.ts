@@ -8,7 +8,7 @@
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
 import { modelOn } from '@acct/shared/mongo';
-import type { ActivityEntry, ActivityFilter, ActivityLog, NewActivity } from '../domain/ports';
+import type { ActivityEntry, ActivityFilter, ActivityLog, NewActivity } from '../domain/shared/ports';
 
 type ActivityDoc = Omit<ActivityEntry, 'id'> & { _id: mongoose.Types.ObjectId; cosmetic?: boolean };
 

@@ -4,7 +4,7 @@
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
-import type { FactorRecoveries, PendingRecovery } from '../domain/ports';
+import type { FactorRecoveries, PendingRecovery } from '../domain/shared/ports';
 
 interface RecoveryDoc extends PendingRecovery {
   remindedAt: Date | null;

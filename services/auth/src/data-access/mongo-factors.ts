@@ -7,7 +7,7 @@
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
-import type { FactorSet, Factors, NewPasskey, Passkey } from '../domain/ports';
+import type { FactorSet, Factors, NewPasskey, Passkey } from '../domain/shared/ports';
 
 type FactorType = 'totp' | 'recovery' | 'passkey';
 

@@ -1,7 +1,7 @@
 // The one-time right to create the first admin: a marker document that only one request can insert,
 // taken only while no admin exists.
 import type { Connection } from 'mongoose';
-import type { FirstAdminClaim } from '../domain/ports';
+import type { FirstAdminClaim } from '../domain/account/ports';
 import { isDuplicateKey } from '@acct/shared/mongo';
 
 export class MongoFirstAdminClaim implements FirstAdminClaim {

@@ -4,7 +4,7 @@
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
 import { isDuplicateKey, modelOn } from '@acct/shared/mongo';
-import type { Identities, LinkedIdentity } from '../domain/ports';
+import type { Identities, LinkedIdentity } from '../domain/shared/ports';
 
 const identitySchema = new mongoose.Schema<LinkedIdentity>(
   {

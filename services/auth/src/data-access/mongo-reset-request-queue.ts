@@ -3,7 +3,7 @@
 // worker takes them later on its own schedule, so neither the answer nor the requests after it say
 // whether the address exists, and a request outlives a crash or a dependency outage.
 import mongoose, { type Connection, type Model, Types } from 'mongoose';
-import type { ClaimedResetRequest, ResetRequest, ResetRequests } from '../domain/ports';
+import type { ClaimedResetRequest, ResetRequest, ResetRequests } from '../domain/email/ports';
 import { LeasedQueue, modelOn } from '@acct/shared/mongo';
 
 interface ResetRequestDoc extends ResetRequest {

@@ -2,7 +2,7 @@
 // An account has at most one live link: a new one retires the older, a reset retires them all.
 import mongoose, { type Connection, type Model } from 'mongoose';
 import type { AccountKind } from '@acct/shared';
-import type { ResetTokens } from '../domain/ports';
+import type { ResetTokens } from '../domain/email/ports';
 import { sha256 } from './opaque-token';
 import { modelOn } from '@acct/shared/mongo';
 

@@ -4,7 +4,7 @@
 // factor (`step-up:{<sid>}`, holding the account's credential epoch of the proof) lets it add or
 // remove factors for `stepUpMs`, and only while no credential change came after it.
 import type { Redis } from '@acct/shared/redis';
-import type { CeremonyState, Ceremonies } from '../domain/ports';
+import type { CeremonyState, Ceremonies } from '../domain/shared/ports';
 
 export class RedisCeremonies implements Ceremonies {
   constructor(

@@ -7,7 +7,7 @@
 import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
 import { execOrThrow } from './redis-transaction';
-import type { CodeGuesses } from '../domain/ports';
+import type { CodeGuesses } from '../domain/factors/ports';
 
 const FAILURE_WINDOW_MS = 3_600_000;
 const MAX_WAIT_MS = 300_000;

@@ -3,7 +3,7 @@
 // The lock expires by itself if its holder dies; it is released only by its holder.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '@acct/shared/redis';
-import type { Locks } from '../domain/ports';
+import type { Locks } from '../domain/shared/ports';
 
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end

@@ -6,7 +6,7 @@
 // it back), a failure keeps it. The keys share a hash tag, so the scripts run on Redis Cluster.
 import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
-import type { LoginAttempts, Reservation } from '../domain/ports';
+import type { LoginAttempts, Reservation } from '../domain/shared/ports';
 import { execOrThrow } from './redis-transaction';
 
 const RESERVE = `

@@ -4,7 +4,7 @@
 // reserved before the password compare.
 import type { Redis } from '@acct/shared/redis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { LimitAnswer, LimiterName, RateLimits } from '../domain/ports';
+import type { LimitAnswer, LimiterName, RateLimits } from '../domain/shared/ports';
 
 export interface RateLimitSettings {
   loginIpPerMinute: number;

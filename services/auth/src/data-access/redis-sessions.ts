@@ -18,7 +18,7 @@ import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomByte
 import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
 import type { RevocationFeed } from '@acct/shared/redis';
-import type { NewSession, OpenedStoredSession, RotateResult, SessionInfo, Sessions } from '../domain/ports';
+import type { NewSession, OpenedStoredSession, RotateResult, SessionInfo, Sessions } from '../domain/shared/ports';
 import { mintToken, parseToken, sha256, type OpaqueToken } from './opaque-token';
 import { ReplicaWait, execOrThrow, type ReplicaAck } from './redis-transaction';
 

@@ -20,7 +20,8 @@ import type { AccountKind } from '@acct/shared';
 import { mintToken, parseToken, sameSecret, sha256 } from './opaque-token';
 import { execOrThrow } from './redis-transaction';
 import { RedisCodeGuesses } from './redis-code-guesses';
-import type { AttemptResult, CodeGuesses, FlowKey, FlowPurpose, NewSignInFlow, OpenChallenge, ProofVerdict, SignInFlow, SignInFlows, TakenFlow } from '../domain/ports';
+import type { CodeGuesses } from '../domain/factors/ports';
+import type { AttemptResult, FlowKey, FlowPurpose, NewSignInFlow, OpenChallenge, ProofVerdict, SignInFlow, SignInFlows, TakenFlow } from '../domain/shared/ports';
 
 /** A second step's attempt: counted only with the flow's secret, refused past its ceiling; answers the whole flow. */
 const ATTEMPT = `

@@ -7,7 +7,6 @@ import type { EmailDeps } from './email/ports';
 import type { FactorDeps } from './factors/ports';
 import type { IdentityDeps } from './identity/ports';
 import type { SharedDeps } from './shared/ports';
-import type { SignInDeps } from './sign-in/ports';
 
 export type * from './account/ports';
 export type * from './email/ports';
@@ -16,7 +15,7 @@ export type * from './identity/ports';
 export type * from './shared/ports';
 export type * from './sign-in/ports';
 
-export interface AuthDeps extends SharedDeps, SignInDeps, FactorDeps, EmailDeps, IdentityDeps, AccountDeps {}
+export interface AuthDeps extends SharedDeps, FactorDeps, EmailDeps, IdentityDeps, AccountDeps {}
 
 /** The part of the ports a use case works with: its signature says which. */
 export type Needs<K extends keyof AuthDeps> = Pick<AuthDeps, K>;

@@ -5,7 +5,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { ACCESS_TOKEN_ALGORITHM, AccessTokenVerifier, configError, pemBlocks, publicKeysFrom, requireSecret, withLowS, type AccessClaims } from '@acct/shared';
 import type { AuthConfig } from '../config';
-import type { TokenSigner } from '../domain/ports';
+import type { TokenSigner } from '../domain/shared/ports';
 
 /** Reads and checks the signing key; done before any connection so a bad key fails fast. */
 export function loadTokenIssuer(config: AuthConfig): AccessTokenIssuer {

@@ -5,7 +5,7 @@
 // lower-cased, compared with the candidate lower-cased. Loaded at start (about 40 ms), not on the
 // first registration.
 import { dictionary } from '@zxcvbn-ts/language-common';
-import type { PasswordScreen } from '../domain/ports';
+import type { PasswordScreen } from '../domain/shared/ports';
 
 export class CommonPasswordList implements PasswordScreen {
   private readonly list: ReadonlySet<string>;

@@ -7,7 +7,7 @@
 import * as oidc from 'openid-client';
 import { isLocalUrl, type AccountKind, type Logger } from '@acct/shared';
 import { IdentityRefused } from '../domain/identity/sign-in';
-import type { IdentityClaims, IdentityProviders, ProviderSummary } from '../domain/ports';
+import type { IdentityClaims, IdentityProviders, ProviderSummary } from '../domain/identity/ports';
 
 export interface ProviderSettings {
   id: string;

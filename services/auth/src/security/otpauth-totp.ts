@@ -1,6 +1,6 @@
 // Authenticator-app codes through `otpauth` (RFC 6238), behind the domain's TotpCodes port.
 import { Secret, TOTP } from 'otpauth';
-import type { TotpCodes } from '../domain/ports';
+import type { TotpCodes } from '../domain/factors/ports';
 
 /** What an authenticator app reads: 6 digits, 30 s, SHA-1. */
 const SETTINGS = { algorithm: 'SHA1', digits: 6, period: 30 } as const;

@@ -3,7 +3,7 @@
 import { createHmac } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
-import type { PasswordHasher, PasswordWorkRefused } from '../domain/ports';
+import type { PasswordHasher, PasswordWorkRefused } from '../domain/shared/ports';
 
 // A fixed, public key: the pre-hash only normalises length; bcrypt does the work.
 const PREHASH_KEY = 'acct-password-prehash-v1';

@@ -4,7 +4,7 @@
 // ceremony: a process that never sees a passkey does not hold it (bench/RESULTS.md, issue 50 item 4).
 import type * as SimpleWebAuthn from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
-import type { PasskeyCeremonies, PasskeyOptions, RelyingParty } from '../domain/ports';
+import type { PasskeyCeremonies, PasskeyOptions, RelyingParty } from '../domain/factors/ports';
 
 let library: typeof SimpleWebAuthn | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { AuthErrors } from '../../errors';
 import { assertUserId, toAccountRecord, type AccountRecord } from '../shared/account';
 import { noteActivity } from '../shared/activity';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
 

@@ -12,7 +12,7 @@ import { assertUserId } from '../shared/account';
 import { assertAdminProof, callerAccount } from '../shared/access';
 import { confirmPasswordOrRecentProof } from '../shared/passwords';
 import { noteActivity } from '../shared/activity';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 import { asBody } from '../shared/validation';
 
 type DeletionNeeds = Needs<'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'activity' | 'logger'>;

@@ -7,7 +7,7 @@ import { AuthErrors } from '../../errors';
 import { toAccountRecord, type AccountRecord } from '../shared/account';
 import { callerAccount } from '../shared/access';
 import { assertNotCommon, assertPasswordPolicy, confirmOwnPassword, passwordWork } from '../shared/passwords';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 import { securityNotice } from '../shared/security-notices';
 import { endEverySession, openSession, type OpenedSession } from '../shared/sessions';
 import { asBody } from '../shared/validation';

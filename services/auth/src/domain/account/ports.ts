@@ -3,6 +3,12 @@
 import type { Readable } from 'node:stream';
 import type { AccountKind, DesktopReleaseRecord } from '@acct/shared';
 import type { Account } from '../shared/account';
+import type { SharedDeps } from '../shared/ports';
+import type { EmailDeps } from '../email';
+import type { FactorDeps } from '../factors';
+import type { IdentityDeps } from '../identity';
+
+export type * from '../shared/ports';
 
 export interface Avatars {
   save(userId: string, content: Buffer, contentType: string): Promise<string>;
@@ -50,3 +56,6 @@ export interface AccountDeps {
   firstAdmin: FirstAdminClaim;
   desktop: DesktopData;
 }
+
+/** The part of the ports a use case of this folder works with: its signature says which. */
+export type Needs<K extends keyof (SharedDeps & AccountDeps & EmailDeps & FactorDeps & IdentityDeps)> = Pick<SharedDeps & AccountDeps & EmailDeps & FactorDeps & IdentityDeps, K>;

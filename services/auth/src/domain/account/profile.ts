@@ -8,7 +8,7 @@ import { noteActivity } from '../shared/activity';
 import { asBody, requireName } from '../shared/validation';
 import { listOwnFactors, type FactorList } from '../factors';
 import { callerAccount } from '../shared/access';
-import type { DesktopExport, Needs, RequestContext, SessionInfo } from '../ports';
+import type { DesktopExport, Needs, RequestContext, SessionInfo } from './ports';
 import { announceEnded } from '../shared/sessions';
 
 /** The owner's view of their account, from the replica's exact copy when it has one (AccountProfiles). */

@@ -7,9 +7,9 @@ import { isSessionId, toAccountRecord, type AccountRecord } from '../shared/acco
 import { assertAdminProof } from '../shared/access';
 import { assertUserId } from '../shared/account';
 import { pageParams } from '../shared/validation';
-import type { Needs, RequestContext } from '../ports';
-import { toSessionRecord, type SessionRecord } from '../account/profile';
-import { identityRecords, unlinkFrom } from '../identity/sign-in';
+import type { Needs, RequestContext } from './ports';
+import { toSessionRecord, type SessionRecord } from '../account';
+import { identityRecords, unlinkFrom } from '../identity';
 import { announceEnded, endEverySession } from '../shared/sessions';
 
 async function existingUser(deps: Needs<'accounts'>, userId: string) {

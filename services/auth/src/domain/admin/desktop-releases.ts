@@ -4,7 +4,7 @@
 // it at once: it cannot be undone) and keeps the change in the deployment's activity log.
 import { noteActivity } from '../shared/activity';
 import { assertAdminProof } from '../shared/access';
-import type { DesktopRelease, Needs, RequestContext } from '../ports';
+import type { DesktopRelease, Needs, RequestContext } from './ports';
 
 export function listDesktopReleases(deps: Needs<'desktop'>, authorization: string, platform: unknown, ctx: RequestContext): Promise<DesktopRelease[]> {
   return deps.desktop.releases(authorization, typeof platform === 'string' && platform !== '' ? platform : undefined, ctx.requestId);

@@ -3,8 +3,8 @@ import { noteActivity } from '../shared/activity';
 import { AuthErrors } from '../../errors';
 import { assertUserId, toAccountRecord, type AccountChanges, type AccountRecord } from '../shared/account';
 import { assertNotCommon, assertPasswordPolicy, passwordWork } from '../shared/passwords';
-import { announceAddressMovedByAdmin, assertAddressFree, sendVerificationLink, verifiesEmail } from '../email/ownership';
-import type { Needs, RequestContext } from '../ports';
+import { announceAddressMovedByAdmin, assertAddressFree, sendVerificationLink, verifiesEmail } from '../email';
+import type { Needs, RequestContext } from './ports';
 import { asBody, pageParams, requireEmail, requireName } from '../shared/validation';
 import { endEverySession } from '../shared/sessions';
 

@@ -14,7 +14,7 @@ import { noteActivity } from '../shared/activity';
 import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
 import { asBody } from '../shared/validation';
-import type { Needs, PendingRecovery, RequestContext } from '../ports';
+import type { Needs, PendingRecovery, RequestContext } from './ports';
 import { newLink, requireLinkToken } from './ownership';
 
 /** A pending recovery as the owner's console shows it. */

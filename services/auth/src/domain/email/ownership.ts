@@ -23,7 +23,7 @@ import { AuthErrors } from '../../errors';
 import { toAccountRecord, type Account, type AccountRecord } from '../shared/account';
 import { enforceLimit, withinLimit } from '../shared/limits';
 import { noteActivity } from '../shared/activity';
-import type { ClaimedResetRequest, LinkPurpose, Needs, RequestContext } from '../ports';
+import type { ClaimedResetRequest, LinkPurpose, Needs, RequestContext } from './ports';
 import { callerAccount } from '../shared/access';
 import { confirmPasswordOrRecentProof } from '../shared/passwords';
 import { securityNotice } from '../shared/security-notices';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { enforceLimit, withinLimit } from '../shared/limits';
-import type { ClaimedResetRequest, Needs, RequestContext } from '../ports';
+import type { ClaimedResetRequest, Needs, RequestContext } from './ports';
 import { assertNotCommon, passwordWork } from '../shared/passwords';
 import { validateAdminForgot, validateReset, validateUserForgot } from '../shared/validation';
 import { endEverySession } from '../shared/sessions';

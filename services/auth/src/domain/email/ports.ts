@@ -1,6 +1,11 @@
 // The mailed links' ports: reset tokens, the verification and address-change links, and the queue of
 // forgot-password requests answered by mail.
 import type { AccountKind } from '@acct/shared';
+import type { SharedDeps } from '../shared/ports';
+
+export type * from '../shared/ports';
+
+export type { FactorRecoveries, PendingRecovery } from '../shared/stores';
 
 export interface ResetTokens {
   store(token: string, kind: AccountKind, accountId: string, expiresAt: Date, credentialEpoch: number): Promise<void>;
@@ -65,33 +70,11 @@ export interface ResetRequests {
   remove(id: string): Promise<void>;
 }
 
-/** A removal of an account's second factors that its mailbox asked for, waiting out its delay (shared/mailbox.ts). */
-export interface PendingRecovery {
-  kind: AccountKind;
-  accountId: string;
-  requestedAt: Date;
-  /** When the factors go, unless a sign-in with one of them or the owner's console cancels it first. */
-  dueAt: Date;
-  /** When the owner is told again that it is coming. */
-  remindAt: Date;
-}
-
-/** Pending factor recoveries, at most one per account; each step is claimed once, whichever replica runs it. */
-export interface FactorRecoveries {
-  /** Schedules one; an account's pending one stays as it is (asking again does not move its date). */
-  schedule(recovery: PendingRecovery): Promise<{ scheduled: boolean; recovery: PendingRecovery }>;
-  pendingFor(kind: AccountKind, accountId: string): Promise<PendingRecovery | undefined>;
-  /** Cancels the account's pending one; false when there was none. */
-  cancel(kind: AccountKind, accountId: string): Promise<boolean>;
-  /** Takes one pending recovery whose reminder is due and marks it reminded. */
-  claimReminder(now: Date): Promise<PendingRecovery | undefined>;
-  /** Takes one pending recovery that is due and ends it (it is run by whoever took it). */
-  claimDue(now: Date): Promise<PendingRecovery | undefined>;
-}
-
 export interface EmailDeps {
   resets: ResetTokens;
   links: AccountLinks;
   resetRequests: ResetRequests;
-  recoveries: FactorRecoveries;
 }
+
+/** The part of the ports a use case of this folder works with: its signature says which. */
+export type Needs<K extends keyof (SharedDeps & EmailDeps)> = Pick<SharedDeps & EmailDeps, K>;

@@ -4,7 +4,7 @@ import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { callerAccount } from '../shared/access';
 import { enforceLimit } from '../shared/limits';
-import type { Needs, ProofVerdict, RequestContext } from '../ports';
+import type { Needs, ProofVerdict, RequestContext } from './ports';
 import { wayInAdded } from '../shared/security-notices';
 import { asBody, requireCode } from '../shared/validation';
 import { afterRemoval, checkCodeWithinBudget, hasOwnFactor, requireRecentProof, type OwnNeeds } from './common';

@@ -5,7 +5,7 @@ import type { AccessClaims, AccountKind, SecurityChange } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import type { Account } from '../shared/account';
 import { callerAccount, hasRecentProof } from '../shared/access';
-import type { FactorSet, Needs, ProofVerdict, RelyingParty, RequestContext } from '../ports';
+import type { FactorSet, Needs, ProofVerdict, RelyingParty, RequestContext } from './ports';
 import { securityNotice } from '../shared/security-notices';
 import { announceEnded } from '../shared/sessions';
 

@@ -4,7 +4,8 @@
 // in security/. Adding or removing a factor needs a recent proof (the password or a second factor in
 // the last STEP_UP_SECONDS, step-up.ts); removing one ends the account's other sessions; every change
 // is a notice by mail (an `account.security.changed` event through the outbox).
-export type { SecondFactor, SecondStepMethod } from './method';
+export type { SecondStepMethod } from './method';
+export type { FactorDeps, PasskeyOptions, SecondFactor } from './ports';
 export { SECOND_STEP_METHODS, proveSecondStep, secondFactorsOf } from './registry';
 export { confirmAuthenticator, removeAuthenticator, startAuthenticator } from './authenticator-app';
 export { passkeyRegistrationOptions, registerPasskey, removePasskey, secondStepPasskeyOptions, verifyAssertion } from './passkey';

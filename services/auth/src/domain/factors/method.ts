@@ -2,11 +2,8 @@
 // exporting one `SecondStepMethod` (with what an account does to set it up beside it), and one row of
 // registry.ts: the sign-in asks the registry which methods an account may use and which one checks a
 // proof, so a new method is one file and one row.
-import type { FactorSet, Needs, OpenChallenge, ProofVerdict, RequestContext } from '../ports';
+import type { FactorSet, Needs, OpenChallenge, ProofVerdict, RequestContext, SecondFactor } from './ports';
 import type { SecondStepProof } from '../shared/validation';
-
-/** How a login's answer names the methods an account may use (`factors`), in the order offered. */
-export type SecondFactor = 'totp' | 'passkey' | 'recovery_code';
 
 /** What a method may use to check a proof. */
 export type ProveNeeds = Needs<'factors' | 'accounts' | 'policy' | 'totp' | 'passkeys' | 'outbox' | 'activity' | 'logger'>;

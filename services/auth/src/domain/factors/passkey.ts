@@ -6,7 +6,7 @@ import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { enforceLimit } from '../shared/limits';
-import type { Needs, PasskeyOptions, RequestContext } from '../ports';
+import type { Needs, PasskeyOptions, RequestContext } from './ports';
 import { wayInAdded } from '../shared/security-notices';
 import { asBody, requirePasskeyAnswer, type PasskeyAnswer } from '../shared/validation';
 import { removeWayIn } from '../shared/ways-in';

@@ -3,7 +3,7 @@
 import { randomInt } from 'node:crypto';
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 import { securityNotice } from '../shared/security-notices';
 import { hasOwnFactor, requireRecentProof, type OwnNeeds } from './common';
 import type { SecondStepMethod } from './method';

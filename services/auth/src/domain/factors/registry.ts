@@ -1,10 +1,10 @@
 // The second-step methods, in the order a login offers them. The sign-in asks this list which
 // methods an account may use and which one checks a presented proof; adding a method is a row here.
-import type { FactorSet, OpenChallenge, ProofVerdict, RequestContext } from '../ports';
+import type { FactorSet, OpenChallenge, ProofVerdict, RequestContext, SecondFactor } from './ports';
 import type { SecondStepProof } from '../shared/validation';
 import { authenticatorApp } from './authenticator-app';
 import { mailedCode } from './mailed-code';
-import type { ProveNeeds, SecondFactor, SecondStepMethod } from './method';
+import type { ProveNeeds, SecondStepMethod } from './method';
 import { passkey } from './passkey';
 import { recoveryCodes } from './recovery-codes';
 

@@ -4,7 +4,7 @@ import { AuthErrors } from '../../errors';
 import { callerAccount } from '../shared/access';
 import { enforceLimit } from '../shared/limits';
 import { confirmOwnPassword } from '../shared/passwords';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 import { asBody, requireCode } from '../shared/validation';
 import { useAuthenticatorCode } from './authenticator-app';
 import { checkCodeWithinBudget } from './common';

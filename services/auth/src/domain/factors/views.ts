@@ -3,7 +3,7 @@
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { assertAdminProof } from '../shared/access';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
 import { hasOwnFactor } from './common';

@@ -1,6 +1,13 @@
 // The identity providers' ports: the configured providers and the linked identities (a flow between
 // a start and its callback is a sign-in flow, sign-in/flow.ts).
 import type { AccountKind } from '@acct/shared';
+import type { SharedDeps } from '../shared/ports';
+import type { FactorDeps } from '../factors';
+import type { EmailDeps } from '../email';
+
+export type * from '../shared/ports';
+
+export type { Identities, LinkedIdentity } from '../shared/stores';
 
 /** What a provider's verified ID token says of the person. */
 export interface IdentityClaims {
@@ -30,26 +37,9 @@ export interface IdentityProviders {
   exchange(id: string, kind: AccountKind, query: URLSearchParams, checks: { state: string; nonce: string; codeVerifier: string }): Promise<IdentityClaims>;
 }
 
-/** An account's identity at a provider: one per provider and account, and a provider's subject belongs to one account. */
-export interface LinkedIdentity {
-  provider: string;
-  subject: string;
-  kind: AccountKind;
-  accountId: string;
-  email?: string;
-  linkedAt: Date;
-}
-
-export interface Identities {
-  find(provider: string, subject: string): Promise<LinkedIdentity | null>;
-  listFor(kind: AccountKind, accountId: string): Promise<LinkedIdentity[]>;
-  /** `taken`: the subject is another account's, or the account has an identity at this provider already. */
-  add(identity: LinkedIdentity): Promise<'added' | 'taken'>;
-  remove(kind: AccountKind, accountId: string, provider: string): Promise<boolean>;
-  removeAll(kind: AccountKind, accountId: string): Promise<number>;
-}
-
 export interface IdentityDeps {
   identityProviders: IdentityProviders;
-  identities: Identities;
 }
+
+/** The part of the ports a use case of this folder works with: its signature says which. */
+export type Needs<K extends keyof (SharedDeps & IdentityDeps & FactorDeps & EmailDeps)> = Pick<SharedDeps & IdentityDeps & FactorDeps & EmailDeps, K>;

@@ -23,11 +23,11 @@ import type { Account } from '../shared/account';
 import { callerAccount, hasRecentProof } from '../shared/access';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { removeWayIn } from '../shared/ways-in';
-import { assertMaySignIn, verifiesEmail } from '../email/ownership';
+import { assertMaySignIn, verifiesEmail } from '../email';
 import { enforceLimit } from '../shared/limits';
-import { challengeAdmin, challengeOwnFactors, signIn } from '../sign-in/login';
-import type { IdentityClaims, LinkedIdentity, Needs, ProviderSummary, ProviderLeg, RequestContext, SignInFlow } from '../ports';
-import { providerFlow } from '../sign-in/flow';
+import { challengeAdmin, challengeOwnFactors, signIn } from '../sign-in';
+import type { IdentityClaims, LinkedIdentity, Needs, ProviderSummary, ProviderLeg, RequestContext, SignInFlow } from './ports';
+import { providerFlow } from '../sign-in';
 import { securityNotice, wayInAdded } from '../shared/security-notices';
 import { asBody } from '../shared/validation';
 

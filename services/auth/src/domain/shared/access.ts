@@ -6,7 +6,7 @@ import { assertSessionLive, type AccessClaims, type AccountKind } from '@acct/sh
 import { AuthErrors } from '../../errors';
 import type { Account } from './account';
 import { startedUnderCurrentCredentials } from './credential-epoch';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 
 export interface AccessOptions {
   /**

@@ -7,7 +7,7 @@ import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { isAccountId } from './account';
 import { pageParams } from './validation';
-import type { ActivityEntry, Needs, NewActivity, RequestContext } from '../ports';
+import type { ActivityEntry, Needs, NewActivity, RequestContext } from './ports';
 
 /** What changes how an account looks, not how it signs in: the owner's name and picture. Everything else is a security entry. */
 const COSMETIC_TYPES = new Set(['profile_updated', 'avatar_replaced', 'avatar_removed']);

@@ -1,7 +1,7 @@
 // The domain's use of rate limits: the store answers allowed or retry-after, the use case decides
 // that a spent limit is a 429, and counts the refusal.
 import { AuthErrors } from '../../errors';
-import type { LimiterName, Needs } from '../ports';
+import type { LimiterName, Needs } from './ports';
 
 /** Spends one point; a spent limit is refused with Retry-After. */
 export async function enforceLimit(deps: Needs<'rateLimits' | 'metrics'>, name: LimiterName, key: string): Promise<void> {

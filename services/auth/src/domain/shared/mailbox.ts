@@ -17,7 +17,7 @@
 // after the password, so the mailbox gains nothing, and used as one it is kept. The owner is told.
 import type { AccountKind } from '@acct/shared';
 import type { Account } from './account';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 import { securityNotice } from './security-notices';
 
 /** Cancels the account's pending factor recovery, if any, and tells the owner; `by` says what cancelled it (for the notice). */

@@ -2,7 +2,7 @@
 import { AuthErrors } from '../../errors';
 import { errors, type AccountKind } from '@acct/shared';
 import type { Account } from './account';
-import type { Needs, PasswordWorkRefused, RequestContext } from '../ports';
+import type { Needs, PasswordWorkRefused, RequestContext } from './ports';
 import { hasRecentProof } from './access';
 import { assertStillAwaited } from './request-deadline';
 

@@ -1,7 +1,10 @@
 // The ports every feature uses: the request's context, accounts, sessions, recent proofs, rate
 // limits, locks, password hashing, token signing, activity, metrics, and the policy the use cases apply.
 import type { AccessClaims, AccountKind, EventOutbox, Logger, RevocationCheck } from '@acct/shared';
-import type { Account, AccountChanges, NewAccount } from '../shared/account';
+import type { Account, AccountChanges, NewAccount } from './account';
+import type { FactorRecoveries, Factors, Identities, LoginAttempts, SignInFlows } from './stores';
+
+export type * from './stores';
 
 export interface RequestContext {
   /** The client's address, as logged and sent in events. */
@@ -274,4 +277,13 @@ export interface SharedDeps {
   tokens: TokenSigner;
   locks: Locks;
   metrics: AuthMetrics;
+  /** The stores of stores.ts: an account's factors, sign-ins in progress, failed-login budget, linked identities and pending factor removal. */
+  factors: Factors;
+  flows: SignInFlows;
+  loginAttempts: LoginAttempts;
+  identities: Identities;
+  recoveries: FactorRecoveries;
 }
+
+/** The part of the ports a use case of shared/ works with: its signature says which. */
+export type Needs<K extends keyof SharedDeps> = Pick<SharedDeps, K>;

@@ -3,7 +3,7 @@
 // registration makes no account, a reset changes no password. Checked right before each commit,
 // after the slow part (a bcrypt hash or compare waiting for its slot).
 import { errors } from '@acct/shared';
-import type { RequestContext } from '../ports';
+import type { RequestContext } from './ports';
 
 export function assertStillAwaited(ctx: Pick<RequestContext, 'signal'>): void {
   if (ctx.signal?.aborted) throw errors.upstreamTimeout();

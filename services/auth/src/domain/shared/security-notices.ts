@@ -5,7 +5,7 @@
 import type { AccountKind, SecurityChange } from '@acct/shared';
 import type { Account } from './account';
 import { noteActivity } from './activity';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 
 /** `details`: lines the notice lists under the change (what was removed and what was kept), never a secret. */
 export async function securityNotice(deps: Needs<'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, change: SecurityChange, ctx: RequestContext, details?: string[]): Promise<void> {

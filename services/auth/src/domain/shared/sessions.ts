@@ -2,7 +2,7 @@
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import type { Account } from './account';
-import type { Needs, RequestContext } from '../ports';
+import type { Needs, RequestContext } from './ports';
 import { assertStillAwaited } from './request-deadline';
 import { noteActivity } from './activity';
 

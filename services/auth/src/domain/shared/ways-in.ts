@@ -6,7 +6,7 @@ import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { exclusively } from './exclusively';
 import type { Account } from './account';
-import type { Needs } from '../ports';
+import type { Needs } from './ports';
 
 export type WayIn = { type: 'passkey'; id: string } | { type: 'identity'; provider: string };
 

@@ -11,48 +11,9 @@
 // exists, what it has proven belongs to the session (the recent proof, shared/ports.ts `Ceremonies`),
 // not to a flow.
 import type { AccountKind } from '@acct/shared';
-import type { SecondFactor } from '../factors/method';
+import type { NewSignInFlow, NextStep, Proven, ProviderLeg } from '../shared/stores';
 
-export type FlowPurpose = 'second_step' | 'passkey' | 'provider';
-
-/** What the person has proven so far: their password, or who they are at a provider. */
-export type Proven = 'password' | `provider:${string}`;
-
-/** What they may do next: a second factor (`email_code`: the mailed one), a passkey's answer, the provider's callback. */
-export type NextStep = SecondFactor | 'email_code' | 'provider_callback';
-
-/** An identity provider's leg of a flow, kept server-side between the start and the callback. */
-export interface ProviderLeg {
-  id: string;
-  /** A sign-in (or sign-up), or a link to the signed-in account (`accountId`). */
-  intent: 'sign_in' | 'link';
-  nonce: string;
-  codeVerifier: string;
-  /** The allow-listed app URL the browser goes back to. */
-  returnTo: string;
-}
-
-export interface SignInFlow {
-  purpose: FlowPurpose;
-  kind: AccountKind;
-  /** Whose flow, once known: after a password, or for a link; a passkey or provider sign-in learns it at its end. */
-  accountId?: string;
-  /** The account's credential epoch when the flow opened (shared/credential-epoch.ts): a change since ends it. */
-  credentialEpoch?: number;
-  proven: Proven[];
-  next: NextStep[];
-  expiresAt: Date;
-  /** Attempts counted so far (this one included, for a flow being used). */
-  attempts: number;
-  /** The WebAuthn challenge handed out for it, when a passkey may answer. */
-  webauthnChallenge?: string;
-  provider?: ProviderLeg;
-}
-
-export type NewSignInFlow = Omit<SignInFlow, 'expiresAt' | 'attempts'> & {
-  /** The address that opened it (kept for the record). */
-  ip?: string;
-};
+export type { FlowPurpose, NewSignInFlow, NextStep, Proven, ProviderLeg, SignInFlow } from '../shared/stores';
 
 /** The second step of an account whose first factor held. */
 export function secondStepFlow(kind: AccountKind, account: { id: string; credentialEpoch: number }, proven: Proven, next: NextStep[], ip: string): NewSignInFlow {

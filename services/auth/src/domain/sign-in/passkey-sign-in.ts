@@ -5,7 +5,7 @@ import { kindLabel, type AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import type { Account } from '../shared/account';
 import { enforceLimit } from '../shared/limits';
-import type { Needs, PasskeyOptions, RequestContext } from '../ports';
+import type { Needs, PasskeyOptions, RequestContext } from './ports';
 import { asBody, requirePasskeyAnswer } from '../shared/validation';
 import { requireWebauthn, verifyAssertion } from '../factors';
 import { passkeyFlow } from './flow';
