@@ -221,6 +221,13 @@ describe('otp.state', () => {
       expect(event.payload).toMatchObject({ email: admin.email, code: expect.stringMatching(/^\d{6}$/) });
     });
 
+    it('names the sign-in as a flow beside the contract’s fields, and verify-otp takes its id in place of challenge_token', async () => {
+      const { login, code, adminId } = await challenge();
+      expect(login.body.data.flow).toEqual({ id: login.body.data.challenge_token, next: ['email_code'] });
+      const res = await verify({ flow: login.body.data.flow.id, code });
+      expect([res.status, res.body.data.user.id]).toEqual([200, adminId]);
+    });
+
     it('verify-otp with the right code answers Login successful with token, user and the admin cookie', async () => {
       const { token, code, adminId } = await challenge();
       const res = await verify({ challenge_token: token, code });

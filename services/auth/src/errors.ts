@@ -108,6 +108,8 @@ export const AuthErrors = {
   // Second factors.
   codeMissing: () => bad('Please provide code'),
   challengeTokenMissing: () => bad('Please provide challenge_token'),
+  /** A body naming a flow twice, as `flow` and under its own name, with two different tokens. */
+  flowTokensDiffer: (name: 'challenge_token' | 'passkey_token') => bad(`${name} and flow name different sign-ins: send one of them`),
   recoveryCodeFormat: () => bad('Recovery code must be 10 letters and digits as issued, such as abcde-23456'),
   passkeyAnswerFormat: () => bad('passkey must be the WebAuthn answer object that the browser gave'),
   passkeySignInMissing: () => bad('Please provide passkey_token and passkey'),

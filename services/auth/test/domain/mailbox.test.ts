@@ -72,6 +72,12 @@ describe('getting back in without the second factors', () => {
     expect(setup.deps.outbox.events.filter((e) => e.type === 'account.factor_recovery.requested')).toEqual([]);
   });
 
+  it('is asked by the flow id of the second step as by its challenge_token', async () => {
+    const setup = await setUp();
+    await requestFactorRecovery(setup.deps, { flow: await secondStep(setup, 'right password') }, requestOf());
+    expect(setup.deps.outbox.events.filter((e) => e.type === 'account.factor_recovery.requested')).toHaveLength(1);
+  });
+
   it('removes nothing when the mailbox confirms: it schedules the removal after the delay and tells the address what will go', async () => {
     const setup = await setUp();
     await resetByMail(setup);

@@ -190,6 +190,17 @@ describe('a sign-in whose answer is no longer awaited (the gateway answered 504,
 });
 
 describe('a passkey sign-in', () => {
+  it('is found by the flow id its options gave, in place of passkey_token', async () => {
+    const { deps, make, opened } = await setUp();
+    const user = await make('user', 'grace@example.com');
+    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    const { options, passkeyToken } = await passkeySignInOptions(deps, 'user', requestOf());
+    const answer = { passkey: { id: 'pk1', response: { signedBy: options.challenge } } };
+    await expect(passkeyLogin(deps, 'user', { ...answer, passkey_token: passkeyToken, flow: 'another' }, requestOf())).rejects.toMatchObject({ message: 'passkey_token and flow name different sign-ins: send one of them' });
+    expect(await passkeyLogin(deps, 'user', { ...answer, flow: passkeyToken }, requestOf())).toMatchObject({ kind: 'session' });
+    expect(opened).toEqual([{ kind: 'user', accountId: user.id }]);
+  });
+
   it('counts the answer as a sign-in, not the options a sign-in page asks for on every view', async () => {
     const { deps, make } = await setUp();
     const spent: string[] = [];

@@ -161,6 +161,16 @@ describe('validateOtp', () => {
     expect(validateOtp({ challenge_token: 't', recovery_code: 'ABCDE-23456' }).proof).toEqual({ type: 'recovery', code: 'abcde23456' });
     expect(validateOtp({ challenge_token: 't', passkey: { id: 'abc', response: {} } }).proof).toEqual({ type: 'passkey', response: { id: 'abc', response: {} } });
   });
+
+  it('takes the flow id in place of challenge_token, or both when they are the same; two different ones are refused', () => {
+    expect(validateOtp({ flow: 't', code: '123456' })).toEqual({ challengeToken: 't', proof: { type: 'code', code: '123456' } });
+    expect(validateOtp({ flow: 't', recovery_code: 'abcde-23456' }).challengeToken).toBe('t');
+    expect(validateOtp({ challenge_token: 't', flow: 't', code: '123456' }).challengeToken).toBe('t');
+    refuses(() => validateOtp({ challenge_token: 't', flow: 'u', code: '123456' }), 'challenge_token and flow name different sign-ins: send one of them');
+    // A flow that is no string names no flow: the attempt finds none (401), as such a challenge_token does.
+    expect(validateOtp({ flow: 7, code: '123456' }).challengeToken).toBe('');
+    refuses(() => validateOtp({ flow: '', code: '123456' }), 'Please provide challenge_token and code');
+  });
 });
 
 describe('requireCode and requireRecoveryCode', () => {

@@ -13,7 +13,7 @@ import { cancelPendingRecovery, describeSecondFactors } from '../shared/mailbox'
 import { noteActivity } from '../shared/activity';
 import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
-import { asBody } from '../shared/validation';
+import { asBody, flowTokenOf } from '../shared/validation';
 import type { Needs, PendingRecovery, RequestContext } from './ports';
 import { newLink, requireLinkToken } from './ownership';
 
@@ -27,8 +27,8 @@ const view = (r: PendingRecovery): RecoveryView => ({ requestedAt: r.requestedAt
 
 /** Mails the account of an open second step a link that confirms the removal of its second factors. */
 export async function requestFactorRecovery(deps: Needs<'flows' | 'accounts' | 'factors' | 'links' | 'outbox' | 'activity' | 'logger' | 'policy' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<void> {
-  const { challenge_token: challengeToken } = asBody(raw);
-  if (typeof challengeToken !== 'string' || challengeToken === '') throw AuthErrors.challengeTokenMissing();
+  const challengeToken = flowTokenOf(asBody(raw), 'challenge_token');
+  if (!challengeToken) throw AuthErrors.challengeTokenMissing();
   await enforceLimit(deps, 'forgotIp', ctx.budget);
   const owner = await deps.flows.ownerOf(challengeToken);
   const account = owner ? await deps.accounts[owner.kind].findById(owner.accountId) : null;

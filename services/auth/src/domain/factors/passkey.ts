@@ -8,7 +8,7 @@ import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { enforceLimit } from '../shared/limits';
 import type { Needs, PasskeyOptions, RequestContext } from './ports';
 import { wayInAdded } from '../shared/security-notices';
-import { asBody, requirePasskeyAnswer, type PasskeyAnswer } from '../shared/validation';
+import { asBody, flowTokenOf, requirePasskeyAnswer, type PasskeyAnswer } from '../shared/validation';
 import { removeWayIn } from '../shared/ways-in';
 import { afterRemoval, hasOwnFactor, relyingPartyFor, requireRecentProof, requireWebauthn, type OwnNeeds } from './common';
 import type { SecondStepMethod } from './method';
@@ -31,8 +31,8 @@ export const passkey: SecondStepMethod<'passkey'> = {
 export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<PasskeyOptions> {
   const rp = requireWebauthn(deps);
   await enforceLimit(deps, 'otpIp', ctx.budget);
-  const { challenge_token: challengeToken } = asBody(raw);
-  if (typeof challengeToken !== 'string' || challengeToken === '') throw AuthErrors.challengeTokenMissing();
+  const challengeToken = flowTokenOf(asBody(raw), 'challenge_token');
+  if (!challengeToken) throw AuthErrors.challengeTokenMissing();
   const challenge = randomBytes(32).toString('base64url');
   const owner = await deps.flows.attachWebauthn(challengeToken, challenge);
   if (!owner) throw AuthErrors.invalidChallenge();

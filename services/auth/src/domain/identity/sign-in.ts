@@ -263,7 +263,7 @@ async function adminSecondStep(deps: CallbackNeeds, admin: Account, providerId: 
 
 /** The second step's flow, in the fragment (which browsers never send to a server): what comes next, for the app to post to verify-otp. */
 function secondStepLocation(deps: Needs<'policy'>, returnTo: string, step: { challengeToken: string; next: string[] }): string {
-  const fragment = new URLSearchParams({ challenge_token: step.challengeToken, factors: step.next.join(','), expires_in: String(deps.policy.otpTtlSeconds) });
+  const fragment = new URLSearchParams({ challenge_token: step.challengeToken, flow: step.challengeToken, factors: step.next.join(','), expires_in: String(deps.policy.otpTtlSeconds) });
   return `${returnTo.split('#')[0]}#${fragment}`;
 }
 

@@ -24,6 +24,21 @@ export function asBody(body: unknown): Body {
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Body) : {};
 }
 
+/**
+ * A sign-in flow's token in a body: under its own name (`challenge_token`, `passkey_token`), or as
+ * `flow`, the id that every answer opening a flow gives (`data.flow.id`), so that a client follows
+ * one kind of token. Undefined when neither is sent; '' when the one sent is no string (no flow has
+ * that token); refused when both are sent and differ.
+ */
+export function flowTokenOf(body: Body, name: 'challenge_token' | 'passkey_token'): string | undefined {
+  const named = body[name];
+  const flow = body.flow;
+  if (present(named) && present(flow) && named !== flow) throw AuthErrors.flowTokensDiffer(name);
+  const token = present(named) ? named : flow;
+  if (!present(token)) return undefined;
+  return typeof token === 'string' ? token : '';
+}
+
 export interface RegisterInput {
   name: string;
   email: string;
@@ -76,16 +91,19 @@ export type PasskeyAnswer = Record<string, unknown> & { id: string; response: Re
 
 /**
  * The contract's fields and words for a code; beside them, for accounts with factors of their own,
- * `recovery_code` or `passkey` in place of `code`.
+ * `recovery_code` or `passkey` in place of `code`, and `flow` in place of `challenge_token`.
  */
 export function validateOtp(raw: unknown): { challengeToken: string; proof: SecondStepProof } {
-  const { challenge_token: challengeToken, code, recovery_code: recoveryCode, passkey } = asBody(raw);
-  const token = typeof challengeToken === 'string' ? challengeToken : '';
-  if (present(challengeToken) && !present(code)) {
+  const body = asBody(raw);
+  const { code, recovery_code: recoveryCode, passkey } = body;
+  const challengeToken = flowTokenOf(body, 'challenge_token');
+  const token = challengeToken ?? '';
+  const sent = challengeToken !== undefined;
+  if (sent && !present(code)) {
     if (present(recoveryCode)) return { challengeToken: token, proof: { type: 'recovery', code: requireRecoveryCode(recoveryCode) } };
     if (present(passkey)) return { challengeToken: token, proof: { type: 'passkey', response: requirePasskeyAnswer(passkey) } };
   }
-  if (!present(challengeToken) || !present(code)) throw AuthErrors.otpMissing();
+  if (!sent || !present(code)) throw AuthErrors.otpMissing();
   if (typeof code !== 'string' || !OTP_PATTERN.test(code)) throw AuthErrors.otpFormat();
   return { challengeToken: token, proof: { type: 'code', code } };
 }

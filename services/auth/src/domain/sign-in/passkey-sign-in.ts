@@ -6,7 +6,7 @@ import { AuthErrors } from '../../errors';
 import type { Account } from '../shared/account';
 import { enforceLimit } from '../shared/limits';
 import type { Needs, PasskeyOptions, RequestContext } from './ports';
-import { asBody, requirePasskeyAnswer } from '../shared/validation';
+import { asBody, flowTokenOf, requirePasskeyAnswer } from '../shared/validation';
 import { requireWebauthn, verifyAssertion } from '../factors';
 import { passkeyFlow } from './flow';
 
@@ -33,8 +33,10 @@ export async function passkeySignInAccount(
 ): Promise<Account> {
   requireWebauthn(deps);
   await enforceLimit(deps, 'loginIp', ctx.budget);
-  const { passkey_token: token, passkey: presented } = asBody(raw);
-  if (typeof token !== 'string' || token === '' || presented === undefined || presented === null) throw AuthErrors.passkeySignInMissing();
+  const body = asBody(raw);
+  const token = flowTokenOf(body, 'passkey_token');
+  const presented = body.passkey;
+  if (!token || presented === undefined || presented === null) throw AuthErrors.passkeySignInMissing();
   const answer = requirePasskeyAnswer(presented);
   const taken = await deps.flows.take('passkey', { token });
   const flow = taken.outcome === 'taken' && taken.flow.kind === kind ? taken.flow : undefined;

@@ -36,7 +36,9 @@ export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, '
     if (result.kind === 'otp_required') {
       // `factors` only for an account with factors of its own: the contract's answer stays exact for the others.
       const factors = result.factors ? { factors: result.factors } : {};
-      res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds, ...factors }));
+      // `flow` beside the contract's fields: the one kind of token a client follows through every sign-in (its id is the challenge token).
+      const flow = { id: result.challengeToken, next: result.next };
+      res.json(ok('OTP verification required', { requires_2fa: true, challenge_token: result.challengeToken, expires_in: result.expiresInSeconds, ...factors, flow }));
       return;
     }
     sendRefresh(res, result.refreshToken);
@@ -57,7 +59,7 @@ export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, '
 
     ...forEachKind({ user: 'passkeyOptionsUser', admin: 'passkeyOptionsAdmin' }, (kind): OpenHandler => async (req, res) => {
       const { options, passkeyToken } = await passkeySignInOptions(deps, kind, ctx(req));
-      res.json(ok('Passkey sign-in options', { options, passkey_token: passkeyToken }));
+      res.json(ok('Passkey sign-in options', { options, passkey_token: passkeyToken, flow: { id: passkeyToken, next: ['passkey'] } }));
     }),
 
     ...forEachKind({ user: 'passkeyLoginUser', admin: 'passkeyLoginAdmin' }, (kind): OpenHandler => async (req, res) => {
