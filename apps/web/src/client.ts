@@ -32,6 +32,7 @@ export interface Account {
 }
 
 export interface Challenge {
+  /** The sign-in flow's id (`data.flow.id`), sent as `flow` by every step. */
   token: string;
   expiresIn: number;
   /** What the account may answer with; absent, the code mailed to an admin. */
@@ -138,7 +139,7 @@ export class AccountClient {
   }
 
   async verifyOtp(challenge: Challenge, proof: SecondStepProof): Promise<Result<SignIn>> {
-    const answer = await this.call('POST', '/api/auth/verify-otp', { challenge_token: challenge.token, ...proof });
+    const answer = await this.call('POST', '/api/auth/verify-otp', { flow: challenge.token, ...proof });
     return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
   }
 
@@ -151,23 +152,23 @@ export class AccountClient {
     if (!started.ok) return started;
     const passkey = await askSafely(ask, started.data.options);
     if ('error' in passkey) return { ok: false, error: passkey.error };
-    const answer = await this.call('POST', `/api/auth/${this.kind}/passkey/login`, { passkey_token: started.data.passkey_token, passkey: passkey.answer });
+    const answer = await this.call('POST', `/api/auth/${this.kind}/passkey/login`, { flow: (started.data.flow as { id: string }).id, passkey: passkey.answer });
     return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
   }
 
   /** Answers a pending second step with one of the account's passkeys. */
   async verifyWithPasskey(challenge: Challenge, ask: (options: unknown) => Promise<unknown>): Promise<Result<SignIn>> {
-    const started = await this.call('POST', '/api/auth/verify-otp/passkey-options', { challenge_token: challenge.token });
+    const started = await this.call('POST', '/api/auth/verify-otp/passkey-options', { flow: challenge.token });
     if (!started.ok) return started;
     const passkey = await askSafely(ask, started.data.options);
     if ('error' in passkey) return { ok: false, error: passkey.error };
-    const answer = await this.call('POST', '/api/auth/verify-otp', { challenge_token: challenge.token, passkey: passkey.answer });
+    const answer = await this.call('POST', '/api/auth/verify-otp', { flow: challenge.token, passkey: passkey.answer });
     return answer.ok ? { ...answer, data: this.signInFrom(answer.data) } : answer;
   }
 
   /** A second step none of whose factors the person holds: the account's address gets a link to confirm their removal (after a wait). */
   requestFactorRecovery(challenge: Challenge): Promise<Result<unknown>> {
-    return this.call('POST', '/api/auth/verify-otp/recovery', { challenge_token: challenge.token });
+    return this.call('POST', '/api/auth/verify-otp/recovery', { flow: challenge.token });
   }
 
   /** The identity providers this deployment offers (for sign-in buttons). */
@@ -377,7 +378,9 @@ export class AccountClient {
   private signInFrom(data: Record<string, unknown>): SignIn {
     if (data.requires_2fa) {
       const factors = data.factors as Challenge['factors'];
-      return { signedIn: false, challenge: { token: String(data.challenge_token), expiresIn: Number(data.expires_in), ...(factors ? { factors } : {}) } };
+      // The flow's id: the one kind of token every step of a sign-in is followed by (the contract's `challenge_token` is the same).
+      const flow = data.flow as { id: string };
+      return { signedIn: false, challenge: { token: flow.id, expiresIn: Number(data.expires_in), ...(factors ? { factors } : {}) } };
     }
     this.accessToken = String(data.accessToken);
     return { signedIn: true, account: (data.user ?? data.admin) as Account };
@@ -425,10 +428,10 @@ export class AccountClient {
   }
 }
 
-/** The second step a provider's sign-in came back with, from the page's fragment (`#challenge_token=…&factors=…&expires_in=…`). */
+/** The second step a provider's sign-in came back with, from the page's fragment (`#challenge_token=…&flow=…&factors=…&expires_in=…`). */
 export function challengeFromReturn(fragment: string): Challenge | undefined {
   const params = new URLSearchParams(fragment.replace(/^#/, ''));
-  const token = params.get('challenge_token');
+  const token = params.get('flow') ?? params.get('challenge_token');
   if (!token) return undefined;
   const factors = (params.get('factors') ?? '').split(',').filter((f): f is 'totp' | 'passkey' | 'recovery_code' => ['totp', 'passkey', 'recovery_code'].includes(f));
   const expiresIn = Number(params.get('expires_in')) || 300;
