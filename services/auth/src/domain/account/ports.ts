@@ -57,5 +57,7 @@ export interface AccountDeps {
   desktop: DesktopData;
 }
 
+/** Every port this folder's use cases may name: shared's, its own and those of the features it calls. */
+type Ports = SharedDeps & AccountDeps & EmailDeps & FactorDeps & IdentityDeps;
 /** The part of the ports a use case of this folder works with: its signature says which. */
-export type Needs<K extends keyof (SharedDeps & AccountDeps & EmailDeps & FactorDeps & IdentityDeps)> = Pick<SharedDeps & AccountDeps & EmailDeps & FactorDeps & IdentityDeps, K>;
+export type Needs<K extends keyof Ports> = Pick<Ports, K>;

@@ -76,5 +76,7 @@ export interface EmailDeps {
   resetRequests: ResetRequests;
 }
 
+/** Every port this folder's use cases may name: shared's, its own and those of the features it calls. */
+type Ports = SharedDeps & EmailDeps;
 /** The part of the ports a use case of this folder works with: its signature says which. */
-export type Needs<K extends keyof (SharedDeps & EmailDeps)> = Pick<SharedDeps & EmailDeps, K>;
+export type Needs<K extends keyof Ports> = Pick<Ports, K>;

@@ -65,5 +65,7 @@ export interface FactorDeps {
   codeGuesses: CodeGuesses;
 }
 
+/** Every port this folder's use cases may name: shared's, its own and those of the features it calls. */
+type Ports = SharedDeps & FactorDeps;
 /** The part of the ports a use case of this folder works with: its signature says which. */
-export type Needs<K extends keyof (SharedDeps & FactorDeps)> = Pick<SharedDeps & FactorDeps, K>;
+export type Needs<K extends keyof Ports> = Pick<Ports, K>;

@@ -41,5 +41,7 @@ export interface IdentityDeps {
   identityProviders: IdentityProviders;
 }
 
+/** Every port this folder's use cases may name: shared's, its own and those of the features it calls. */
+type Ports = SharedDeps & IdentityDeps & FactorDeps & EmailDeps;
 /** The part of the ports a use case of this folder works with: its signature says which. */
-export type Needs<K extends keyof (SharedDeps & IdentityDeps & FactorDeps & EmailDeps)> = Pick<SharedDeps & IdentityDeps & FactorDeps & EmailDeps, K>;
+export type Needs<K extends keyof Ports> = Pick<Ports, K>;

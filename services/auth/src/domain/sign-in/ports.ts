@@ -8,5 +8,7 @@ import type { EmailDeps } from '../email';
 export type * from '../shared/ports';
 export type { PasskeyOptions } from '../factors';
 
+/** Every port this folder's use cases may name: shared's, its own and those of the features it calls. */
+type Ports = SharedDeps & FactorDeps & EmailDeps;
 /** The part of the ports a use case of this folder works with: its signature says which. */
-export type Needs<K extends keyof (SharedDeps & FactorDeps & EmailDeps)> = Pick<SharedDeps & FactorDeps & EmailDeps, K>;
+export type Needs<K extends keyof Ports> = Pick<Ports, K>;
