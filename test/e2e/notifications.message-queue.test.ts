@@ -17,14 +17,20 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-/** Registers an admin and signs it in with the code mailed through the bus: answers its access token. */
-async function signedInAdmin(): Promise<string> {
+/** Registers a 2FA admin and logs in: answers the challenge token and the code mailed through the bus. */
+async function challenge() {
   const admin = buildAccount();
   const registered = await call(stack.url, 'POST', '/api/auth/admin/register', { body: admin });
   const adminId = registered.body.data.admin.id as string;
   const login = await call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: admin.email, password: admin.password } });
   const event = await stack.events.waitFor('admin.otp.requested', (p) => p.adminId === adminId);
-  const verified = await call(stack.url, 'POST', '/api/auth/verify-otp', { body: { challenge_token: login.body.data.challenge_token, code: event.payload.code } });
+  return { admin, adminId, login, token: login.body.data.challenge_token as string, code: event.payload.code as string, event };
+}
+
+/** Registers an admin and signs it in with the code mailed through the bus: answers its access token. */
+async function signedInAdmin(): Promise<string> {
+  const { token, code } = await challenge();
+  const verified = await call(stack.url, 'POST', '/api/auth/verify-otp', { body: { challenge_token: token, code } });
   if (verified.status !== 200) throw new Error(`verify-otp answered ${verified.status}: ${verified.text}`);
   return verified.body.data.accessToken as string;
 }
@@ -195,16 +201,6 @@ describe('otp.state', () => {
   // outlasts it between a login and its verify. The expiry at the end of the lifetime is held by
   // services/auth/test/domain/sign-in.test.ts ("ends … when its lifetime is over") and the store's
   // ("each lives its purpose's lifetime and never longer").
-
-  /** Registers a 2FA admin and logs in: answers the challenge token and the code mailed through the bus. */
-  async function challenge(on: TestStack = stack) {
-    const admin = buildAccount();
-    const registered = await call(on.url, 'POST', '/api/auth/admin/register', { body: admin });
-    const adminId = registered.body.data.admin.id as string;
-    const login = await call(on.url, 'POST', '/api/auth/admin/login', { body: { email: admin.email, password: admin.password } });
-    const event = await on.events.waitFor('admin.otp.requested', (p) => p.adminId === adminId);
-    return { admin, adminId, login, token: login.body.data.challenge_token as string, code: event.payload.code as string, event };
-  }
 
   const verify = (body: unknown) => call(stack.url, 'POST', '/api/auth/verify-otp', { body });
   const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');

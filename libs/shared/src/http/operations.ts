@@ -37,11 +37,9 @@ export function forEachKind<U extends string, A extends string, H extends OpenHa
  */
 export type SessionGuard = (kind: AccountKind, authorization: string | undefined, options: { fresh?: boolean; recentProof?: boolean }) => Promise<AccessClaims>;
 
-type Run = (req: Request, res: Response, params: Params) => Promise<void>;
-
 export class Operations<S extends Service> {
   /** Each row's handler, and the route the metrics and the trace name its requests by (as Express would set `req.route`). */
-  private readonly handlers = new Map<RouteSpec, { run: Run; named: { path: string } }>();
+  private readonly handlers = new Map<RouteSpec, { run: OpenHandler; named: { path: string } }>();
 
   constructor(
     private readonly service: S,
@@ -78,7 +76,7 @@ export class Operations<S extends Service> {
     };
   }
 
-  private guarded(row: RouteSpec, handler: OpenHandler | SessionHandler): Run {
+  private guarded(row: RouteSpec, handler: OpenHandler | SessionHandler): OpenHandler {
     if (row.caller === 'anyone') return handler as OpenHandler;
     if (row.caller !== 'user' && row.caller !== 'admin') throw new Error(`${row.operationId}: a service answers no ${row.caller} route`);
     const kind = row.caller;
