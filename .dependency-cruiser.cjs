@@ -40,6 +40,20 @@ module.exports = {
       from: { pathNot: ['^services/auth/src/(server|create-app)\\.ts$', '^services/auth/src/entry-points/', '\\.test\\.ts$', '^services/auth/test/'] },
       to: { path: `${DOMAIN}ports\\.ts$` },
     },
+    {
+      name: 'client-stands-alone',
+      severity: 'error',
+      comment: '@acct/client is installed by apps outside this repository: it imports its own files and openapi-fetch, nothing of the services or the other libs.',
+      from: { path: '^libs/client/src/' },
+      to: { pathNot: ['^libs/client/src/', 'node_modules/openapi-fetch/', 'node_modules/openapi-typescript-helpers/'] },
+    },
+    {
+      name: 'pages-through-the-client',
+      severity: 'error',
+      comment: 'The hosted pages reach the API through @acct/client alone: no fetch layer of their own beside it.',
+      from: { path: '^apps/web/src/' },
+      to: { path: 'node_modules/openapi-fetch/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -10,6 +10,7 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.build.json ./
 COPY libs/shared/package.json libs/shared/
 COPY libs/mongo-standin/package.json libs/mongo-standin/
+COPY libs/client/package.json libs/client/
 COPY services/gateway/package.json services/gateway/
 COPY services/auth/package.json services/auth/
 COPY services/notifier/package.json services/notifier/
@@ -19,8 +20,12 @@ RUN npm ci --ignore-scripts
 COPY libs libs
 COPY services services
 COPY apps/web apps/web
-# The hosted pages too (a few kilobytes of static files, served by the gateway from apps/web/dist).
-RUN npx tsc -b tsconfig.build.json \
+COPY openapi/openapi.yaml openapi/
+COPY scripts/client-types.mjs scripts/
+# The pages' client types from the contract, then the hosted pages too (a few kilobytes of static
+# files, served by the gateway from apps/web/dist).
+RUN node scripts/client-types.mjs \
+ && npx tsc -b tsconfig.build.json \
  && npm run build --workspace @acct/web \
  && rm -rf libs/*/node_modules services/*/node_modules \
  && find libs services -name '*.tsbuildinfo' -delete

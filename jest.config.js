@@ -19,7 +19,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
   moduleNameMapper: {
     '^bson$': '<rootDir>/test/setup/bson-once.js',
-    '^@acct/(shared|mongo-standin|verifier)$': '<rootDir>/libs/$1/src',
+    '^@acct/(shared|mongo-standin|verifier|client)$': '<rootDir>/libs/$1/src',
     '^@acct/shared/(http|mongo|redis|amqp|tracing|instrumentations|routes)$': '<rootDir>/libs/shared/src/$1',
     '^@acct/test-harness/(.+)$': '<rootDir>/libs/test-harness/src/$1',
     '^@acct/test-stack/(.+)$': '<rootDir>/test/stack/src/$1',

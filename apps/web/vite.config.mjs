@@ -2,11 +2,14 @@
 // assets under dist/assets (cached for a year), no inline script (the pages' Content-Security-Policy
 // allows scripts from the site only) and no module-preload polyfill (every supported browser has it).
 import { resolve } from 'node:path';
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
+  // The workspace's client is bundled from its TypeScript source (its `source` export): the pages'
+  // build needs no CommonJS step, and tree-shakes what a page does not call.
+  resolve: { conditions: ['source', ...defaultClientConditions] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

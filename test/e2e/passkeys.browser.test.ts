@@ -2,7 +2,8 @@
 // an origin listed in CORS_ORIGINS and WEBAUTHN_ORIGINS, using @simplewebauthn/browser as an app
 // would: it adds a passkey, answers a login's second step with it, signs in with it alone, and the
 // service refuses what a browser on another origin, a replay, or an answer to another ceremony gives.
-// On the same stack and app origin, the README's small browser client as a developer would paste it.
+// On the same stack and app origin, the README's client example, bundled as an app would bundle it.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -258,50 +259,75 @@ describe('passkeys in Chromium', () => {
   });
 });
 
-/** The README's client code, as it stands in the README. */
+/** The README's client example, as it stands in the README. */
 function readmeClient(): string {
   const readme = fs.readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
-  const block = /```js\n(\/\/ A small client:[\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error('README.md has no "A small client" code block');
+  const block = /```js\n(\/\/ The typed client:[\s\S]*?)```/.exec(readme);
+  if (!block) throw new Error('README.md has no "The typed client" code block');
   return block[1];
 }
 
-// The README's small browser client, as a developer would paste it: run in Chromium on the app's
-// page, against the stack. A login with a second step hands back the challenge (no refresh fired,
-// no token lost), verifyOtp finishes it, and the client then calls the API with the access token and
-// refreshes it through the cookie.
-describe("the README's small browser client", () => {
+/**
+ * The example bundled as an app's build would bundle it: Vite, with `@acct/client` resolved as an
+ * installed package (through node_modules, its built CommonJS), into one script the page runs.
+ */
+function bundled(example: string): string {
+  const script = `
+    import { build } from 'vite';
+    const code = process.env.EXAMPLE;
+    const out = await build({
+      configFile: false, logLevel: 'silent', root: process.cwd(),
+      resolve: { preserveSymlinks: true },
+      plugins: [{ name: 'readme-example', enforce: 'pre', resolveId: (id) => (id.endsWith('readme-example') ? '\\0readme-example' : undefined), load: (id) => (id === '\\0readme-example' ? code : undefined) }],
+      build: { write: false, minify: false, lib: { entry: 'readme-example', formats: ['iife'], name: 'readme' } },
+    });
+    process.stdout.write((Array.isArray(out) ? out[0] : out).output[0].code);`;
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: path.resolve(__dirname, '../..'), env: { ...process.env, EXAMPLE: example }, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+}
+
+// The README's client example, bundled as an app would and run in Chromium on the app's page,
+// against the stack. A login with a second step asks the app for the code (no refresh fired, no
+// token lost) and signs in; the typed call then carries the access token, and a refresh goes through
+// the cookie.
+describe("the README's client example", () => {
   let page: Page;
 
   beforeAll(async () => {
     // A browser profile of its own: no cookie of the passkey tests.
     page = await (await browser.createBrowserContext()).newPage();
     await page.goto(app.origin);
-    // The client as pasted, pointed at this stack, its functions kept on the page.
-    const code = readmeClient().replace("const API = 'http://localhost:8080';", `const API = ${JSON.stringify(api)};`);
-    await page.evaluate(`${code}\nglobalThis.client = { call, login, verifyOtp, refresh, logout, token: () => access };`);
-  });
+    // The example as written, pointed at this stack.
+    const example = readmeClient().replace("base: 'http://localhost:8080'", `base: ${JSON.stringify(api)}`);
+    expect(example).toContain(api);
+    await page.evaluate(bundled(example));
+  }, 60_000);
 
-  it('hands back the challenge of a login with a second step, and verifyOtp signs in; the client then calls and refreshes', async () => {
+  it('asks for the code of a login with a second step and signs in; the typed call and a refresh then work', async () => {
     const user = await registerAndLogin(stack);
     const code = await enableAuthenticatorApp(stack, user.accessToken);
+    const refreshes = () => stack.logs.request.filter((r) => r.method === 'POST' && r.path === '/api/auth/user/refresh').length;
+    const refreshesBefore = refreshes();
 
-    const refreshesBefore = stack.logs.request.filter((r) => r.method === 'POST' && r.path === '/api/auth/user/refresh').length;
-    const answer = (await page.evaluate((email, password) => (globalThis as any).client.login(email, password), user.account.email, user.account.password)) as any;
-    expect(answer).toEqual({ challenge: { token: expect.any(String), expiresIn: 300, factors: ['totp', 'recovery_code'] } });
-    // A wrong password is an error to show, not a reason to refresh.
-    const wrong = (await page.evaluate((email) => (globalThis as any).client.login(email, 'not the password'), user.account.email)) as any;
-    expect(wrong.error).toMatchObject({ code: 'invalid_credentials' });
-    expect(stack.logs.request.filter((r) => r.method === 'POST' && r.path === '/api/auth/user/refresh').length).toBe(refreshesBefore);
+    // A wrong password is an error to show, not a reason to refresh or to ask for a code.
+    const wrong = (await page.evaluate((email) => (globalThis as any).readme.signIn(email, 'not the password', () => Promise.reject(new Error('asked'))), user.account.email)) as any;
+    expect(wrong.error).toMatchObject({ status: 401, code: 'invalid_credentials' });
 
-    const verified = await page.evaluate((challenge, proof) => (globalThis as any).client.verifyOtp(challenge, { code: proof }), answer.challenge, code(30_000));
-    expect(verified).toEqual({ signedIn: true });
-    const me = (await page.evaluate(async () => {
-      const res = await (globalThis as any).client.call('/api/auth/user/me');
-      return { status: res.status, body: await res.json() };
-    })) as any;
-    expect([me.status, me.body.data.user.email]).toEqual([200, user.account.email]);
-    expect(await page.evaluate(() => (globalThis as any).client.refresh())).toBe(true);
-    expect(stack.logs.request.filter((r) => r.method === 'POST' && r.path === '/api/auth/user/refresh').length).toBe(refreshesBefore + 1);
+    const signedIn = (await page.evaluate(
+      async (email, password, otp) => {
+        let asked: unknown;
+        const answer = await (globalThis as any).readme.signIn(email, password, async (factors: unknown) => ((asked = factors), otp));
+        return { ...answer, asked };
+      },
+      user.account.email,
+      user.account.password,
+      code(30_000),
+    )) as any;
+    expect(signedIn).toEqual({ account: expect.objectContaining({ email: user.account.email }), asked: ['totp', 'recovery_code'] });
+    expect(refreshes()).toBe(refreshesBefore);
+
+    const sessions = (await page.evaluate(() => (globalThis as any).readme.mySessions())) as any;
+    expect(sessions.sessions).toEqual(expect.arrayContaining([expect.objectContaining({ current: true })]));
+    expect(await page.evaluate(() => (globalThis as any).readme.auth.refresh())).toBe(true);
+    expect(refreshes()).toBe(refreshesBefore + 1);
   });
 });

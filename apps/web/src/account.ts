@@ -3,7 +3,7 @@
 // a session goes to sign in and comes back here.
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
-import { AccountClient, type Account, type Factors, type Session } from './client';
+import { AccountClient, type Account, type Factors, type Session } from '@acct/client';
 import { actionButton, confirmFirst, field, formatDate, h, link, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { errorText, texts } from './texts';

@@ -5,8 +5,7 @@
 // is chosen by the fragment (#/users, #/users/<id>, #/activity, #/releases, #/admins), so the
 // browser's back button works.
 import './style.css';
-import type { Account, ActivityEntry, Result } from './client';
-import { AdminClient, type ActivityFilter, type DesktopRelease, type Page, type Platform } from './admin-client';
+import { AdminClient, type Account, type ActivityEntry, type ActivityFilter, type DesktopRelease, type Page, type Platform, type Result } from '@acct/client';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { actionButton, field, formatDate, h, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { errorText, texts } from './texts';

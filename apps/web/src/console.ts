@@ -1,6 +1,6 @@
 // What the account console and the admin console share: sections, the step-up dialog, and how an
 // activity entry reads.
-import type { AccountClient, ActivityEntry, Result } from './client';
+import type { AccountClient, ActivityEntry, Result } from '@acct/client';
 import { actionButton, field, formatDate, h, statusLine, validatedForm } from './dom';
 import { errorText, texts } from './texts';
 

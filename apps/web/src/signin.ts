@@ -3,7 +3,7 @@
 // view chosen by the path the gateway served it under.
 import './style.css';
 import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser';
-import { AccountClient, challengeFromReturn, type AccountKind, type ApiError, type Challenge } from './client';
+import { AccountClient, challengeFromReturn, type AccountKind, type ApiError, type Challenge } from '@acct/client';
 import { actionButton, busy, field, h, link, showProblems, showView, statusLine, useProblemWords, validatedForm, type Field, type Problem } from './dom';
 import { errorText, texts } from './texts';
 import { allowedReturnTarget } from '@acct/shared/return-target';
