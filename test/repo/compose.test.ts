@@ -268,15 +268,13 @@ describe('docker-compose.yml', () => {
 
 describe('every variable a service reads can be set where compose runs it', () => {
   const schemas = { auth: authSchema, gateway: gatewaySchema, notifier: notifierSchema, desktop: desktopSchema };
-  /** Variables compose gives no pass-through, each with the way it is set instead. */
-  const REASONS: Record<string, string> = {
-    JWT_PRIVATE_KEY: 'keygen makes the key pair; auth reads it from the volume (JWT_PRIVATE_KEY_FILE)',
-    JWT_PUBLIC_KEY: 'keygen makes the key pair; services read it from the volume (JWT_PUBLIC_KEY_FILE)',
-    MFA_ENCRYPTION_KEY_FILE: 'compose takes secrets inline from .env (MFA_ENCRYPTION_KEY); the file form is for mounted secrets (Kubernetes)',
-    OIDC_CLIENT_SECRETS_FILE: 'compose takes secrets inline from .env (OIDC_CLIENT_SECRETS); the file form is for mounted secrets (Kubernetes)',
-    PAGES_DIR: 'the gateway image holds the pages’ build where the gateway looks by default; the variable is for a gateway run from elsewhere',
-    FIREBASE_CREDENTIALS_FILE: 'compose takes secrets inline from .env (FIREBASE_CREDENTIALS, the JSON); the file form is for mounted secrets (Kubernetes)',
-  };
+  /** Variables compose gives no pass-through, each with the way it is set instead (scripts/compose-env.mjs reads the same file). */
+  const REASONS: Record<string, string> = JSON.parse(fs.readFileSync(path.join(root, 'deploy/compose/not-passed-through.json'), 'utf8'));
+
+  it('holds each pass-through block as npm run compose:env writes it from the schemas (a new setting needs no hand edit)', () => {
+    const run = spawnSync(process.execPath, [path.join(root, 'scripts/compose-env.mjs'), '--check'], { encoding: 'utf8' });
+    expect([run.status, run.stderr]).toEqual([0, '']);
+  });
 
   it.each([
     ['docker-compose.yml', composeWith({})],

@@ -1,18 +1,12 @@
 // Auth configuration: the values every service shares (environment, address, stores, the event bus,
-// token issuer and audience) under their one variable name each, and one section per feature, each
-// read in one file of settings/ (its variables, section, development default, production refusals and
-// weakened-setting warnings). A feature's value is read from its section only.
+// token issuer and audience) under their one variable name each, and one section per feature of
+// settings/index.ts, each read in one file of settings/ (its variables, section, development default,
+// part of the use cases' policy, production refusals and weakened-setting warnings). A feature's
+// value is read from its section only; this file names no feature.
 import { z } from 'zod';
 import { accessTokenVerifyEnv, configFragments, env, isProduction, loadConfig, readSecrets, type ConfigRule } from '@acct/shared';
-import { activitySettings } from './settings/activity';
-import { adminSettings } from './settings/admins';
-import { identityProviderSettings } from './settings/identity-providers';
-import { mailedLinkSettings } from './settings/mailed-links';
-import { otpSettings } from './settings/otp';
-import { passwordSettings } from './settings/passwords';
-import { rateLimitSettings } from './settings/rate-limits';
-import { secondFactorSettings } from './settings/second-factors';
-import { sessionSettings } from './settings/sessions';
+import type { AuthPolicy } from './domain/shared/ports';
+import { FEATURES } from './settings';
 
 /** What auth shares with the other services: each read under its variable's name. */
 const sharedVariables = {
@@ -31,38 +25,36 @@ const sharedVariables = {
   DESKTOP_URL: env.url('http://127.0.0.1:3002'),
 };
 
-/** Auth's features, each a section of the config named as here; refusals and warnings are listed in this order. */
-const features = {
-  admins: adminSettings,
-  passwords: passwordSettings,
-  otp: otpSettings,
-  mfa: secondFactorSettings,
-  sessions: sessionSettings,
-  links: mailedLinkSettings,
-  rateLimits: rateLimitSettings,
-  identity: identityProviderSettings,
-  activity: activitySettings,
-};
+type Features = typeof FEATURES;
+type FeatureName = keyof Features;
+type Intersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void ? I : never;
+/** Every feature's variables, as one shape. */
+type FeatureVariables = Intersection<Features[FeatureName]['variables']>;
+/** Each feature's section, under its name in FEATURES. */
+type Sections = { [K in FeatureName]: ReturnType<Features[K]['section']> };
+/** What the features decide of the use cases' policy, together: the compiler checks that it is all of AuthPolicy. */
+type DecidedPolicy = Intersection<{ [K in FeatureName]: Features[K] extends { policy?(section: never): infer P } ? P : never }[FeatureName]>;
+
+const featureNames = Object.keys(FEATURES) as FeatureName[];
+type AnyFeature = { variables: z.ZodRawShape; section(values: unknown, ctx: z.RefinementCtx): unknown; policy?(section: unknown): Partial<AuthPolicy>; rules?: ConfigRule; production?: ConfigRule; weakened?(section: unknown): string[] };
+const featureOf = (name: FeatureName) => FEATURES[name] as unknown as AnyFeature;
+
+/** Every feature's variables; a name two features (or a feature and the shared ones) both claim is a fault of the code, said at load. */
+function featureVariables(): FeatureVariables {
+  const variables: z.ZodRawShape = {};
+  for (const name of featureNames) {
+    for (const [variable, schema] of Object.entries(featureOf(name).variables)) {
+      if (variable in variables || variable in sharedVariables) throw new Error(`${variable} is claimed by two settings modules (settings/${name} and another)`);
+      variables[variable] = schema;
+    }
+  }
+  return variables as FeatureVariables;
+}
 
 export const authSchema = z.object({
   ...sharedVariables,
   ...featureVariables(),
 });
-
-// Spread one by one, so the schema's type names every variable.
-function featureVariables() {
-  return {
-    ...features.admins.variables,
-    ...features.passwords.variables,
-    ...features.otp.variables,
-    ...features.mfa.variables,
-    ...features.sessions.variables,
-    ...features.links.variables,
-    ...features.rateLimits.variables,
-    ...features.identity.variables,
-    ...features.activity.variables,
-  };
-}
 
 type Resolved = Omit<z.infer<typeof authSchema>, `${string}_FILE`>;
 
@@ -72,48 +64,18 @@ function sections(values: Resolved, ctx: z.RefinementCtx) {
     Resolved,
     Exclude<keyof typeof sharedVariables, `${string}_FILE`>
   >;
-  const admins = features.admins.section(values, ctx);
-  const passwords = features.passwords.section(values, ctx);
-  const mfa = features.mfa.section(values, ctx);
-  const sessions = features.sessions.section(values, ctx);
-  const otp = features.otp.section(values, ctx);
-  const links = features.links.section(values, ctx);
-  const rateLimits = features.rateLimits.section(values, ctx);
-  const identity = features.identity.section(values, ctx);
-  const activity = features.activity.section(values, ctx);
-  return {
-    ...shared,
-    admins,
-    passwords,
-    mfa,
-    sessions,
-    otp,
-    links,
-    rateLimits,
-    identity,
-    activity,
-    /** What the use cases apply (domain/ports.ts AuthPolicy), from the sections above. */
-    policy: {
-      accessTokenTtlSeconds: sessions.accessTokenTtlSeconds,
-      otpTtlSeconds: otp.ttlSeconds,
-      resetTokenTtlSeconds: links.resetTokenTtlSeconds,
-      resetUrlBase: links.resetUrlBase,
-      adminRegistrationOpen: admins.registrationOpen,
-      adminTwoFactor: admins.twoFactor,
-      mfa: { totpIssuer: mfa.totpIssuer, webauthn: mfa.webauthn },
-      emailVerification: links.emailVerification,
-      identity: { appUrls: identity.appUrls, flowTtlMs: identity.flowTtlMs, adminProviders: identity.adminProviders },
-      emailLinks: links.emailLinks,
-      recovery: { delaySeconds: links.recovery.delaySeconds, reminderSeconds: links.recovery.reminderSeconds },
-    },
-  };
+  const featureSections = Object.fromEntries(featureNames.map((name) => [name, featureOf(name).section(values, ctx)])) as Sections;
+  const decided = Object.assign({}, ...featureNames.map((name) => featureOf(name).policy?.(featureSections[name]) ?? {})) as DecidedPolicy;
+  /** What the use cases apply (domain/shared/ports.ts AuthPolicy): each part decided by one feature's settings. */
+  const policy: AuthPolicy = decided;
+  return { ...shared, ...featureSections, policy };
 }
 
 const authConfig = authSchema.transform(readSecrets('JWT_PRIVATE_KEY', 'MFA_ENCRYPTION_KEY', 'OIDC_CLIENT_SECRETS')).transform(sections);
 
 export type AuthConfig = z.infer<typeof authConfig>;
 
-const featureList = Object.values(features) as Array<{ rules?: ConfigRule; production?: ConfigRule }>;
+const featureList = featureNames.map(featureOf);
 
 /** Production refuses what is only fit for a laptop: each feature's refusals, on the values as given. */
 const productionRules: ConfigRule = (given) => (isProduction(given) ? featureList.flatMap((f) => f.production?.(given) ?? []) : []);
@@ -121,7 +83,7 @@ const productionRules: ConfigRule = (given) => (isProduction(given) ? featureLis
 /** Settings production accepts but that weaken it: said at start, one warning each. */
 export function weakenedSettings(config: AuthConfig): string[] {
   if (config.NODE_ENV !== 'production') return [];
-  return (Object.keys(features) as Array<keyof typeof features>).flatMap((name) => (features[name].weakened as ((section: unknown) => string[]) | undefined)?.(config[name]) ?? []);
+  return featureNames.flatMap((name) => featureOf(name).weakened?.(config[name]) ?? []);
 }
 
 /** Parses auth's config, every refusal (of any environment, and of production) listed at once. */

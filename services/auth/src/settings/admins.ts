@@ -17,4 +17,5 @@ export const adminSettings = feature({
     ...(s.registrationOpen ? ['ADMIN_REGISTRATION_OPEN=true: anyone can register an admin'] : []),
     ...(!s.twoFactor ? ['ADMIN_2FA_DEFAULT=false: new admins sign in without a second factor'] : []),
   ],
+  policy: (s) => ({ adminRegistrationOpen: s.registrationOpen, adminTwoFactor: s.twoFactor }),
 });

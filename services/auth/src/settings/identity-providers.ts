@@ -91,6 +91,7 @@ export const identityProviderSettings = feature({
     if (plain.length) refused.push(['OIDC_APP_URLS', `in production every app URL must be https and public (refused: ${plain.join(', ')})`]);
     return refused;
   },
+  policy: (s) => ({ identity: { appUrls: s.appUrls, flowTtlMs: s.flowTtlMs, adminProviders: s.adminProviders } }),
 });
 
 function parseProviders(value: string | undefined, ctx: z.RefinementCtx): ProviderEntry[] {

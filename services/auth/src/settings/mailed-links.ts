@@ -55,4 +55,11 @@ export const mailedLinkSettings = feature({
     }
     return refused;
   },
+  policy: (s) => ({
+    resetTokenTtlSeconds: s.resetTokenTtlSeconds,
+    resetUrlBase: s.resetUrlBase,
+    emailVerification: s.emailVerification,
+    emailLinks: s.emailLinks,
+    recovery: { delaySeconds: s.recovery.delaySeconds, reminderSeconds: s.recovery.reminderSeconds },
+  }),
 });

@@ -25,4 +25,5 @@ export const otpSettings = feature({
     if (Buffer.byteLength(secret) < 32) return [['OTP_SECRET', 'shorter than 32 bytes; in production use a random secret of 32 bytes or more (openssl rand -hex 32)']];
     return [];
   },
+  policy: (s) => ({ otpTtlSeconds: s.ttlSeconds }),
 });

@@ -55,6 +55,7 @@ export const secondFactorSettings = feature({
     return refused;
   },
   weakened: (s) => (s.webauthn ? [] : ['WEBAUTHN_RP_ID unset: passkeys are off (set it to the site passkeys belong to)']),
+  policy: (s) => ({ mfa: { totpIssuer: s.totpIssuer, webauthn: s.webauthn } }),
 });
 
 function parseMfaKey(value: string): Buffer | undefined {

@@ -34,4 +34,6 @@ export const sessionSettings = feature({
     replicaAck: { replicas: v.REDIS_WAIT_REPLICAS, timeoutMs: v.REDIS_WAIT_TIMEOUT_MS },
   }),
   weakened: (s) => (s.accessTokenTtlSeconds > 3600 ? [`ACCESS_TOKEN_TTL_SECONDS=${s.accessTokenTtlSeconds}: over an hour, a leaked access token stays useful long`] : []),
+  /** The access token's life, for the answers that name it. */
+  policy: (s) => ({ accessTokenTtlSeconds: s.accessTokenTtlSeconds }),
 });
