@@ -1,6 +1,9 @@
-// The gateway's request listener, on node:http alone: allow-list, request id, security headers,
-// actor, request log, and streaming to the service with a byte cap. Express (with helmet, the
-// router walk and JSON re-serialisation) cost several times what a proxy needs per request.
+// The gateway's request listener, on node:http alone. Each request is admitted (request id, client
+// address, actor, its one log record), then takes one of five named ways: unmatched (a hosted page,
+// a CORS preflight or the 404), cached (a public answer from memory), refused by a guard (a cookie
+// route asked from another site), local (the key set, the revocation feed), or forwarded to its
+// service with a byte cap; cookies cross in one step each way (refresh-cookie-bridge.ts). Express
+// (with helmet, the router walk and JSON re-serialisation) cost several times what a proxy needs.
 import type http from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { edgeSpan, type EdgeSpan } from '@acct/shared/tracing';
@@ -11,7 +14,6 @@ import {
   errors,
   toErrorAnswer,
   type AccessTokenVerifier,
-  type AccountKind,
   type HttpMetrics,
   type Logger,
   type RevocationCheck,
@@ -21,7 +23,7 @@ import { clientAddress, compileTrust } from './client-ip';
 import { Cors } from './cors';
 import { CrossSiteGuard } from './cross-site';
 import { GatewayErrors } from './errors';
-import { identityFlowCookieFromAnswer, presentedIdentityFlow, presentedRefreshToken, refreshCookieFromAnswer } from './refresh-cookie-bridge';
+import { cookiesFromService, cookiesToService } from './refresh-cookie-bridge';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import type { Pages } from './pages';
 import { PublicCache, type Fill } from './public-cache';
@@ -115,86 +117,71 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     res.end(method === 'HEAD' ? undefined : keySet);
   };
 
-  const handle: http.RequestListener = (req, res) => {
+  /** Who asks and from where, and the one record the request is logged with, read before any route is looked up. */
+  const admit = (req: http.IncomingMessage): Admitted => {
     const started = process.hrtime.bigint();
     const url = req.url ?? '/';
-    const method = req.method ?? 'GET';
-    const requestId = resolveRequestId(req.headers['x-request-id']);
-    const ip = clientAddress(req, trust);
+    const q = url.indexOf('?');
     const claims = deps.verifier.verifyHeader(req.headers.authorization);
     // The holder of an ended session is no actor; while that cannot be told from memory (the feed is
     // behind), the request is logged without one.
     const revoked = claims ? deps.revocations.isRevoked(claims.sid) : false;
-    // Awaited below on the routes that use the token; elsewhere a failed store read changes nothing.
+    // Awaited when forwarded to a route that uses the token; elsewhere a failed store read changes nothing.
     if (revoked instanceof Promise) revoked.catch(() => undefined);
-    let actor: Actor | undefined = claims && revoked === false ? { type: claims.kind, id: claims.sub, role: claims.role } : undefined;
-    let routeLabel = 'unmatched';
-    const log = (status = res.statusCode) => {
-      const durationMs = elapsedMs(started);
-      logRequest(deps.requestLogger, { method, url, status, durationMs, ip, actor, requestId });
-      deps.http?.observe(method, routeLabel, status, durationMs / 1000);
+    return {
+      started,
+      method: req.method ?? 'GET',
+      url,
+      path: q < 0 ? url : url.slice(0, q),
+      requestId: resolveRequestId(req.headers['x-request-id']),
+      ip: clientAddress(req, trust),
+      claims,
+      revoked,
+      actor: claims && revoked === false ? { type: claims.kind, id: claims.sub, role: claims.role } : undefined,
+      routeLabel: 'unmatched',
     };
+  };
 
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    const route = matcher.match(method, path);
-    if (!route) {
-      routeLabel = answerUnmatched(req, res, method, path, requestId);
-      log();
-      return;
-    }
-    routeLabel = route.path;
-    // The exporter blanks the URL's secret query values before a span leaves the process.
-    const span = edgeSpan(method, route.path, url, req.headers.traceparent);
-    const answerSecurity = cors.enabled ? [...security, ...cors.responseHeaders(req)] : security;
-    let fill: Fill | undefined;
-    if (route.caching === 'public' && route.upstream !== 'local') {
-      const found = cache.lookup(method, url, req.headers);
-      if ('hit' in found) {
-        req.resume();
-        const status = cache.answer(req, res, found.hit, [...answerSecurity, 'X-Request-Id', requestId]);
-        // Handed to the socket whole in one end(), like a 404: logged at once, without the
-        // finish and close listeners an answer piped from a service needs.
-        span?.end(status);
-        log(status);
-        return;
-      }
-      fill = found.fill;
-    }
-    let logged = false;
-    const logOnce = (status = res.statusCode) => {
-      if (logged) return;
-      logged = true;
-      span?.end(status);
-      log(status);
-    };
-    res.once('finish', () => logOnce());
-    // Closed before the answer was all sent: the client gave up (499, as nginx logs it), whatever the service did.
-    res.once('close', () => logOnce(res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST));
-    const ctx = { span, ip, requestId, production, security: answerSecurity, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS, upstreamTimeoutMs };
-    if (route.readsCookie && !crossSite.allows(req)) {
-      req.resume();
-      sendError(res, GatewayErrors.crossSite(), ctx, deps.logger);
-      return;
-    }
-    if (route.upstream === 'local') {
-      req.resume();
-      answerLocal(req, res, method, route, ctx);
-      return;
-    }
-    let forwarded: ForwardContext = ctx;
-    if (fill) {
-      forwarded = { ...ctx, fill, cache };
-    } else if (route.evictsCached) {
-      forwarded = { ...ctx, cache };
-    }
-    const upstream = deps.upstreams[route.upstream];
-    const send = () => forward(route, req, res, forwarded, upstream);
+  const log = (a: Admitted, status: number) => {
+    const durationMs = elapsedMs(a.started);
+    logRequest(deps.requestLogger, { method: a.method, url: a.url, status, durationMs, ip: a.ip, actor: a.actor, requestId: a.requestId });
+    deps.http?.observe(a.method, a.routeLabel, status, durationMs / 1000);
+  };
+
+  /**
+   * A public answer held in memory (the version check) is answered from it: handed to the socket
+   * whole in one end(), like a 404, and logged at once, without the finish and close listeners an
+   * answer piped from a service needs. Otherwise the fill this request's answer is to leave.
+   */
+  const cached = (req: http.IncomingMessage, res: http.ServerResponse, a: Admitted, route: RouteSpec, span: EdgeSpan | undefined, answerSecurity: string[]): { answered: true } | { fill?: Fill } => {
+    if (route.caching !== 'public' || route.upstream === 'local') return {};
+    const found = cache.lookup(a.method, a.url, req.headers);
+    if (!('hit' in found)) return { fill: found.fill };
+    req.resume();
+    const status = cache.answer(req, res, found.hit, [...answerSecurity, 'X-Request-Id', a.requestId]);
+    span?.end(status);
+    log(a, status);
+    return { answered: true };
+  };
+
+  /** What a route's request must pass before anything reaches a service: a cookie route refuses another site's page (403). */
+  const guarded = (req: http.IncomingMessage, res: http.ServerResponse, route: RouteSpec, ctx: ForwardContext): boolean => {
+    if (!route.readsCookie || crossSite.allows(req)) return true;
+    req.resume();
+    sendError(res, GatewayErrors.crossSite(), ctx, deps.logger);
+    return false;
+  };
+
+  /** To the route's service; an ended session's token stops here first (401), or a 503 while the feed cannot tell. */
+  const forwarded = (req: http.IncomingMessage, res: http.ServerResponse, a: Admitted, route: RouteSpec, ctx: ForwardContext, fill: Fill | undefined) => {
+    const withCache: ForwardContext = fill ? { ...ctx, fill, cache } : route.evictsCached ? { ...ctx, cache } : ctx;
+    const upstream = deps.upstreams[route.upstream as Exclude<Upstream, 'local'>];
+    const send = () => forward(route, req, res, withCache, upstream);
+    const { claims, revoked } = a;
     let answer: Promise<void>;
     if (claims && actsOnSession(route) && revoked !== false) {
-      // An ended session's token stops here (401), or a 503 while the feed cannot tell.
       answer = assertSessionLive({ isRevoked: () => revoked }, claims).then(() => {
-        actor = { type: claims.kind, id: claims.sub, role: claims.role };
+        a.actor = { type: claims.kind, id: claims.sub, role: claims.role };
         return send();
       });
       answer.catch(() => req.resume());
@@ -202,6 +189,42 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       answer = send();
     }
     answer.catch((err: unknown) => sendError(res, err, ctx, deps.logger));
+  };
+
+  // Each request takes one of five named ways: unmatched (a page, a preflight or the 404), cached, refused
+  // by a guard, local (the gateway's own routes), or forwarded to a service.
+  const handle: http.RequestListener = (req, res) => {
+    const a = admit(req);
+    const route = matcher.match(a.method, a.path);
+    if (!route) {
+      a.routeLabel = answerUnmatched(req, res, a.method, a.path, a.requestId);
+      log(a, res.statusCode);
+      return;
+    }
+    a.routeLabel = route.path;
+    // The exporter blanks the URL's secret query values before a span leaves the process.
+    const span = edgeSpan(a.method, route.path, a.url, req.headers.traceparent);
+    const answerSecurity = cors.enabled ? [...security, ...cors.responseHeaders(req)] : security;
+    const hold = cached(req, res, a, route, span, answerSecurity);
+    if ('answered' in hold) return;
+    let logged = false;
+    const logOnce = (status = res.statusCode) => {
+      if (logged) return;
+      logged = true;
+      span?.end(status);
+      log(a, status);
+    };
+    res.once('finish', () => logOnce());
+    // Closed before the answer was all sent: the client gave up (499, as nginx logs it), whatever the service did.
+    res.once('close', () => logOnce(res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST));
+    const ctx: ForwardContext = { span, ip: a.ip, requestId: a.requestId, production, security: answerSecurity, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS, upstreamTimeoutMs };
+    if (!guarded(req, res, route, ctx)) return;
+    if (route.upstream === 'local') {
+      req.resume();
+      answerLocal(req, res, a.method, route, ctx);
+      return;
+    }
+    forwarded(req, res, a, route, ctx, hold.fill);
   };
   // A fault in the gateway's own code answers a logged 500 at once, never a request left hanging.
   return (req, res) => {
@@ -212,6 +235,23 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
       sendError(res, err, { security, requestId: resolveRequestId(req.headers['x-request-id']) }, deps.logger);
     }
   };
+}
+
+/** A request as the gateway admitted it: what every decision reads, and what its one log record says. */
+interface Admitted {
+  started: bigint;
+  method: string;
+  url: string;
+  path: string;
+  requestId: string;
+  ip: string;
+  claims: ReturnType<AccessTokenVerifier['verifyHeader']>;
+  /** Whether the token's session ended, from memory; a promise while the feed must be asked. */
+  revoked: ReturnType<RevocationCheck['isRevoked']> | false;
+  /** Set once the session is known live: the holder of an ended one is logged as nobody. */
+  actor: Actor | undefined;
+  /** The route template the request is counted under (`unmatched`, `pages`). */
+  routeLabel: string;
 }
 
 interface ForwardContext {
@@ -259,14 +299,7 @@ function upstreamHeaders(req: http.IncomingMessage, route: RouteSpec, ctx: Forwa
   outgoing[InternalHeaders.requestId] = ctx.requestId;
   outgoing[InternalHeaders.requestBudget] = ctx.upstreamTimeoutMs;
   ctx.span?.inject(outgoing);
-  if (route.readsCookie && route.cookieKind) {
-    const token = presentedRefreshToken(req.headers.cookie, route.cookieKind);
-    if (token) outgoing[InternalHeaders.refreshToken] = token;
-  }
-  if (route.identityFlow === 'read') {
-    const secret = presentedIdentityFlow(req.headers.cookie);
-    if (secret) outgoing[InternalHeaders.identityFlow] = secret;
-  }
+  cookiesToService(route, req.headers.cookie, outgoing);
   return outgoing;
 }
 
@@ -302,14 +335,7 @@ async function requestBody(req: http.IncomingMessage, route: RouteSpec, ctx: For
 /** The service's answer to the client: security headers, the kind's cookie set or cleared, the allow-listed headers, the body piped. */
 function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: UpstreamAnswer, ctx: ForwardContext): void {
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
-  if (route.cookieKind) {
-    const cookie = refreshCookieFromAnswer(answer.headers, cookieKindOf(route, answer.headers), ctx.production);
-    if (cookie) headers.push('Set-Cookie', cookie);
-  }
-  if (route.identityFlow && route.identityKind) {
-    const cookie = identityFlowCookieFromAnswer(answer.headers, route.identityKind, ctx.production);
-    if (cookie) headers.push('Set-Cookie', cookie);
-  }
+  cookiesFromService(route, answer.headers, ctx.production, headers);
   for (const name of RETURNED_RESPONSE_HEADERS) {
     const value = answer.headers[name];
     if (typeof value === 'string') headers.push(name, value);
@@ -335,12 +361,6 @@ function endWhole(body: Readable, res: http.ServerResponse): void {
     if (chunks.length === 0) res.end();
     else res.end((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('latin1'), 'latin1');
   });
-}
-
-/** The kind whose cookie the answer sets: the route's, or on a route that serves both kinds, the one the service names. */
-function cookieKindOf(route: RouteSpec, headers: http.IncomingHttpHeaders): AccountKind {
-  const named = headers[InternalHeaders.refreshTokenKind];
-  return route.cookieKindFromAnswer && (named === 'admin' || named === 'user') ? named : (route.cookieKind as AccountKind);
 }
 
 function sendError(res: http.ServerResponse, err: unknown, ctx: Pick<ForwardContext, 'security' | 'requestId'>, logger: Logger): void {

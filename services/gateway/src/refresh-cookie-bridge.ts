@@ -1,9 +1,12 @@
-// The refresh-token contract between the gateway and auth, in one place. Inbound: the token in the
-// kind's cookie goes to auth in an internal header. Outbound: auth answers a new token and its
-// lifetime in internal headers (the gateway sets the kind's cookie), or asks for the cookie to be
-// cleared (every refresh-token error carries that header). The gateway alone speaks cookies.
+// The cookie contract between the gateway and auth, in one place, one step each way. Inbound
+// (`cookiesToService`): the refresh token in the kind's cookie, and an identity provider's flow
+// secret on its callback, go to auth in internal headers. Outbound (`cookiesFromService`): auth
+// answers a new token and its lifetime in internal headers (the gateway sets the kind's cookie), or
+// asks for the cookie to be cleared (every refresh-token error carries that header), and sets or
+// clears the flow cookie the same way. The gateway alone speaks cookies.
 import type http from 'node:http';
 import { InternalHeaders, type AccountKind } from '@acct/shared';
+import type { RouteSpec } from '@acct/shared/routes';
 import { IDENTITY_FLOW_COOKIE, clearedIdentityFlowCookie, clearedRefreshCookie, identityFlowCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
 
 const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
@@ -12,6 +15,36 @@ const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
  * presented token, so auth refuses it as invalid and the cookie is cleared.
  */
 const MALFORMED_REFRESH_TOKEN = 'malformed';
+
+/** Inbound: the cookies the route reads, as the internal headers auth receives (added to `outgoing`). */
+export function cookiesToService(route: RouteSpec, cookieHeader: string | undefined, outgoing: http.OutgoingHttpHeaders): void {
+  if (route.readsCookie && route.cookieKind) {
+    const token = presentedRefreshToken(cookieHeader, route.cookieKind);
+    if (token) outgoing[InternalHeaders.refreshToken] = token;
+  }
+  if (route.identityFlow === 'read') {
+    const secret = presentedIdentityFlow(cookieHeader);
+    if (secret) outgoing[InternalHeaders.identityFlow] = secret;
+  }
+}
+
+/** Outbound: the Set-Cookie lines auth's answer asks for on this route, pushed onto the flat header list. */
+export function cookiesFromService(route: RouteSpec, answer: http.IncomingHttpHeaders, production: boolean, headers: string[]): void {
+  if (route.cookieKind) {
+    const cookie = refreshCookieFromAnswer(answer, cookieKindOf(route, answer), production);
+    if (cookie) headers.push('Set-Cookie', cookie);
+  }
+  if (route.identityFlow && route.identityKind) {
+    const cookie = identityFlowCookieFromAnswer(answer, route.identityKind, production);
+    if (cookie) headers.push('Set-Cookie', cookie);
+  }
+}
+
+/** The kind whose cookie the answer sets: the route's, or on a route that serves both kinds, the one the service names. */
+function cookieKindOf(route: RouteSpec, headers: http.IncomingHttpHeaders): AccountKind {
+  const named = headers[InternalHeaders.refreshTokenKind];
+  return route.cookieKindFromAnswer && (named === 'admin' || named === 'user') ? named : (route.cookieKind as AccountKind);
+}
 
 /** The refresh token of the kind's cookie, as auth is to receive it; undefined without one. */
 export function presentedRefreshToken(cookieHeader: string | undefined, kind: AccountKind): string | undefined {
