@@ -32,20 +32,24 @@ module.exports = {
   // On the run's time scale (test/setup/time-scale.js): a busy machine waits longer, not fails.
   testTimeout: Math.round(30_000 * scale),
   // Three workers on this 2-core VM: a third of the run is waiting (timers, the broker, the browser),
-  // which a third worker fills, and each worker keeps fewer files' heaps (see below), so it spends
-  // less on garbage collection too. Whole runs on 2026-11-28, this VM, whose speed moves by a third
+  // which a third worker fills. Whole runs on 2026-11-28, this VM, whose speed moves by a third
   // from run to run: back to back, 2 workers 302 s then 3 workers 238 s; otherwise 2 workers 290 s,
   // 3 workers 188 s, 4 workers 234 s.
   maxWorkers: 3,
-  // One copy of bson per worker (test/setup/environment.js says why): it was most of the buffers
-  // a worker kept across files (about 18 MB of `arrayBuffers` a file; now flat at 30-60 MB).
-  // Each file's module registry is still kept after the file ends, about 15 MB of heap a file:
-  // V8 hands a later file's objects the hidden classes an earlier file made for Node's own
-  // prototypes (a Transform subclass of iconv-lite, IncomingMessage, EventEmitter), and through
-  // their constructors every earlier file's context stays reachable (a heap snapshot's retainer
-  // path, 2026-11-28). Until that chain is cut, a worker whose heap passed this after a file is
-  // replaced by a fresh one. At 300 MB of heap no worker passed 488 MB resident in a whole run
-  // (three workers, ten processes in all, 256 s); at 384 MB the largest reached 616 MB (nine, 265 s,
-  // the run right after). Measured with a probe of process.memoryUsage() after each file.
-  workerIdleMemoryLimit: '300MB',
 };
+
+// One copy of bson per worker (test/setup/environment.js says why): it was most of the buffers a
+// worker kept across files (about 18 MB of `arrayBuffers` a file; now flat at 26-28 MB). What a
+// worker still holds after a full collection grows over its first 15 or so files and then stays:
+// 194-259 MB of heap at the end of a whole run, whichever files it ran (ACCT_MEMORY_PROBE, see
+// test/setup/environment.js, 2026-11-28). That is every module's compiled code and transform kept
+// once, not a leak. Left to size its heap from the host, V8 let each worker reach 817 MB resident
+// before collecting. So the workers get a heap budget instead of being recycled, as the production
+// images do (Dockerfile, NODE_OPTIONS): jest forks its workers with the parent's execArgv, set here
+// before any is forked (a program a test spawns gets none of it).
+// Three whole runs on this VM with no recycling, sampled with ps every 0.5 s: no budget, 817 MB at
+// most and 121 s; 400 MB, 558 MB at most; 340 MB, 503 MB at most and 131 s, every test passing, and
+// the same three worker processes from start to end. A worker whose live heap outgrew the budget
+// would fail the run with "heap out of memory", where recycling would hide it.
+const HEAP_BUDGET = '--max-old-space-size=340';
+if (!process.execArgv.some((arg) => arg.startsWith('--max-old-space-size'))) process.execArgv.push(HEAP_BUDGET);

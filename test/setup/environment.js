@@ -6,8 +6,21 @@
 // `arrayBuffers` a file, most of a worker's 1 GB by the end of a run. Loaded here, by the worker's
 // own `require`, bson (its buffer and its classes) is one per worker and handed to every file through
 // test/setup/bson-once.js; it keeps no state between calls that a file could see from another.
+const fs = require('node:fs');
+const v8 = require('node:v8');
+const vm = require('node:vm');
 const { TestEnvironment } = require('jest-environment-node');
 const bson = require('bson');
+
+// ACCT_MEMORY_PROBE=<file>: after each test file, one line appended to the file: the worker's
+// resident size as the run left it, then, after a full collection, the heap and buffers it still
+// holds (what a worker keeps across files).
+const probe = process.env.ACCT_MEMORY_PROBE;
+let collect;
+if (probe) {
+  v8.setFlagsFromString('--expose-gc');
+  collect = vm.runInNewContext('gc');
+}
 
 class AccountStackEnvironment extends TestEnvironment {
   constructor(config, context) {
@@ -17,6 +30,18 @@ class AccountStackEnvironment extends TestEnvironment {
     // file are the worker's (jest hands every file the worker's Buffer): so is the files' Date, or a
     // stored date would not be `instanceof Date` in the code under test. Fake timers still replace it.
     this.global.Date = Date;
+    this.testPath = context.testPath;
+  }
+
+  async teardown() {
+    await super.teardown();
+    if (!probe) return;
+    const asLeft = process.memoryUsage.rss();
+    collect();
+    const { heapUsed, external, arrayBuffers } = process.memoryUsage();
+    const mb = (n) => Math.round(n / 1048576);
+    const line = { pid: process.pid, file: this.testPath.replace(`${process.cwd()}/`, ''), rssMb: mb(asLeft), heapMb: mb(heapUsed), externalMb: mb(external), arrayBuffersMb: mb(arrayBuffers) };
+    fs.appendFileSync(probe, `${JSON.stringify(line)}\n`);
   }
 }
 
