@@ -1,9 +1,9 @@
 // Authenticator-app codes through `otpauth` (RFC 6238), behind the domain's TotpCodes port.
 import { Secret, TOTP } from 'otpauth';
-import type { TotpCodes } from '../domain/factors/ports';
+import { TOTP_PERIOD_SECONDS, type TotpCodes } from '../domain/factors/ports';
 
-/** What an authenticator app reads: 6 digits, 30 s, SHA-1. */
-const SETTINGS = { algorithm: 'SHA1', digits: 6, period: 30 } as const;
+/** What an authenticator app reads: 6 digits, the domain's 30 s step, SHA-1. */
+const SETTINGS = { algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD_SECONDS } as const;
 /** Steps of clock skew accepted either way. */
 const WINDOW = 1;
 

@@ -4,7 +4,7 @@
 // does. The end-to-end files (second-factors.security, passkeys.browser) keep to the contract.
 import type { AccountKind, Logger } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
-import { confirmAuthenticator, proveSecondStep, regenerateRecoveryCodes, removeAuthenticator, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS } from '../../src/domain/factors';
+import { confirmAuthenticator, listOwnFactors, proveSecondStep, regenerateRecoveryCodes, removeAuthenticator, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS } from '../../src/domain/factors';
 import { relyingPartyFor } from '../../src/domain/factors/common';
 import type { AuthPolicy, OpenChallenge, PasskeyCeremonies, Sessions } from '../../src/domain/ports';
 import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, StepTotp, claimsOf, requestOf, silentLogger } from '../fakes';
@@ -69,6 +69,38 @@ describe('the methods a login offers', () => {
   it('has one method per proof a login takes, each named once (the mailed code by naming none)', () => {
     expect(SECOND_STEP_METHODS.map((m) => m.id)).toEqual([undefined, 'totp', 'passkey', 'recovery_code']);
     expect(new Set(SECOND_STEP_METHODS.map((m) => m.answers))).toEqual(new Set(['code', 'recovery', 'passkey']));
+  });
+});
+
+describe('the list of factors', () => {
+  it('lists every factor from the methods\' registry: the app (waiting for its first code), each passkey by its name, then the recovery codes as the backup', async () => {
+    const { deps, user, caller } = await setUp();
+    await deps.factors.startTotp('user', user.id, 'S');
+    await deps.factors.addPasskey('user', user.id, { id: 'cred-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
+    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij', 'bcdefghijk']);
+    const pending = await listOwnFactors(deps, caller);
+    expect(pending.items.map((f) => [f.method, f.id, f.label, f.confirmed, f.role, f.lastUsedAt, f.remaining])).toEqual([
+      ['totp', 'totp', 'Authenticator app', false, 'way-in', null, undefined],
+      ['passkey', 'cred-1', 'Laptop', true, 'way-in', null, undefined],
+      ['recovery_code', 'recovery_code', 'Recovery codes', true, 'backup', null, 2],
+    ]);
+
+    // The app's last use is when the step of the last code it took began.
+    await deps.factors.confirmTotp('user', user.id, 58_000_000);
+    await deps.factors.useRecoveryCode('user', user.id, 'abcdefghij');
+    const live = await listOwnFactors(deps, caller);
+    expect(live.items[0]).toMatchObject({ confirmed: true, lastUsedAt: new Date(58_000_000 * 30_000).toISOString() });
+    expect(live.items[2]).toMatchObject({ remaining: 1 });
+  });
+
+  it('names no recovery codes once the factors they stood in for are gone, and each method has a description', async () => {
+    const { deps, user, caller } = await setUp();
+    await deps.factors.startTotp('user', user.id, 'S');
+    await deps.factors.confirmTotp('user', user.id, 1);
+    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij']);
+    await deps.factors.removeTotp('user', user.id);
+    expect((await listOwnFactors(deps, caller)).items).toEqual([]);
+    expect(SECOND_STEP_METHODS.map((m) => m.description)).toEqual(['A code mailed to the address', 'Authenticator app', 'Passkey', 'Recovery codes']);
   });
 });
 

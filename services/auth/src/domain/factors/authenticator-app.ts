@@ -4,7 +4,7 @@ import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { callerAccount } from '../shared/access';
 import { enforceLimit } from '../shared/limits';
-import type { Needs, ProofVerdict, RequestContext } from './ports';
+import { TOTP_PERIOD_SECONDS, type Needs, type ProofVerdict, type RequestContext } from './ports';
 import { wayInAdded } from '../shared/security-notices';
 import { asBody, requireCode } from '../shared/validation';
 import { afterRemoval, checkCodeWithinBudget, hasOwnFactor, requireRecentProof, type OwnNeeds } from './common';
@@ -14,6 +14,22 @@ import { issueRecoveryCodes } from './recovery-codes';
 export const authenticatorApp: SecondStepMethod<'code'> = {
   id: 'totp',
   answers: 'code',
+  description: 'Authenticator app',
+  listed: ({ totp }) =>
+    totp
+      ? [
+          {
+            id: 'totp',
+            method: 'totp',
+            label: 'Authenticator app',
+            createdAt: totp.createdAt.toISOString(),
+            // The time step of the last code it took: when that code was current.
+            lastUsedAt: totp.confirmed && totp.lastStep > 0 ? new Date(totp.lastStep * TOTP_PERIOD_SECONDS * 1000).toISOString() : null,
+            confirmed: totp.confirmed,
+            role: 'way-in',
+          },
+        ]
+      : [],
   offered: (set) => set.totp?.confirmed === true,
   prove: (deps, { kind, accountId }, proof) => useAuthenticatorCode(deps, kind, accountId, proof.code),
 };

@@ -6,6 +6,9 @@ import type { SecondStepMethod } from './method';
 export const mailedCode: SecondStepMethod<'code'> = {
   id: undefined,
   answers: 'code',
+  description: 'A code mailed to the address',
+  // No account holds it: it is offered to an account with no factor of its own.
+  listed: () => [],
   offered: (set) => !hasOwnFactor(set),
   async prove(_deps, challenge, proof) {
     return challenge.isMailedCode(proof.code);

@@ -17,6 +17,18 @@ import { issueRecoveryCodes } from './recovery-codes';
 export const passkey: SecondStepMethod<'passkey'> = {
   id: 'passkey',
   answers: 'passkey',
+  description: 'Passkey',
+  listed: (set) =>
+    set.passkeys.map((p) => ({
+      id: p.id,
+      method: 'passkey' as const,
+      label: p.name,
+      createdAt: p.createdAt.toISOString(),
+      lastUsedAt: p.lastUsedAt?.toISOString() ?? null,
+      confirmed: true,
+      role: 'way-in' as const,
+      ...(p.suspended ? { suspended: true as const } : {}),
+    })),
   offered: (set) => set.passkeys.length > 0,
   /** The account's passkey answering the WebAuthn challenge handed out for this step. */
   async prove(deps, challenge, proof) {

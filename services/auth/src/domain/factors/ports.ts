@@ -18,6 +18,9 @@ export interface CodeGuesses {
 }
 
 /** Authenticator-app codes (RFC 6238: 6 digits, 30 s, SHA-1, a step of skew either way), a library's work kept outside the domain. */
+/** An authenticator code's time step, in seconds (RFC 6238's default, which every app reads): step N began at N × this. */
+export const TOTP_PERIOD_SECONDS = 30;
+
 export interface TotpCodes {
   /** A new random secret (160 bits), base32. */
   newSecret(): string;

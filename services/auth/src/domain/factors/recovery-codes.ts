@@ -15,6 +15,12 @@ const RECOVERY_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 export const recoveryCodes: SecondStepMethod<'recovery'> = {
   id: 'recovery_code',
   answers: 'recovery',
+  description: 'Recovery codes',
+  // Codes left over from factors since removed are no factor: they are listed only beside one.
+  listed: (set) =>
+    hasOwnFactor(set) && set.recoveryCodesMadeAt
+      ? [{ id: 'recovery_code', method: 'recovery_code', label: 'Recovery codes', createdAt: set.recoveryCodesMadeAt.toISOString(), lastUsedAt: null, confirmed: true, role: 'backup', remaining: set.recoveryCodesLeft }]
+      : [],
   offered: (set) => hasOwnFactor(set) && set.recoveryCodesLeft > 0,
   /** One of the account's unused codes, used up; the owner is told one was used. */
   async prove(deps, { kind, accountId }, proof, ctx) {

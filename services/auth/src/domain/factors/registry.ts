@@ -4,11 +4,16 @@ import type { FactorSet, OpenChallenge, ProofVerdict, RequestContext, SecondFact
 import type { SecondStepProof } from '../shared/validation';
 import { authenticatorApp } from './authenticator-app';
 import { mailedCode } from './mailed-code';
-import type { ProveNeeds, SecondStepMethod } from './method';
+import type { FactorEntry, ProveNeeds, SecondStepMethod } from './method';
 import { passkey } from './passkey';
 import { recoveryCodes } from './recovery-codes';
 
 export const SECOND_STEP_METHODS: readonly SecondStepMethod[] = [mailedCode, authenticatorApp, passkey, recoveryCodes] as readonly SecondStepMethod[];
+
+/** Every factor the account holds, method by method in the registry's order: the one list every view reads. */
+export function factorEntries(set: FactorSet): FactorEntry[] {
+  return SECOND_STEP_METHODS.flatMap((method) => method.listed(set));
+}
 
 /** The factors an account may name at its second step (none: it has no factor of its own). */
 export function secondFactorsOf(set: FactorSet): SecondFactor[] {

@@ -7,8 +7,12 @@ import type { Needs, RequestContext } from './ports';
 import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
 import { hasOwnFactor } from './common';
+import type { FactorEntry } from './method';
+import { factorEntries } from './registry';
 
 export interface FactorList {
+  /** Every factor as one list (id, method, label, dates, confirmed, way in or backup), from the methods' registry: the shape the fields below give way to. */
+  items: FactorEntry[];
   totp: { enabled: boolean; pending: boolean; createdAt: string | null };
   /** `suspended`: added while the address was unproven; it signs in by itself again once used as a second step. */
   passkeys: Array<{ id: string; name: string; createdAt: string; lastUsedAt: string | null; suspended?: true }>;
@@ -20,6 +24,7 @@ export interface FactorList {
 export async function listOwnFactors(deps: Needs<'factors' | 'policy'>, caller: AccessClaims): Promise<FactorList> {
   const set = await deps.factors.of(caller.kind, caller.sub);
   return {
+    items: factorEntries(set),
     totp: { enabled: set.totp?.confirmed === true, pending: set.totp?.confirmed === false, createdAt: set.totp?.confirmed ? set.totp.createdAt.toISOString() : null },
     passkeys: set.passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null, ...(p.suspended ? { suspended: true as const } : {}) })),
     recoveryCodes: { remaining: hasOwnFactor(set) ? set.recoveryCodesLeft : 0 },
