@@ -42,14 +42,14 @@ module.exports = {
 // worker kept across files (about 18 MB of `arrayBuffers` a file; now flat at 26-28 MB). What a
 // worker still holds after a full collection grows over its first 15 or so files and then stays:
 // 194-259 MB of heap at the end of a whole run, whichever files it ran (ACCT_MEMORY_PROBE, see
-// test/setup/environment.js, 2026-11-28). That is every module's compiled code and transform kept
-// once, not a leak. Left to size its heap from the host, V8 let each worker reach 817 MB resident
+// test/setup/environment.js, 2026-11-28): bounded, not a leak that grows with every file. Left to size its heap from the host, V8 let each worker reach 817 MB resident
 // before collecting. So the workers get a heap budget instead of being recycled, as the production
 // images do (Dockerfile, NODE_OPTIONS): jest forks its workers with the parent's execArgv, set here
 // before any is forked (a program a test spawns gets none of it).
 // Three whole runs on this VM with no recycling, sampled with ps every 0.5 s: no budget, 817 MB at
 // most and 121 s; 400 MB, 558 MB at most; 340 MB, 503 MB at most and 131 s, every test passing, and
 // the same three worker processes from start to end. A worker whose live heap outgrew the budget
-// would fail the run with "heap out of memory", where recycling would hide it.
-const HEAP_BUDGET = '--max-old-space-size=340';
-if (!process.execArgv.some((arg) => arg.startsWith('--max-old-space-size'))) process.execArgv.push(HEAP_BUDGET);
+// would fail the run with "heap out of memory", where recycling would hide it. test:ha's workers
+// hold more (a failover run's clients and results: 326 MB live after one, 2026-11-28) and are still
+// recycled (jest.ha.config.js).
+require('./test/setup/heap-budget').budgetWorkers();
