@@ -736,8 +736,13 @@ describe('the admin console', () => {
     expect(await search('false', '')).toEqual([user.id]);
     await page.click(`tr[data-user="${user.id}"] a`);
     await waitForHeading(page, user.account.name);
-    await page.waitForFunction(() => document.querySelector('.passkeys li .session-name')?.textContent === 'Work phone', { timeout: 10_000 });
-    expect(await page.$eval('.passkeys li .session-meta', (m) => m.textContent)).toMatch(/^added .* · never used$/);
+    // The user's factors as the service lists them: the passkey by its name, then the recovery codes it came with.
+    await page.waitForFunction(() => document.querySelector('.factors li[data-method="passkey"] .session-name')?.textContent === 'Work phone', { timeout: 10_000 });
+    expect(await page.$eval('.factors li[data-method="passkey"] .session-meta', (m) => m.textContent)).toMatch(/^added .* · never used$/);
+    expect(await page.$$eval('.factors li', (items) => items.map((i) => [i.getAttribute('data-method'), i.querySelector('.session-meta')?.textContent?.replace(/ · made .*/, '')]))).toEqual([
+      ['passkey', expect.stringMatching(/^added /)],
+      ['recovery_code', '10 codes left'],
+    ]);
 
     // Releases: publishing asks for the password again once the admin's proof has run out.
     await page.click('nav a[href="#/releases"]');

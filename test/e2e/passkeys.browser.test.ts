@@ -104,7 +104,16 @@ describe('passkeys in Chromium', () => {
     // An admin sees it by the name the user gave it, and nothing of the credential.
     const admin = await registerAndLogin(stack, 'admin');
     const seen = await call(stack.url, 'GET', `/api/admin/users/${user.id}/factors`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
-    expect(seen.body.data.factors).toEqual({ totp: false, passkeys: 1, passkeyList: [{ name: 'Laptop', createdAt: expect.any(String), lastUsedAt: null }], recoveryCodesLeft: 10 });
+    expect(seen.body.data.factors).toEqual({
+      items: [
+        { method: 'passkey', label: 'Laptop', createdAt: expect.any(String), lastUsedAt: null, confirmed: true, role: 'way-in' },
+        { method: 'recovery_code', label: 'Recovery codes', createdAt: expect.any(String), lastUsedAt: null, confirmed: true, role: 'backup', remaining: 10 },
+      ],
+      totp: false,
+      passkeys: 1,
+      passkeyList: [{ name: 'Laptop', createdAt: expect.any(String), lastUsedAt: null }],
+      recoveryCodesLeft: 10,
+    });
     expect(seen.text).not.toContain(added.body.data.passkey.id);
   });
 

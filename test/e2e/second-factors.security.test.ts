@@ -219,7 +219,16 @@ describe('changing factors', () => {
     const user = await withAuthenticator();
     const admin = await registerAndLogin(stack, 'admin');
     const seen = await call(stack.url, 'GET', `/api/admin/users/${user.id}/factors`, { headers: bearer(admin.accessToken) });
-    expect(seen.body.data.factors).toEqual({ totp: true, passkeys: 0, passkeyList: [], recoveryCodesLeft: 10 });
+    expect(seen.body.data.factors).toEqual({
+      items: [
+        { method: 'totp', label: 'Authenticator app', createdAt: expect.any(String), lastUsedAt: expect.any(String), confirmed: true, role: 'way-in' },
+        { method: 'recovery_code', label: 'Recovery codes', createdAt: expect.any(String), lastUsedAt: null, confirmed: true, role: 'backup', remaining: 10 },
+      ],
+      totp: true,
+      passkeys: 0,
+      passkeyList: [],
+      recoveryCodesLeft: 10,
+    });
     expect(seen.text).not.toContain(user.secret);
     const byUser = await call(stack.url, 'GET', `/api/admin/users/${user.id}/factors`, { headers: bearer(user.accessToken) });
     expect(byUser.status).toBe(403);

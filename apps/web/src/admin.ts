@@ -202,15 +202,16 @@ async function factorsPart(id: string): Promise<HTMLElement> {
   const answer = await client.userFactors(id);
   const summary = answer.ok ? t.factorsSummary(answer.data.totp, answer.data.passkeys, answer.data.recoveryCodesLeft) : errorText(answer.error);
   const hasAny = answer.ok && (answer.data.totp || answer.data.passkeys > 0);
-  const passkeys = answer.ok ? answer.data.passkeyList : [];
+  // Every factor from the one list the service builds from its methods' registry: a new method shows here with no change.
+  const items = answer.ok ? answer.data.items : [];
   return section(
     t.factors,
     h('p', {}, summary),
-    passkeys.length > 0 &&
+    items.length > 0 &&
       h(
         'ul',
-        { class: 'passkeys' },
-        ...passkeys.map((p) => h('li', {}, h('span', { class: 'session-name' }, p.name), h('span', { class: 'session-meta' }, t.passkeyAdded(formatDate(p.createdAt), p.lastUsedAt && formatDate(p.lastUsedAt))))),
+        { class: 'factors' },
+        ...items.map((f) => h('li', { 'data-method': f.method }, h('span', { class: 'session-name' }, f.label), h('span', { class: 'session-meta' }, t.factorMeta(f, formatDate)))),
       ),
     hasAny &&
       actionButton(

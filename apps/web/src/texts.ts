@@ -328,6 +328,13 @@ export const texts = {
     onlyActive: 'Active',
     onlyDisabled: 'Disabled',
     passkeyAdded: (added: string, used: string | null) => `added ${added} · ${used ? `last used ${used}` : 'never used'}`,
+    /** A factor of the user's list: when it was added and last used, how many codes are left, or that it waits for its first code. */
+    factorMeta: (factor: { createdAt: string | null; lastUsedAt: string | null; confirmed: boolean; remaining?: number }, date: (iso: string) => string) =>
+      !factor.confirmed
+        ? 'waiting for its first code'
+        : factor.remaining !== undefined
+          ? `${factor.remaining === 1 ? '1 code' : `${factor.remaining} codes`} left${factor.createdAt ? ` · made ${date(factor.createdAt)}` : ''}`
+          : `added ${factor.createdAt ? date(factor.createdAt) : 'at an unknown date'} · ${factor.lastUsedAt ? `last used ${date(factor.lastUsedAt)}` : 'never used'}`,
     releases: 'Desktop releases',
     noReleases: 'No release published yet.',
     platform: 'Platform',

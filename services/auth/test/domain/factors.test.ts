@@ -4,7 +4,7 @@
 // does. The end-to-end files (second-factors.security, passkeys.browser) keep to the contract.
 import type { AccountKind, Logger } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
-import { confirmAuthenticator, listOwnFactors, proveSecondStep, regenerateRecoveryCodes, removeAuthenticator, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS } from '../../src/domain/factors';
+import { confirmAuthenticator, listOwnFactors, proveSecondStep, userFactorSummary, regenerateRecoveryCodes, removeAuthenticator, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS } from '../../src/domain/factors';
 import { relyingPartyFor } from '../../src/domain/factors/common';
 import type { AuthPolicy, OpenChallenge, PasskeyCeremonies, Sessions } from '../../src/domain/ports';
 import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, StepTotp, claimsOf, requestOf, silentLogger } from '../fakes';
@@ -91,6 +91,16 @@ describe('the list of factors', () => {
     const live = await listOwnFactors(deps, caller);
     expect(live.items[0]).toMatchObject({ confirmed: true, lastUsedAt: new Date(58_000_000 * 30_000).toISOString() });
     expect(live.items[2]).toMatchObject({ remaining: 1 });
+  });
+
+  it('gives an admin the same list without the ids (a passkey’s credential id stays with its owner)', async () => {
+    const { deps, user, caller } = await setUp();
+    await deps.factors.addPasskey('user', user.id, { id: 'cred-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
+    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij']);
+    const own = (await listOwnFactors(deps, caller)).items;
+    const summary = await userFactorSummary(deps, user.id);
+    expect(summary.items).toEqual(own.map(({ id: _id, ...entry }) => entry));
+    expect(JSON.stringify(summary)).not.toContain('cred-1');
   });
 
   it('names no recovery codes once the factors they stood in for are gone, and each method has a description', async () => {

@@ -34,6 +34,8 @@ export async function listOwnFactors(deps: Needs<'factors' | 'policy'>, caller: 
 
 /** Whether a user has factors, never what they are made of. */
 export interface UserFactorSummary {
+  /** Every factor as one list, as the owner's without the ids: the shape the fields below give way to. */
+  items: Array<Omit<FactorEntry, 'id'>>;
   totp: boolean;
   passkeys: number;
   /** The names the user gave their passkeys and when they were added and last used: never a credential. */
@@ -46,6 +48,7 @@ export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, use
   if (!user) throw AuthErrors.userNotFound();
   const set = await deps.factors.of('user', userId);
   return {
+    items: factorEntries(set).map(({ id: _id, ...entry }) => entry),
     totp: set.totp?.confirmed === true,
     passkeys: set.passkeys.length,
     passkeyList: set.passkeys.map((p) => ({ name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })),
