@@ -116,10 +116,13 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const isLoginEntry = (s: Span) => s.service === 'gateway' && s.kind === 2 && Object.values(s.attributes).some((v) => String(v).includes('/api/auth/user/login'));
     const handled = (traceId: string) => spans.find((s) => s.service === 'notifier' && s.traceId === traceId && s.name === 'notifier handle user.login.succeeded');
     // Each process exports in its own batches, so the spans of one trace arrive in any order: wait
-    // until the notifier's handling and auth's publish (which ends only on the broker's confirm) are in.
+    // until every span asserted below is in: the notifier's handling, auth's publish (which ends only
+    // on the broker's confirm), and auth's server span, which ends only once the answer is sent and
+    // may come in a batch after the publish (a CI run asserted before it arrived).
     const arrived = () => {
       const root = spans.find(isLoginEntry);
-      return Boolean(root && handled(root.traceId) && spans.some((s) => s.traceId === root.traceId && s.service === 'auth' && s.kind === 4));
+      const ofAuth = (kind: number) => root !== undefined && spans.some((s) => s.traceId === root.traceId && s.service === 'auth' && s.kind === kind);
+      return Boolean(root && handled(root.traceId) && ofAuth(4) && ofAuth(2));
     };
     try {
       await until(arrived, 15_000, 'the notifier handling and the auth publish in the trace of the login');
