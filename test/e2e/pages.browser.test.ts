@@ -268,6 +268,32 @@ describe('hosted sign-in and the account console', () => {
     expect(factors.body.data.recovery).toBeNull();
   });
 
+  it('shows and hides what was typed in every password field, and a sign-in sends it hidden again', async () => {
+    const page = await freshPage();
+    await page.goto(`${origin}/register`);
+    await waitForHeading(page, 'Create your account');
+    // One button beside each password field, naming what a press does.
+    const reveals = () => page.$$eval('input[type=password], input[type=text]', (inputs) => inputs.filter((i) => i.closest('.with-reveal')).map((i) => [i.getAttribute('type'), i.nextElementSibling?.textContent, i.nextElementSibling?.getAttribute('aria-label')]));
+    expect(await reveals()).toEqual([['password', 'Show', 'Show password']]);
+
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    await fill(page, 'Password', 'typed in the dark');
+    await press(page, 'Show');
+    expect(await reveals()).toEqual([['text', 'Hide', 'Hide password']]);
+    expect(await page.$eval('.with-reveal input', (i) => (i as HTMLInputElement).value)).toBe('typed in the dark');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await press(page, 'Hide');
+    expect(await reveals()).toEqual([['password', 'Show', 'Show password']]);
+
+    // Shown, then sent: the field is a password field again when the form goes.
+    await press(page, 'Show');
+    await fill(page, 'Email', 'nobody@example.com');
+    await press(page, 'Sign in');
+    await page.waitForSelector('.error-summary, .status.error');
+    expect(await reveals()).toEqual([['password', 'Show', 'Show password']]);
+  });
+
   it('shows errors where the eye is: in each field, in a summary that heads the form, and in the title; a disabled account names support', async () => {
     const user = await registerAndLogin(stack);
     const page = await freshPage();

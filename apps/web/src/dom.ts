@@ -1,6 +1,7 @@
 // The few DOM helpers the pages need: elements from data (never HTML strings, so nothing a user
 // typed or the API answered is ever parsed as markup), labelled fields, an announced status line,
 // and a view switch that moves focus to the new heading for keyboard and screen-reader users.
+import { texts } from './texts';
 
 type Child = Node | string | false | null | undefined;
 type Attributes = Record<string, string | boolean | number | undefined | ((event: Event) => void)>;
@@ -32,12 +33,33 @@ export function field(label: string, attributes: Attributes & { name: string }, 
   const errorId = `${id}-error`;
   const input = h('input', { id, ...attributes, 'aria-describedby': [hintId, errorId].filter(Boolean).join(' ') });
   const error = h('p', { id: errorId, class: 'field-error' });
-  const wrapper = h('div', { class: 'field' }, h('label', { for: id }, label), hintId && h('p', { id: hintId, class: 'hint' }, hint), input, error);
+  // A password can be shown to check what was typed (every password field, as people expect).
+  const control = attributes.type === 'password' ? h('div', { class: 'with-reveal' }, input, revealButton(input)) : input;
+  const wrapper = h('div', { class: 'field' }, h('label', { for: id }, label), hintId && h('p', { id: hintId, class: 'hint' }, hint), control, error);
   return {
     wrapper,
     input,
     setError: (message: string) => setFieldError(input, message),
   };
+}
+
+/** Shows or hides the password it controls; a submitted form sends it hidden again, so a password manager still sees a password field. */
+function revealButton(input: HTMLInputElement): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'reveal secondary', 'aria-controls': input.id, 'aria-label': texts.reveal.showPassword }, texts.reveal.show);
+  const show = (visible: boolean) => {
+    input.type = visible ? 'text' : 'password';
+    button.textContent = visible ? texts.reveal.hide : texts.reveal.show;
+    button.setAttribute('aria-label', visible ? texts.reveal.hidePassword : texts.reveal.showPassword);
+  };
+  let watching = false;
+  button.addEventListener('click', () => {
+    show(input.type === 'password');
+    if (!watching && input.form) {
+      watching = true;
+      input.form.addEventListener('submit', () => show(false));
+    }
+  });
+  return button;
 }
 
 /** A status line read out when it changes: `alert` for errors, `status` for the rest. */

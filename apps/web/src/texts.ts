@@ -3,6 +3,8 @@
 
 export const texts = {
   product: 'Account',
+  /** The button beside every password field, as GOV.UK's: its words and its name say what a press does. */
+  reveal: { show: 'Show', hide: 'Hide', showPassword: 'Show password', hidePassword: 'Hide password' },
   signIn: {
     title: 'Sign in',
     adminTitle: 'Sign in as an administrator',
