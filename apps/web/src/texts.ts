@@ -329,7 +329,6 @@ export const texts = {
     onlyUnverified: 'Not verified',
     onlyActive: 'Active',
     onlyDisabled: 'Disabled',
-    passkeyAdded: (added: string, used: string | null) => `added ${added} · ${used ? `last used ${used}` : 'never used'}`,
     /** A factor of the user's list: when it was added and last used, how many codes are left, or that it waits for its first code. */
     factorMeta: (factor: { createdAt: string | null; lastUsedAt: string | null; confirmed: boolean; remaining?: number }, date: (iso: string) => string) =>
       !factor.confirmed

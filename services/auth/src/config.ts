@@ -44,7 +44,9 @@ function featureVariables(): FeatureVariables {
   const variables: z.ZodRawShape = {};
   for (const name of featureNames) {
     for (const [variable, schema] of Object.entries(featureOf(name).variables)) {
-      if (variable in variables || variable in sharedVariables) throw new Error(`${variable} is claimed by two settings modules (settings/${name} and another)`);
+      if (variable in variables || variable in sharedVariables) {
+        throw new Error(`${variable} is claimed twice: by settings/${name} and by ${variable in sharedVariables ? "auth's shared variables" : 'an earlier settings module'}`);
+      }
       variables[variable] = schema;
     }
   }
