@@ -61,7 +61,7 @@ export interface ClientOptions {
 type KindSuffix = { [P in keyof paths]: P extends `/api/auth/user${infer S}` ? (`/api/auth/admin${S}` extends keyof paths ? S : never) : never }[keyof paths];
 
 /** What an operation's 2xx answer carries under `data`. */
-type DataOf<D> = NonNullable<D extends { data?: infer X } ? X : never>;
+export type DataOf<D> = NonNullable<D extends { data?: infer X } ? X : never>;
 type Answer<D> = Promise<{ data?: D; error?: unknown; response: Response }>;
 
 export class AccountClient {
@@ -156,8 +156,9 @@ export class AccountClient {
     return `${this.base}/api/auth/${this.kind}/oidc/${encodeURIComponent(provider)}/start?returnTo=${encodeURIComponent(returnTo)}`;
   }
 
+  /** Registers an account of this client's kind (an admin only while the deployment takes one; the answer names it `admin`). */
   register(fields: { name: string; email: string; password: string }): Promise<Result<{ user: Account }>> {
-    return this.settle(this.api.POST('/api/auth/user/register', { body: fields })) as Promise<Result<{ user: Account }>>;
+    return this.settle(this.api.POST(this.own('/register'), { body: fields })) as Promise<Result<{ user: Account }>>;
   }
 
   /** Uses the refresh cookie for a new access token: whether a session goes on. */

@@ -1,7 +1,7 @@
 // The admin console's part of the client: the admin routes of the contract, as results. Acts that
 // cannot be undone answer `step_up_required` until the admin proves themselves again
 // (`reauthenticate`), as the account console's factor changes do.
-import { AccountClient, type Account, type ActivityEntry, type ClientOptions, type Result, type Session } from './account-client';
+import { AccountClient, type Account, type ActivityEntry, type ClientOptions, type DataOf, type Result, type Session } from './account-client';
 import type { components, paths } from './openapi';
 
 export interface Page<T> {
@@ -9,7 +9,6 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-type DataOf<D> = NonNullable<D extends { data?: infer X } ? X : never>;
 type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer B } } } } ? DataOf<B> : never;
 
 export type UserFactors = Ok<'/api/admin/users/{userId}/factors', 'get'>['factors'];

@@ -68,7 +68,8 @@ export class SessionKeeper {
       if (!bearerOperations.has(`${request.method} ${schemaPath}`)) return undefined;
       if (!this.accessToken && !(await this.refresh())) {
         this.options.onSignedOut?.();
-        return undefined;
+        // Answered here, as the service would: a call it can only refuse is not sent.
+        return new Response(JSON.stringify({ success: false, message: 'Not signed in', code: 'unauthorized' }), { status: 401, headers: { 'content-type': 'application/json' } });
       }
       const authorized = withToken(request, this.accessToken!);
       this.carried.add(authorized);

@@ -146,6 +146,8 @@ describe('the typed client', () => {
     // Signed out, a call needing the token tries the cookie first, then answers without a second round.
     expect(await client.me()).toMatchObject({ ok: false, error: { status: 401 } });
     expect(stub.calls('POST', '/api/auth/user/refresh')).toHaveLength(2);
+    // …and the call the service could only refuse is not sent.
+    expect(stub.calls('GET', '/api/auth/user/me')).toHaveLength(1);
   });
 
   it('refreshes before the token expires, with no call asking', async () => {
@@ -175,6 +177,8 @@ describe('the typed client', () => {
     expect(admin).toBeInstanceOf(AdminClient);
     await admin.login('root@example.com', 'right');
     expect(stub.calls('POST', '/api/auth/admin/login')).toHaveLength(1);
+    await admin.register({ name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' });
+    expect([stub.calls('POST', '/api/auth/admin/register').length, stub.calls('POST', '/api/auth/user/register').length]).toEqual([1, 0]);
 
     const { data } = await admin.api.GET('/api/admin/users/{userId}', { params: { path: { userId: 'u 42' } } });
     expect(data?.data?.user.id).toBe('u%2042');
