@@ -36,6 +36,7 @@ import type { AuthDeps } from './domain/ports';
 import { ResetMailJob } from './entry-points/jobs/reset-mail';
 import { FactorRecoveryJob } from './entry-points/jobs/factor-recovery';
 import { runFactorRecoveries } from './domain/email/factor-recovery';
+import { factorMethods } from './domain/factors';
 import { authMetrics, bcryptMetrics } from './metrics';
 import { loadTokenIssuer } from './security/access-token-issuer';
 import { OtpauthTotp } from './security/otpauth-totp';
@@ -116,6 +117,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       ),
       codeGuesses,
       factors,
+      factorMethods,
       totp: new OtpauthTotp(),
       qrCodes: new PngQrCodes(),
       passkeys: new SimpleWebAuthnCeremonies(),

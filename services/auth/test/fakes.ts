@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import type { AccessClaims, AccountKind, EventInput, EventOutbox, EventType } from '@acct/shared';
+import { factorMethods } from '../src/domain/factors';
 import type { Account, AccountChanges, NewAccount } from '../src/domain/shared/account';
 import type {
   Accounts,
@@ -16,7 +17,8 @@ import type {
   CodeGuesses,
   DesktopData,
   DesktopRelease,
-  FactorSet,
+  Factor,
+  FactorRef,
   Factors,
   AccountLinks,
   AttemptResult,
@@ -35,13 +37,13 @@ import type {
   FlowKey,
   FlowPurpose,
   NewActivity,
-  NewPasskey,
+  NewFactor,
   NewSignInFlow,
   OpenChallenge,
-  Passkey,
   PasskeyCeremonies,
   PasswordHasher,
   ProofVerdict,
+  SecondFactor,
   AuthPolicy,
   Identities,
   IdentityClaims,
@@ -193,90 +195,91 @@ export const requestOf = (actor?: AccessClaims): RequestContext => ({ ip: '192.0
 /** The claims of an access token of the account's session `sid`. */
 export const claimsOf = (kind: AccountKind, account: Pick<Account, 'id'>, sid = objectId()): AccessClaims => ({ kind, sub: account.id, sid, role: kind });
 
-/** Second factors in memory: recovery codes as given (the store hashes them), steps used once and in order. */
+/** Second factors in memory, one Map of them: codes kept as given (the store hashes them), steps used once and in order. */
 export class MemoryFactors implements Factors {
-  private readonly sets = new Map<string, { totp: FactorSet['totp']; passkeys: Array<Passkey & { kind: AccountKind; accountId: string }>; codes: string[]; used: string[]; madeAt: Date | null }>();
-  private setOf(kind: AccountKind, accountId: string) {
-    const key = `${kind}:${accountId}`;
-    if (!this.sets.has(key)) this.sets.set(key, { totp: null, passkeys: [], codes: [], used: [], madeAt: null });
-    return this.sets.get(key)!;
+  /** By slot, as the store's: a factor the account holds once by account, any other by its id alone. */
+  private readonly held = new Map<string, Factor & { codes: string[]; used: string[] }>();
+  private slot = (kind: AccountKind, accountId: string, { method, id }: FactorRef) => (id === method ? `${method}:${kind}:${accountId}` : `${method}:${id}`);
+  private mine(kind: AccountKind, accountId: string, ref: FactorRef) {
+    const factor = this.held.get(this.slot(kind, accountId, ref));
+    return factor?.kind === kind && factor.accountId === accountId ? factor : undefined;
   }
-  async of(kind: AccountKind, accountId: string): Promise<FactorSet> {
-    const set = this.setOf(kind, accountId);
-    return { totp: set.totp && { ...set.totp }, passkeys: set.passkeys.map((p) => ({ ...p })), recoveryCodesLeft: set.codes.length, recoveryCodesMadeAt: set.madeAt };
+  private plain = ({ codes: _codes, used: _used, ...factor }: Factor & { codes: string[]; used: string[] }): Factor => ({ ...factor, details: { ...factor.details } });
+  async list(kind: AccountKind, accountId: string) {
+    return [...this.held.values()].filter((f) => f.kind === kind && f.accountId === accountId).map(this.plain);
   }
-  async startTotp(kind: AccountKind, accountId: string, secret: string) {
-    const set = this.setOf(kind, accountId);
-    if (set.totp?.confirmed) return 'exists' as const;
-    set.totp = { secret, confirmed: false, lastStep: -1, createdAt: new Date() };
-    return 'started' as const;
+  async find(method: SecondFactor, id: string) {
+    const factor = this.held.get(`${method}:${id}`);
+    return factor ? this.plain(factor) : null;
   }
-  async confirmTotp(kind: AccountKind, accountId: string, step: number) {
-    const set = this.setOf(kind, accountId);
-    if (!set.totp || set.totp.confirmed) return false;
-    set.totp = { ...set.totp, confirmed: true, lastStep: step };
-    return true;
-  }
-  async useTotpStep(kind: AccountKind, accountId: string, step: number) {
-    const set = this.setOf(kind, accountId);
-    if (!set.totp?.confirmed || step <= set.totp.lastStep) return false;
-    set.totp.lastStep = step;
-    return true;
-  }
-  async removeTotp(kind: AccountKind, accountId: string) {
-    const set = this.setOf(kind, accountId);
-    const had = set.totp !== null;
-    set.totp = null;
-    return had;
-  }
-  async addPasskey(kind: AccountKind, accountId: string, passkey: NewPasskey) {
-    if ([...this.sets.values()].some((s) => s.passkeys.some((p) => p.id === passkey.id))) return 'exists' as const;
-    this.setOf(kind, accountId).passkeys.push({ ...passkey, kind, accountId, createdAt: new Date(), lastUsedAt: null });
+  async add(kind: AccountKind, accountId: string, factor: NewFactor, replace?: 'unconfirmed' | 'any') {
+    const slot = this.slot(kind, accountId, factor);
+    const there = this.held.get(slot);
+    if (there && !(replace === 'any' || (replace === 'unconfirmed' && !there.confirmed))) return 'exists' as const;
+    const { codes, counter, details, ...rest } = factor;
+    this.held.delete(slot);
+    this.held.set(slot, { ...rest, kind, accountId, createdAt: new Date(), lastUsedAt: null, counter: counter ?? -1, codesLeft: codes?.length ?? 0, codes: [...(codes ?? [])], used: [], details: { ...details } });
     return 'added' as const;
   }
-  async findPasskey(credentialId: string) {
-    for (const set of this.sets.values()) for (const p of set.passkeys) if (p.id === credentialId) return { ...p };
-    return null;
+  async confirm(kind: AccountKind, accountId: string, ref: FactorRef, counter: number) {
+    const factor = this.mine(kind, accountId, ref);
+    if (!factor || factor.confirmed) return false;
+    Object.assign(factor, { confirmed: true, counter, lastUsedAt: new Date() });
+    return true;
   }
-  async usePasskey(credentialId: string, counter: number, options: { keep?: boolean } = {}) {
-    for (const set of this.sets.values())
-      for (const p of set.passkeys)
-        if (p.id === credentialId) {
-          Object.assign(p, { counter, lastUsedAt: new Date() });
-          if (options.keep) delete p.suspended;
-        }
+  async use(kind: AccountKind, accountId: string, ref: FactorRef, counter: number, options: { strictly?: boolean; keep?: boolean } = {}) {
+    const factor = this.mine(kind, accountId, ref);
+    if (!factor?.confirmed || (options.strictly && counter <= factor.counter)) return false;
+    Object.assign(factor, { counter, lastUsedAt: new Date() });
+    if (options.keep) delete factor.suspended;
+    return true;
   }
-  async suspendPasskeys(kind: AccountKind, accountId: string) {
-    const fresh = this.setOf(kind, accountId).passkeys.filter((p) => !p.suspended);
-    for (const p of fresh) p.suspended = true;
-    return fresh.map(({ kind: _kind, accountId: _accountId, ...p }) => ({ ...p }));
+  async spend(kind: AccountKind, accountId: string, ref: FactorRef, code: string) {
+    const factor = this.mine(kind, accountId, ref);
+    if (!factor) return undefined;
+    if (factor.used.includes(code)) return 'used' as const;
+    if (!factor.codes.includes(code)) return undefined;
+    factor.codes = factor.codes.filter((c) => c !== code);
+    factor.used.push(code);
+    Object.assign(factor, { codesLeft: factor.codes.length, lastUsedAt: new Date() });
+    return factor.codes.length;
   }
-  async removePasskey(kind: AccountKind, accountId: string, credentialId: string) {
-    const set = this.setOf(kind, accountId);
-    const before = set.passkeys.length;
-    set.passkeys = set.passkeys.filter((p) => p.id !== credentialId);
-    return set.passkeys.length < before;
+  async remove(kind: AccountKind, accountId: string, ref: FactorRef) {
+    return this.mine(kind, accountId, ref) !== undefined && this.held.delete(this.slot(kind, accountId, ref));
   }
-  async replaceRecoveryCodes(kind: AccountKind, accountId: string, codes: string[]) {
-    Object.assign(this.setOf(kind, accountId), { codes: [...codes], used: [], madeAt: new Date() });
-  }
-  async useRecoveryCode(kind: AccountKind, accountId: string, code: string) {
-    const set = this.setOf(kind, accountId);
-    if (set.used.includes(code)) return 'used' as const;
-    if (!set.codes.includes(code)) return undefined;
-    set.codes = set.codes.filter((c) => c !== code);
-    set.used.push(code);
-    return set.codes.length;
-  }
-  async removeRecoveryCodes(kind: AccountKind, accountId: string) {
-    Object.assign(this.setOf(kind, accountId), { codes: [], used: [], madeAt: null });
+  async suspend(kind: AccountKind, accountId: string, methods: readonly SecondFactor[]) {
+    const fresh = [...this.held.values()].filter((f) => f.kind === kind && f.accountId === accountId && methods.includes(f.method) && !f.suspended);
+    for (const f of fresh) f.suspended = true;
+    return fresh.map(this.plain);
   }
   async removeAll(kind: AccountKind, accountId: string) {
-    const set = this.setOf(kind, accountId);
-    const count = (set.totp?.confirmed ? 1 : 0) + set.passkeys.length;
-    this.sets.delete(`${kind}:${accountId}`);
-    return count;
+    const gone = await this.list(kind, accountId);
+    for (const f of gone) this.held.delete(this.slot(kind, accountId, f));
+    return gone;
   }
+}
+
+/** The one-per-account factors, by the ids the methods give them. */
+export const APP = { method: 'totp', id: 'totp' } as const;
+export const CODES = { method: 'recovery_code', id: 'recovery_code' } as const;
+
+/** Test setup in the store's terms: an authenticator waiting for its first code (seed `S`). */
+export const startApp = (factors: Factors, kind: AccountKind, accountId: string) => factors.add(kind, accountId, { ...APP, confirmed: false, secret: 'S' }, 'unconfirmed');
+/** A passkey as the passkey module stores one. */
+export const addPasskey = (factors: Factors, kind: AccountKind, accountId: string, p: { id: string; name: string; publicKey: string; counter: number; transports: string[] }) =>
+  factors.add(kind, accountId, { id: p.id, method: 'passkey', name: p.name, confirmed: true, counter: p.counter, details: { publicKey: p.publicKey, transports: p.transports } });
+/** A new set of recovery codes, as the recovery-codes module stores one. */
+export const replaceCodes = (factors: Factors, kind: AccountKind, accountId: string, codes: string[]) => factors.add(kind, accountId, { ...CODES, confirmed: true, codes }, 'any');
+
+/** What an account holds, read back in a few words: its authenticator, its passkeys, its codes left. */
+export async function heldFactors(factors: Factors, kind: AccountKind, accountId: string) {
+  const list = await factors.list(kind, accountId);
+  const app = list.find((f) => f.method === 'totp');
+  return {
+    totp: app ? { confirmed: app.confirmed, lastStep: app.counter, createdAt: app.createdAt } : null,
+    passkeys: list.filter((f) => f.method === 'passkey').map((p) => ({ id: p.id, name: p.name, counter: p.counter, createdAt: p.createdAt, suspended: p.suspended })),
+    recoveryCodesLeft: list.find((f) => f.method === 'recovery_code')?.codesLeft ?? 0,
+  };
 }
 
 /** An authenticator whose codes are `step` written as six digits: code 000042 is step 42, within one step of `now`. */
@@ -470,6 +473,7 @@ export async function memorySignIn() {
     tokens: { sign: (claims: { sub: string }) => `access-for-${claims.sub}` } as unknown as TokenSigner,
     flows: new MemorySignInFlows(codeGuesses),
     factors: new MemoryFactors(),
+    factorMethods,
     totp: new StepTotp(),
     passkeys: signedByChallenge,
     ceremonies: new MemoryCeremonies(),

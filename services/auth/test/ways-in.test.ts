@@ -1,7 +1,8 @@
 // The ways-in rule on in-memory ports: an account never removes its last way in, whatever the
 // order or the race (what a mailbox may remove is test/domain/mailbox.test.ts's).
 import type { Account } from '../src/domain/shared/account';
-import type { FactorSet, LinkedIdentity, Needs, Passkey } from '../src/domain/ports';
+import { factorMethods } from '../src/domain/factors';
+import type { Factor, FactorRef, LinkedIdentity, Needs } from '../src/domain/ports';
 import { removeWayIn } from '../src/domain/shared/ways-in';
 
 const DAY = 24 * 3600 * 1000;
@@ -24,11 +25,11 @@ function account(overrides: Partial<Account> = {}): Account {
   };
 }
 
-const passkey = (id: string, ageDays: number): Passkey => ({ id, name: id, publicKey: 'k', counter: 0, transports: [], createdAt: new Date(NOW - ageDays * DAY), lastUsedAt: null });
+const passkey = (id: string, ageDays: number): Factor => ({ id, method: 'passkey', kind: 'user', accountId: account().id, name: id, confirmed: true, counter: 0, codesLeft: 0, details: { publicKey: 'k' }, createdAt: new Date(NOW - ageDays * DAY), lastUsedAt: null });
 const identity = (provider: string, ageDays: number): LinkedIdentity => ({ provider, subject: `s-${provider}`, kind: 'user', accountId: account().id, linkedAt: new Date(NOW - ageDays * DAY) });
 
 /** Factors, identities and a lock, in memory: each removal yields to the event loop, as a store's round trip does. */
-function ports(state: { passkeys: Passkey[]; identities: LinkedIdentity[]; totp?: { ageDays: number }; codes?: { ageDays: number } }) {
+function ports(state: { passkeys: Factor[]; identities: LinkedIdentity[] }) {
   const tick = () => new Promise((resolve) => setImmediate(resolve));
   let chain: Promise<unknown> = Promise.resolve();
   const deps = {
@@ -39,28 +40,17 @@ function ports(state: { passkeys: Passkey[]; identities: LinkedIdentity[]; totp?
         return next;
       },
     },
+    factorMethods,
     factors: {
-      async of(): Promise<FactorSet> {
+      async list(): Promise<Factor[]> {
         await tick();
-        return {
-          totp: state.totp ? { secret: 'S', confirmed: true, lastStep: 0, createdAt: new Date(NOW - state.totp.ageDays * DAY) } : null,
-          passkeys: [...state.passkeys],
-          recoveryCodesLeft: state.codes ? 10 : 0,
-          recoveryCodesMadeAt: state.codes ? new Date(NOW - state.codes.ageDays * DAY) : null,
-        };
+        return [...state.passkeys];
       },
-      async removePasskey(_kind: string, _id: string, credentialId: string) {
+      async remove(_kind: string, _id: string, factor: FactorRef) {
         await tick();
         const before = state.passkeys.length;
-        state.passkeys = state.passkeys.filter((p) => p.id !== credentialId);
+        state.passkeys = state.passkeys.filter((p) => p.id !== factor.id);
         return state.passkeys.length < before;
-      },
-      async removeTotp() {
-        state.totp = undefined;
-        return true;
-      },
-      async removeRecoveryCodes() {
-        state.codes = undefined;
       },
     },
     identities: {
@@ -76,12 +66,14 @@ function ports(state: { passkeys: Passkey[]; identities: LinkedIdentity[]; totp?
       },
     },
   };
-  return deps as unknown as Needs<'locks' | 'factors' | 'identities'>;
+  return deps as unknown as Needs<'locks' | 'factors' | 'factorMethods' | 'identities'>;
 }
+
+const thePasskey = (id: string) => ({ type: 'factor' as const, factor: { method: 'passkey' as const, id } });
 
 describe('removeWayIn: never without a way in', () => {
   it.each([
-    ['the last passkey of a passwordless account', { passkeys: [passkey('p1', 30)], identities: [] }, { type: 'passkey' as const, id: 'p1' }],
+    ['the last passkey of a passwordless account', { passkeys: [passkey('p1', 30)], identities: [] }, thePasskey('p1')],
     ['the only identity of a passwordless account', { passkeys: [], identities: [identity('corp', 30)] }, { type: 'identity' as const, provider: 'corp' }],
   ])('refuses to remove %s', async (_label, state, removing) => {
     const deps = ports(state);
@@ -90,20 +82,25 @@ describe('removeWayIn: never without a way in', () => {
     expect(remove).not.toHaveBeenCalled();
   });
 
+  it('counts a factor that signs in by itself as a way in, and not an authenticator app, which only answers a second step', async () => {
+    const app: Factor = { ...passkey('app', 30), id: 'totp', method: 'totp', details: {} };
+    const deps = ports({ passkeys: [passkey('p1', 30), app], identities: [] });
+    await expect(removeWayIn(deps, 'user', account(), thePasskey('p1'), async () => true)).rejects.toMatchObject({ code: 'last_sign_in_method' });
+  });
+
   it('removes a passkey while a password or an identity remains (the controls)', async () => {
     const withPassword = ports({ passkeys: [passkey('p1', 30)], identities: [] });
-    expect(await removeWayIn(withPassword, 'user', account({ passwordHash: 'h' }), { type: 'passkey', id: 'p1' }, async () => 'removed')).toBe('removed');
+    expect(await removeWayIn(withPassword, 'user', account({ passwordHash: 'h' }), thePasskey('p1'), async () => 'removed')).toBe('removed');
     const withIdentity = ports({ passkeys: [passkey('p1', 30)], identities: [identity('corp', 30)] });
-    expect(await removeWayIn(withIdentity, 'user', account(), { type: 'passkey', id: 'p1' }, async () => 'removed')).toBe('removed');
+    expect(await removeWayIn(withIdentity, 'user', account(), thePasskey('p1'), async () => 'removed')).toBe('removed');
   });
 
   it('of a passkey and an identity removed at once from a passwordless account, exactly one goes', async () => {
     const state = { passkeys: [passkey('p1', 30)], identities: [identity('corp', 30)] };
     const deps = ports(state);
-    const factors = deps.factors as unknown as { removePasskey: (k: string, a: string, c: string) => Promise<boolean> };
     const identities = deps.identities as unknown as { remove: (k: string, a: string, p: string) => Promise<boolean> };
     const results = await Promise.allSettled([
-      removeWayIn(deps, 'user', account(), { type: 'passkey', id: 'p1' }, () => factors.removePasskey('user', account().id, 'p1')),
+      removeWayIn(deps, 'user', account(), thePasskey('p1'), () => deps.factors.remove('user', account().id, { method: 'passkey', id: 'p1' })),
       removeWayIn(deps, 'user', account(), { type: 'identity', provider: 'corp' }, () => identities.remove('user', account().id, 'corp')),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -112,6 +109,6 @@ describe('removeWayIn: never without a way in', () => {
 
   it('lets the caller say "not found" for a way the account does not have', async () => {
     const deps = ports({ passkeys: [], identities: [] });
-    expect(await removeWayIn(deps, 'user', account(), { type: 'passkey', id: 'nope' }, async () => false)).toBe(false);
+    expect(await removeWayIn(deps, 'user', account(), thePasskey('nope'), async () => false)).toBe(false);
   });
 });

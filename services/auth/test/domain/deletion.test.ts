@@ -4,7 +4,7 @@
 // (account-deletion.security) keeps to the contract and the other services dropping their part.
 import { AuthErrors } from '../../src/errors';
 import { deleteOwnAccount, deleteUser } from '../../src/domain/account/deletion';
-import { claimsOf, memorySignIn, requestOf } from '../fakes';
+import { claimsOf, memorySignIn, requestOf, APP, startApp, heldFactors } from '../fakes';
 
 describe('deleting an account', () => {
   it('by its owner with the password: the event first, then the account, its sessions, flows, factors, identities, links, avatar and history', async () => {
@@ -12,8 +12,8 @@ describe('deleting an account', () => {
     const { deps } = setup;
     const user = await setup.make('user', 'grace@example.com');
     await deps.accounts.user.update(user.id, { avatar: { fileId: 'f1', contentType: 'image/png', size: 1, updatedAt: new Date() } });
-    await deps.factors.startTotp('user', user.id, 'S');
-    await deps.factors.confirmTotp('user', user.id, 1);
+    await startApp(deps.factors, 'user', user.id);
+    await deps.factors.confirm('user', user.id, APP, 1);
     await deps.identities.add({ provider: 'idp', subject: 's', kind: 'user', accountId: user.id, linkedAt: new Date() });
     await deps.links.store('t'.repeat(43), { purpose: 'verify_email', kind: 'user', accountId: user.id, expiresAt: new Date(Date.now() + 60_000) });
     await deps.activity.record({ kind: 'user', accountId: user.id, type: 'signed_in', at: new Date(), actor: 'owner' } as never);
@@ -30,7 +30,7 @@ describe('deleting an account', () => {
     expect(await deps.accounts.user.findById(user.id)).toBeNull();
     // Sessions of any epoch up to one past the account's last are refused.
     expect(setup.ended).toEqual([{ kind: 'user', accountId: user.id, credentialEpoch: user.credentialEpoch + 1 }]);
-    expect(await deps.factors.of('user', user.id)).toMatchObject({ totp: null, passkeys: [], recoveryCodesLeft: 0 });
+    expect(await heldFactors(deps.factors, 'user', user.id)).toMatchObject({ totp: null, passkeys: [], recoveryCodesLeft: 0 });
     expect(deps.identities.linked).toEqual([]);
     expect(deps.links.live('verify_email', user.id)).toBeUndefined();
     expect(deps.avatars.removed).toEqual(['f1']);

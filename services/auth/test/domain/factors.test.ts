@@ -4,10 +4,10 @@
 // does. The end-to-end files (second-factors.security, passkeys.browser) keep to the contract.
 import type { AccountKind, Logger } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
-import { confirmAuthenticator, listOwnFactors, proveSecondStep, userFactorSummary, regenerateRecoveryCodes, removeAuthenticator, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS } from '../../src/domain/factors';
+import { confirmAuthenticator, listOwnFactors, proveSecondStep, userFactorSummary, regenerateRecoveryCodes, removeFactor, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS, factorMethods } from '../../src/domain/factors';
 import { relyingPartyFor } from '../../src/domain/factors/common';
 import type { AuthPolicy, OpenChallenge, PasskeyCeremonies, Sessions } from '../../src/domain/ports';
-import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, StepTotp, claimsOf, requestOf, silentLogger } from '../fakes';
+import { MemoryAccounts, MemoryActivity, MemoryIdentities, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, StepTotp, claimsOf, requestOf, silentLogger, APP, CODES, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
 
 const rp = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] };
 
@@ -27,6 +27,7 @@ async function setUp() {
   const deps = {
     accounts: { user: accounts, admin: new MemoryAccounts() },
     factors: new MemoryFactors(),
+    factorMethods,
     totp: new StepTotp(),
     qrCodes: { dataUrl: async (text: string) => `data:image/png;base64,${Buffer.from(text).toString('base64')}` },
     passkeys,
@@ -45,24 +46,28 @@ async function setUp() {
   return { deps, user, caller, ctx: requestOf(), ended };
 }
 
+/** One request at a time, and no linked identities: what a removal's way-in check reads. */
+const unlocked = { run: <T>(_name: string, work: () => Promise<T>) => work() };
+const noIdentities = new MemoryIdentities();
+
 const challengeFor = (accountId: string, extra: Partial<OpenChallenge> = {}): OpenChallenge => ({ kind: 'user', accountId, isMailedCode: () => false, ...extra });
 const code = (step: number) => String(step).padStart(6, '0');
 
 describe('the methods a login offers', () => {
   it('names the app, then passkeys, then recovery codes, and recovery codes only beside a factor they stand in for', async () => {
     const { deps, user } = await setUp();
-    const offered = async () => secondFactorsOf(await deps.factors.of('user', user.id));
+    const offered = async () => secondFactorsOf(await deps.factors.list('user', user.id));
     expect(await offered()).toEqual([]);
-    await deps.factors.startTotp('user', user.id, 'S');
+    await startApp(deps.factors, 'user', user.id);
     expect(await offered()).toEqual([]);
-    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij']);
+    await replaceCodes(deps.factors, 'user', user.id, ['abcdefghij']);
     expect(await offered()).toEqual([]);
-    await deps.factors.confirmTotp('user', user.id, 1);
+    await deps.factors.confirm('user', user.id, APP, 1);
     expect(await offered()).toEqual(['totp', 'recovery_code']);
-    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    await addPasskey(deps.factors, 'user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
     expect(await offered()).toEqual(['totp', 'passkey', 'recovery_code']);
-    await deps.factors.removeTotp('user', user.id);
-    await deps.factors.removeRecoveryCodes('user', user.id);
+    await deps.factors.remove('user', user.id, APP);
+    await deps.factors.remove('user', user.id, CODES);
     expect(await offered()).toEqual(['passkey']);
   });
 
@@ -75,9 +80,9 @@ describe('the methods a login offers', () => {
 describe('the list of factors', () => {
   it('lists every factor from the methods\' registry: the app (waiting for its first code), each passkey by its name, then the recovery codes as the backup', async () => {
     const { deps, user, caller } = await setUp();
-    await deps.factors.startTotp('user', user.id, 'S');
-    await deps.factors.addPasskey('user', user.id, { id: 'cred-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
-    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij', 'bcdefghijk']);
+    await startApp(deps.factors, 'user', user.id);
+    await addPasskey(deps.factors, 'user', user.id, { id: 'cred-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
+    await replaceCodes(deps.factors, 'user', user.id, ['abcdefghij', 'bcdefghijk']);
     const pending = await listOwnFactors(deps, caller);
     expect(pending.items.map((f) => [f.method, f.id, f.label, f.confirmed, f.role, f.lastUsedAt, f.remaining])).toEqual([
       ['totp', 'totp', 'Authenticator app', false, 'way-in', null, undefined],
@@ -86,8 +91,8 @@ describe('the list of factors', () => {
     ]);
 
     // The app's last use is when the step of the last code it took began.
-    await deps.factors.confirmTotp('user', user.id, 58_000_000);
-    await deps.factors.useRecoveryCode('user', user.id, 'abcdefghij');
+    await deps.factors.confirm('user', user.id, APP, 58_000_000);
+    await deps.factors.spend('user', user.id, CODES, 'abcdefghij');
     const live = await listOwnFactors(deps, caller);
     expect(live.items[0]).toMatchObject({ confirmed: true, lastUsedAt: new Date(58_000_000 * 30_000).toISOString() });
     expect(live.items[2]).toMatchObject({ remaining: 1 });
@@ -95,8 +100,8 @@ describe('the list of factors', () => {
 
   it('gives an admin the same list without the ids (a passkey’s credential id stays with its owner)', async () => {
     const { deps, user, caller } = await setUp();
-    await deps.factors.addPasskey('user', user.id, { id: 'cred-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
-    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij']);
+    await addPasskey(deps.factors, 'user', user.id, { id: 'cred-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
+    await replaceCodes(deps.factors, 'user', user.id, ['abcdefghij']);
     const own = (await listOwnFactors(deps, caller)).items;
     const summary = await userFactorSummary(deps, user.id);
     expect(summary.items).toEqual(own.map(({ id: _id, ...entry }) => entry));
@@ -105,10 +110,10 @@ describe('the list of factors', () => {
 
   it('names no recovery codes once the factors they stood in for are gone, and each method has a description', async () => {
     const { deps, user, caller } = await setUp();
-    await deps.factors.startTotp('user', user.id, 'S');
-    await deps.factors.confirmTotp('user', user.id, 1);
-    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij']);
-    await deps.factors.removeTotp('user', user.id);
+    await startApp(deps.factors, 'user', user.id);
+    await deps.factors.confirm('user', user.id, APP, 1);
+    await replaceCodes(deps.factors, 'user', user.id, ['abcdefghij']);
+    await deps.factors.remove('user', user.id, APP);
     expect((await listOwnFactors(deps, caller)).items).toEqual([]);
     expect(SECOND_STEP_METHODS.map((m) => m.description)).toEqual(['A code mailed to the address', 'Authenticator app', 'Passkey', 'Recovery codes']);
   });
@@ -120,8 +125,8 @@ describe('checking a second step', () => {
     expect(await proveSecondStep(deps, challengeFor(user.id, { isMailedCode: (c) => c === '424242' }), { type: 'code', code: '424242' }, ctx)).toBe(true);
     // No app yet: a code is wrong.
     expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe(false);
-    await deps.factors.startTotp('user', user.id, 'S');
-    await deps.factors.confirmTotp('user', user.id, 98);
+    await startApp(deps.factors, 'user', user.id);
+    await deps.factors.confirm('user', user.id, APP, 98);
     expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe(true);
     // The same step again, or an older one after it: correct, but used (no guess counted).
     expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe('used');
@@ -133,25 +138,25 @@ describe('checking a second step', () => {
 
   it('uses a recovery code up, tells the owner, and answers a second use as used', async () => {
     const { deps, user, ctx } = await setUp();
-    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij', 'klmnopqrst']);
+    await replaceCodes(deps.factors, 'user', user.id, ['abcdefghij', 'klmnopqrst']);
     expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'recovery', code: 'zzzzzzzzzz' }, ctx)).toBe(false);
     expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'recovery', code: 'abcdefghij' }, ctx)).toBe(true);
     expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'recovery', code: 'abcdefghij' }, ctx)).toBe('used');
-    expect((await deps.factors.of('user', user.id)).recoveryCodesLeft).toBe(1);
+    expect((await heldFactors(deps.factors, 'user', user.id)).recoveryCodesLeft).toBe(1);
     expect(deps.outbox.events).toEqual([{ type: 'account.security.changed', input: expect.objectContaining({ change: 'recovery_code_used', accountId: user.id }) }]);
   });
 
   it('takes a passkey only answering this step’s challenge, and only the challenge account’s own', async () => {
     const { deps, user, ctx } = await setUp();
     const other = (await deps.accounts.user.create({ email: 'eve@example.com', name: 'Eve', passwordHash: null, role: 'user' })) as { id: string };
-    await deps.factors.addPasskey('user', user.id, { id: 'mine', name: 'Laptop', publicKey: 'k', counter: 5, transports: [] });
-    await deps.factors.addPasskey('user', other.id, { id: 'theirs', name: 'Phone', publicKey: 'k', counter: 0, transports: [] });
+    await addPasskey(deps.factors, 'user', user.id, { id: 'mine', name: 'Laptop', publicKey: 'k', counter: 5, transports: [] });
+    await addPasskey(deps.factors, 'user', other.id, { id: 'theirs', name: 'Phone', publicKey: 'k', counter: 0, transports: [] });
     const answer = (id: string, signedBy: string) => ({ type: 'passkey' as const, response: { id, response: { signedBy } } });
     expect(await proveSecondStep(deps, challengeFor(user.id), answer('mine', 'c1'), ctx)).toBe(false);
     expect(await proveSecondStep(deps, challengeFor(user.id, { webauthnChallenge: 'c1' }), answer('mine', 'c0'), ctx)).toBe(false);
     expect(await proveSecondStep(deps, challengeFor(user.id, { webauthnChallenge: 'c1' }), answer('theirs', 'c1'), ctx)).toBe(false);
     expect(await proveSecondStep(deps, challengeFor(user.id, { webauthnChallenge: 'c1' }), answer('mine', 'c1'), ctx)).toBe(true);
-    expect((await deps.factors.findPasskey('mine'))?.counter).toBe(6);
+    expect((await deps.factors.find('passkey', 'mine'))?.counter).toBe(6);
   });
 });
 
@@ -172,7 +177,7 @@ describe('recovery codes', () => {
     await deps.ceremonies.markProof(caller.sid, 0);
     await startAuthenticator(deps, caller);
     const { recoveryCodes: old } = await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
-    await removeAuthenticator(deps, caller, ctx);
+    await removeFactor({ ...deps, locks: unlocked, identities: noIdentities }, caller, APP, ctx);
     await startAuthenticator(deps, caller);
     deps.totp.now = 200;
     const { recoveryCodes: fresh } = await confirmAuthenticator(deps, caller, { code: code(200) }, ctx);
@@ -212,11 +217,39 @@ describe('an account’s own authenticator app', () => {
     await deps.ceremonies.markProof(caller.sid, 0);
     await startAuthenticator(deps, caller);
     await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
-    expect(await removeAuthenticator(deps, caller, ctx)).toBe(1);
+    expect(await removeFactor({ ...deps, locks: unlocked, identities: noIdentities }, caller, APP, ctx)).toBe(1);
     expect(ended).toEqual([`others-than-${caller.sid}`]);
-    expect((await deps.factors.of('user', caller.sub)).recoveryCodesLeft).toBe(0);
+    expect((await heldFactors(deps.factors, 'user', caller.sub)).recoveryCodesLeft).toBe(0);
     await expect(regenerateRecoveryCodes(deps, caller, ctx)).rejects.toMatchObject({ message: AuthErrors.noFactorForRecoveryCodes().message });
     expect(deps.outbox.events.map((e) => (e.input as { change?: string }).change ?? e.type)).toEqual(['totp_added', 'account.sessions.ended', 'totp_removed']);
+  });
+});
+
+describe('removing a factor by its id', () => {
+  it('answers factor_not_found for an enrolment still waiting, for codes (they go with the last factor), and for another account’s passkey', async () => {
+    const { deps, caller, ctx, user } = await setUp();
+    const removal = { ...deps, locks: unlocked, identities: noIdentities };
+    await deps.ceremonies.markProof(caller.sid, 0);
+    await startAuthenticator(deps, caller);
+    await expect(removeFactor(removal, caller, APP, ctx)).rejects.toMatchObject({ code: 'factor_not_found' });
+    await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    await expect(removeFactor(removal, caller, CODES, ctx)).rejects.toMatchObject({ code: 'factor_not_found' });
+    await addPasskey(deps.factors, 'user', 'someone-else', { id: 'theirs', name: 'Phone', publicKey: 'k', counter: 0, transports: [] });
+    await expect(removeFactor(removal, caller, { method: 'passkey', id: 'theirs' }, ctx)).rejects.toMatchObject({ code: 'factor_not_found' });
+    expect((await deps.factors.list('user', user.id)).map((f) => f.method)).toEqual(['totp', 'recovery_code']);
+    expect(await deps.factors.find('passkey', 'theirs')).not.toBeNull();
+  });
+
+  it('removes a passkey as it does the app: the codes go with the last factor, and the notice names the method', async () => {
+    const { deps, caller, ctx, user } = await setUp();
+    const removal = { ...deps, locks: unlocked, identities: noIdentities };
+    await deps.accounts.user.update(user.id, { passwordHash: 'h' });
+    await deps.ceremonies.markProof(caller.sid, 0);
+    await addPasskey(deps.factors, 'user', user.id, { id: 'mine', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    await replaceCodes(deps.factors, 'user', user.id, ['abcdefghij']);
+    expect(await removeFactor(removal, caller, { method: 'passkey', id: 'mine' }, ctx)).toBe(1);
+    expect(await deps.factors.list('user', user.id)).toEqual([]);
+    expect(deps.outbox.events.map((e) => (e.input as { change?: string }).change ?? e.type)).toEqual(['account.sessions.ended', 'passkey_removed']);
   });
 });
 

@@ -5,7 +5,7 @@
 // The end-to-end file (identity-providers.security) keeps to the contract, the ID token's checks
 // against a real OpenID provider, and the wiring.
 import { completeCallback, startLink, startSignIn } from '../../src/domain/identity/sign-in';
-import { claimsOf, memorySignIn, requestOf } from '../fakes';
+import { claimsOf, memorySignIn, requestOf, APP, startApp } from '../fakes';
 
 type SignIn = Awaited<ReturnType<typeof memorySignIn>>;
 
@@ -72,8 +72,8 @@ describe('which account a provider signs in', () => {
   it('sends an account with factors of its own to the second step, with what comes next in the fragment', async () => {
     const setup = await memorySignIn();
     const user = await setup.make('user', 'grace@example.com', { emailVerified: true });
-    await setup.deps.factors.startTotp('user', user.id, 'S');
-    await setup.deps.factors.confirmTotp('user', user.id, 1);
+    await startApp(setup.deps.factors, 'user', user.id);
+    await setup.deps.factors.confirm('user', user.id, APP, 1);
     const outcome = await roundTrip(setup);
     expect(outcome.refreshToken).toBeUndefined();
     const fragment = new URLSearchParams(outcome.url.hash.slice(1));

@@ -9,7 +9,7 @@ import { login, passkeyLogin, verifyOtp } from '../../src/domain/sign-in/login';
 import { passkeySignInOptions } from '../../src/domain/sign-in/passkey-sign-in';
 import { confirmAuthenticator, secondStepPasskeyOptions, startAuthenticator } from '../../src/domain/factors';
 import { sendVerificationLink, verifyEmail } from '../../src/domain/email/ownership';
-import { claimsOf, memorySignIn, requestOf } from '../fakes';
+import { claimsOf, memorySignIn, requestOf, APP, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
 
 const HOUR = 3600 * 1000;
 
@@ -17,10 +17,10 @@ const HOUR = 3600 * 1000;
 async function setUp() {
   const setup = await memorySignIn();
   const owner = await setup.make('user', 'grace@example.com', { emailVerified: true });
-  await setup.deps.factors.startTotp('user', owner.id, 'S');
-  await setup.deps.factors.confirmTotp('user', owner.id, 1);
-  await setup.deps.factors.addPasskey('user', owner.id, { id: 'key-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
-  await setup.deps.factors.replaceRecoveryCodes('user', owner.id, ['abcdefghij', 'klmnopqrst']);
+  await startApp(setup.deps.factors, 'user', owner.id);
+  await setup.deps.factors.confirm('user', owner.id, APP, 1);
+  await addPasskey(setup.deps.factors, 'user', owner.id, { id: 'key-1', name: 'Laptop', publicKey: 'pk', counter: 0, transports: [] });
+  await replaceCodes(setup.deps.factors, 'user', owner.id, ['abcdefghij', 'klmnopqrst']);
   await setup.deps.identities.add({ provider: 'idp', subject: 'someone', kind: 'user', accountId: owner.id, linkedAt: new Date() });
   return { ...setup, owner };
 }
@@ -56,7 +56,7 @@ describe('a reset by mailed link', () => {
   it('replaces the password and keeps every second factor and way in: the next sign-in still asks for the second step', async () => {
     const setup = await setUp();
     await resetByMail(setup);
-    const set = await setup.deps.factors.of('user', setup.owner.id);
+    const set = await heldFactors(setup.deps.factors, 'user', setup.owner.id);
     expect(set.totp?.confirmed).toBe(true);
     expect(set.passkeys.map((p) => p.id)).toEqual(['key-1']);
     expect(setup.deps.identities.linked).toHaveLength(1);
@@ -84,7 +84,7 @@ describe('getting back in without the second factors', () => {
     const now = new Date();
     const recovery = await recoverByMail(setup, now);
     expect(Date.parse(recovery.dueAt) - now.getTime()).toBe(72 * HOUR);
-    expect((await setup.deps.factors.of('user', setup.owner.id)).totp?.confirmed).toBe(true);
+    expect((await heldFactors(setup.deps.factors, 'user', setup.owner.id)).totp?.confirmed).toBe(true);
     const scheduled = notices(setup).find((n) => n.change === 'factor_recovery_scheduled')!;
     expect(scheduled.details).toEqual([expect.stringContaining(recovery.dueAt), expect.stringMatching(/^authenticator app, added /), expect.stringMatching(/^passkey "Laptop", added /), '2 recovery codes']);
     expect(await pendingRecovery(setup.deps, claimsOf('user', setup.owner))).toEqual(recovery);
@@ -108,9 +108,9 @@ describe('getting back in without the second factors', () => {
     expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 47 * HOUR))).toEqual({ reminded: 0, completed: 0 });
     expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 49 * HOUR))).toEqual({ reminded: 1, completed: 0 });
     expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 50 * HOUR))).toEqual({ reminded: 0, completed: 0 });
-    expect((await setup.deps.factors.of('user', setup.owner.id)).totp?.confirmed).toBe(true);
+    expect((await heldFactors(setup.deps.factors, 'user', setup.owner.id)).totp?.confirmed).toBe(true);
     expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 72 * HOUR))).toEqual({ reminded: 0, completed: 1 });
-    const set = await setup.deps.factors.of('user', setup.owner.id);
+    const set = await heldFactors(setup.deps.factors, 'user', setup.owner.id);
     // The codes go with the last factor they stood in for: none is left to be a second step.
     expect([set.totp, set.passkeys, set.recoveryCodesLeft]).toEqual([null, [], 0]);
     const removed = notices(setup).find((n) => n.change === 'factor_recovery_completed')!;
@@ -132,7 +132,7 @@ describe('getting back in without the second factors', () => {
     expect(await pendingRecovery(setup.deps, claimsOf('user', setup.owner))).toBeNull();
     expect(notices(setup).at(-1)).toEqual(expect.objectContaining({ change: 'factor_recovery_cancelled', details: ['Cancelled by a sign-in with a second factor.'] }));
     expect(await runFactorRecoveries(setup.deps, new Date(now.getTime() + 73 * HOUR))).toEqual({ reminded: 0, completed: 0 });
-    expect((await setup.deps.factors.of('user', setup.owner.id)).passkeys).toHaveLength(1);
+    expect((await heldFactors(setup.deps.factors, 'user', setup.owner.id)).passkeys).toHaveLength(1);
   });
 
   it('is cancelled from the owner’s console; cancelling again says nothing was pending', async () => {
@@ -183,7 +183,7 @@ describe('the first proof of a user’s address (pre-hijacking)', () => {
     const setup = await memorySignIn();
     const account = await setup.make('user', 'victim@example.com', extra);
     await setup.deps.identities.add({ provider: 'idp', subject: 'the-attacker', kind: 'user', accountId: account.id, linkedAt: new Date() });
-    await setup.deps.factors.addPasskey('user', account.id, { id: 'attacker-key', name: 'Mine', publicKey: 'pk', counter: 0, transports: [] });
+    await addPasskey(setup.deps.factors, 'user', account.id, { id: 'attacker-key', name: 'Mine', publicKey: 'pk', counter: 0, transports: [] });
     return { ...setup, owner: account } as unknown as Setup;
   }
   /** The passkey, alone, in place of the password. */
@@ -242,10 +242,10 @@ describe('the first proof of a user’s address (pre-hijacking)', () => {
   it('leaves an admin’s ways in alone: an admin’s address is no stranger’s claim', async () => {
     const setup = await memorySignIn();
     const admin = await setup.make('admin', 'ada@example.com');
-    await setup.deps.factors.addPasskey('admin', admin.id, { id: 'admin-key', name: 'Key', publicKey: 'pk', counter: 0, transports: [] });
+    await addPasskey(setup.deps.factors, 'admin', admin.id, { id: 'admin-key', name: 'Key', publicKey: 'pk', counter: 0, transports: [] });
     await mailResetLink(setup.deps, 'admin', (await setup.deps.accounts.admin.findById(admin.id))!);
     const mailed = setup.deps.outbox.events.find((e) => e.type === 'account.password_reset.requested')!.input as { resetUrl: string };
     await resetPassword(setup.deps, 'admin', { token: new URL(mailed.resetUrl).searchParams.get('token'), newPassword: 'the admin chose this' }, requestOf());
-    expect((await setup.deps.factors.of('admin', admin.id)).passkeys.map((p) => p.suspended)).toEqual([undefined]);
+    expect((await heldFactors(setup.deps.factors, 'admin', admin.id)).passkeys.map((p) => p.suspended)).toEqual([undefined]);
   });
 });

@@ -7,7 +7,7 @@
 import { AuthErrors } from '../../src/errors';
 import { login, passkeyLogin, verifyOtp } from '../../src/domain/sign-in/login';
 import { passkeySignInOptions } from '../../src/domain/sign-in/passkey-sign-in';
-import { memorySignIn as setUp, requestOf } from '../fakes';
+import { memorySignIn as setUp, requestOf, APP, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
 
 const body = (email: string, password = 'right password') => ({ email, password });
 
@@ -54,8 +54,8 @@ describe('a login', () => {
   it('opens a second step with the account’s own factors named as what comes next, and no session', async () => {
     const { deps, make, opened } = await setUp();
     const user = await make('user', 'grace@example.com');
-    await deps.factors.startTotp('user', user.id, 'S');
-    await deps.factors.confirmTotp('user', user.id, 1);
+    await startApp(deps.factors, 'user', user.id);
+    await deps.factors.confirm('user', user.id, APP, 1);
     const result = await login(deps, 'user', body('grace@example.com'), requestOf());
     expect(result).toMatchObject({ kind: 'otp_required', expiresInSeconds: 300, next: ['totp'], factors: ['totp'] });
     expect(opened).toEqual([]);
@@ -67,8 +67,8 @@ describe('a login', () => {
   it('mails no code to an admin with an app of their own: the app answers, whatever the admin’s second-factor setting', async () => {
     const { deps, make } = await setUp();
     const admin = await make('admin', 'ada@example.com', { twoFactorEnabled: true });
-    await deps.factors.startTotp('admin', admin.id, 'S');
-    await deps.factors.confirmTotp('admin', admin.id, 1);
+    await startApp(deps.factors, 'admin', admin.id);
+    await deps.factors.confirm('admin', admin.id, APP, 1);
     expect(await login(deps, 'admin', body('ada@example.com'), requestOf())).toMatchObject({ kind: 'otp_required', next: ['totp'], factors: ['totp'] });
     expect(deps.outbox.events).toEqual([]);
     const [flow] = [...deps.flows.flows.values()];
@@ -148,9 +148,9 @@ describe('the second step with the account’s own factors', () => {
   it('counts a wrong recovery code as one of the flow’s attempts, as a wrong code is', async () => {
     const { deps, make } = await setUp();
     const user = await make('user', 'grace@example.com');
-    await deps.factors.startTotp('user', user.id, 'S');
-    await deps.factors.confirmTotp('user', user.id, 1);
-    await deps.factors.replaceRecoveryCodes('user', user.id, ['abcdefghij']);
+    await startApp(deps.factors, 'user', user.id);
+    await deps.factors.confirm('user', user.id, APP, 1);
+    await replaceCodes(deps.factors, 'user', user.id, ['abcdefghij']);
     const result = await login(deps, 'user', body('grace@example.com'), requestOf());
     if (result.kind !== 'otp_required') throw new Error(result.kind);
     expect(result.next).toEqual(['totp', 'recovery_code']);
@@ -158,7 +158,7 @@ describe('the second step with the account’s own factors', () => {
       await expect(verifyOtp(deps, { challenge_token: result.challengeToken, recovery_code: 'zzzzz-zzzzz' }, requestOf())).rejects.toMatchObject(AuthErrors.invalidCode());
     }
     await expect(verifyOtp(deps, { challenge_token: result.challengeToken, recovery_code: 'abcde-fghij' }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
-    expect((await deps.factors.of('user', user.id)).recoveryCodesLeft).toBe(1);
+    expect((await heldFactors(deps.factors, 'user', user.id)).recoveryCodesLeft).toBe(1);
   });
 });
 
@@ -173,13 +173,13 @@ describe('a sign-in whose answer is no longer awaited (the gateway answered 504,
   it('opens no session from a correct second step or a passkey, and pushes nothing', async () => {
     const { deps, make, opened } = await setUp();
     const user = await make('user', 'grace@example.com');
-    await deps.factors.startTotp('user', user.id, 'S');
-    await deps.factors.confirmTotp('user', user.id, 1);
+    await startApp(deps.factors, 'user', user.id);
+    await deps.factors.confirm('user', user.id, APP, 1);
     const second = await login(deps, 'user', body('grace@example.com'), requestOf());
     if (second.kind !== 'otp_required') throw new Error(second.kind);
     await expect(verifyOtp(deps, { challenge_token: second.challengeToken, code: '000100' }, abandoned())).rejects.toMatchObject({ code: 'upstream_timeout' });
 
-    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    await addPasskey(deps.factors, 'user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
     const { options, passkeyToken } = await passkeySignInOptions(deps, 'user', requestOf());
     const answer = { passkey_token: passkeyToken, passkey: { id: 'pk1', response: { signedBy: options.challenge } } };
     await expect(passkeyLogin(deps, 'user', answer, abandoned())).rejects.toMatchObject({ code: 'upstream_timeout' });
@@ -193,7 +193,7 @@ describe('a passkey sign-in', () => {
   it('is found by the flow id its options gave, in place of passkey_token', async () => {
     const { deps, make, opened } = await setUp();
     const user = await make('user', 'grace@example.com');
-    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    await addPasskey(deps.factors, 'user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
     const { options, passkeyToken } = await passkeySignInOptions(deps, 'user', requestOf());
     const answer = { passkey: { id: 'pk1', response: { signedBy: options.challenge } } };
     await expect(passkeyLogin(deps, 'user', { ...answer, passkey_token: passkeyToken, flow: 'another' }, requestOf())).rejects.toMatchObject({ message: 'passkey_token and flow name different sign-ins: send one of them' });
@@ -206,7 +206,7 @@ describe('a passkey sign-in', () => {
     const spent: string[] = [];
     const counted = { ...deps, rateLimits: { consume: async (name: string) => (spent.push(name), { allowed: true as const }) } };
     const user = await make('user', 'grace@example.com');
-    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    await addPasskey(deps.factors, 'user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
     // An office behind one address opens the page fifty times.
     let last!: Awaited<ReturnType<typeof passkeySignInOptions>>;
     for (let i = 0; i < 50; i++) last = await passkeySignInOptions(counted, 'user', requestOf());
@@ -219,7 +219,7 @@ describe('a passkey sign-in', () => {
   it('takes its flow once: the answer to its challenge signs in, a replay of it finds nothing', async () => {
     const { deps, make, opened } = await setUp();
     const user = await make('user', 'grace@example.com');
-    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    await addPasskey(deps.factors, 'user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
     const { options, passkeyToken } = await passkeySignInOptions(deps, 'user', requestOf());
     const [flow] = [...deps.flows.flows.values()];
     expect(flow).toMatchObject({ purpose: 'passkey', kind: 'user', proven: [], next: ['passkey'], webauthnChallenge: options.challenge });
@@ -233,7 +233,7 @@ describe('a passkey sign-in', () => {
   it('is refused on the other kind’s route, and a wrong answer uses the flow up', async () => {
     const { deps, make } = await setUp();
     const user = await make('user', 'grace@example.com');
-    await deps.factors.addPasskey('user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
+    await addPasskey(deps.factors, 'user', user.id, { id: 'pk1', name: 'Laptop', publicKey: 'k', counter: 0, transports: [] });
     const first = await passkeySignInOptions(deps, 'user', requestOf());
     await expect(passkeyLogin(deps, 'admin', { passkey_token: first.passkeyToken, passkey: { id: 'pk1', response: { signedBy: first.options.challenge } } }, requestOf())).rejects.toMatchObject(
       AuthErrors.passkeyRejected(),

@@ -26,7 +26,7 @@ export interface RecoveryView {
 const view = (r: PendingRecovery): RecoveryView => ({ requestedAt: r.requestedAt.toISOString(), dueAt: r.dueAt.toISOString() });
 
 /** Mails the account of an open second step a link that confirms the removal of its second factors. */
-export async function requestFactorRecovery(deps: Needs<'flows' | 'accounts' | 'factors' | 'links' | 'outbox' | 'activity' | 'logger' | 'policy' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<void> {
+export async function requestFactorRecovery(deps: Needs<'flows' | 'accounts' | 'factors' | 'factorMethods' | 'links' | 'outbox' | 'activity' | 'logger' | 'policy' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<void> {
   const challengeToken = flowTokenOf(asBody(raw), 'challenge_token');
   if (!challengeToken) throw AuthErrors.challengeTokenMissing();
   await enforceLimit(deps, 'forgotIp', ctx.budget);
@@ -54,7 +54,7 @@ export async function requestFactorRecovery(deps: Needs<'flows' | 'accounts' | '
 
 /** The mailbox confirms: the removal is scheduled (an account's pending one keeps its date), and the address is told. */
 export async function confirmFactorRecovery(
-  deps: Needs<'links' | 'accounts' | 'factors' | 'recoveries' | 'outbox' | 'activity' | 'logger' | 'policy' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'links' | 'accounts' | 'factors' | 'factorMethods' | 'recoveries' | 'outbox' | 'activity' | 'logger' | 'policy' | 'rateLimits' | 'metrics'>,
   raw: unknown,
   ctx: RequestContext,
   now = new Date(),
@@ -89,7 +89,7 @@ export async function cancelOwnFactorRecovery(deps: Needs<'accounts' | 'recoveri
 
 /** What the recovery job does each pass: the reminders due, then the removals due; answers how many of each. */
 export async function runFactorRecoveries(
-  deps: Needs<'recoveries' | 'accounts' | 'factors' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'recoveries' | 'accounts' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>,
   now = new Date(),
 ): Promise<{ reminded: number; completed: number }> {
   const ctx: RequestContext = { ip: 'unknown', budget: 'recovery-job' };
@@ -107,7 +107,7 @@ export async function runFactorRecoveries(
   return { reminded, completed };
 }
 
-async function completeRecovery(deps: Needs<'accounts' | 'factors' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, accountId: string, ctx: RequestContext): Promise<boolean> {
+async function completeRecovery(deps: Needs<'accounts' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, accountId: string, ctx: RequestContext): Promise<boolean> {
   const before = await deps.accounts[kind].findById(accountId);
   if (!before) return false;
   const removed = await describeSecondFactors(deps, kind, before);

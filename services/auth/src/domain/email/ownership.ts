@@ -66,7 +66,7 @@ export async function sendVerificationLink(deps: Needs<'links' | 'outbox' | 'pol
 }
 
 /** Uses a verification link: the address it was sent to is proven, if it is still the account's. */
-export async function verifyEmail(deps: Needs<'links' | 'accounts' | 'factors' | 'identities' | 'outbox' | 'rateLimits' | 'activity' | 'logger' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
+export async function verifyEmail(deps: Needs<'links' | 'accounts' | 'factors' | 'factorMethods' | 'identities' | 'outbox' | 'rateLimits' | 'activity' | 'logger' | 'metrics'>, kind: AccountKind, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
   const token = requireLinkToken(raw);
   await enforceLimit(deps, 'emailLinkIp', ctx.budget);
   const link = await deps.links.consume('verify_email', token);
@@ -170,7 +170,7 @@ export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'out
  * changed it is out (see the head of this file for all it ends).
  */
 export async function undoEmailChange(
-  deps: Needs<'accounts' | 'links' | 'resets' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger' | 'policy' | 'sessions' | 'flows' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'accounts' | 'links' | 'resets' | 'factors' | 'factorMethods' | 'identities' | 'outbox' | 'activity' | 'logger' | 'policy' | 'sessions' | 'flows' | 'rateLimits' | 'metrics'>,
   kind: AccountKind,
   raw: unknown,
   ctx: RequestContext,

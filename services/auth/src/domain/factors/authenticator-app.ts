@@ -1,53 +1,54 @@
 // An authenticator app (RFC 6238 codes, the library behind the TotpCodes port): set up from a QR
-// code, made live by its first code, each time step accepted once, removed behind a recent proof.
+// code, made live by its first code, each time step accepted once (removed as any factor is, removal.ts).
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { callerAccount } from '../shared/access';
 import { enforceLimit } from '../shared/limits';
-import { TOTP_PERIOD_SECONDS, type Needs, type ProofVerdict, type RequestContext } from './ports';
+import { TOTP_PERIOD_SECONDS, type Factor, type Needs, type ProofVerdict, type RequestContext } from './ports';
 import { wayInAdded } from '../shared/security-notices';
 import { asBody, requireCode } from '../shared/validation';
-import { afterRemoval, checkCodeWithinBudget, hasOwnFactor, requireRecentProof, type OwnNeeds } from './common';
-import type { SecondStepMethod } from './method';
+import { checkCodeWithinBudget, requireRecentProof, type OwnNeeds } from './common';
+import { entryOf, factorsOf, type SecondStepMethod } from './method';
 import { issueRecoveryCodes } from './recovery-codes';
+
+/** An account holds one authenticator: the factor's id is the method's name. */
+const APP = { method: 'totp', id: 'totp' } as const;
 
 export const authenticatorApp: SecondStepMethod<'code'> = {
   id: 'totp',
   answers: 'code',
   description: 'Authenticator app',
-  listed: ({ totp }) =>
-    totp
-      ? [
-          {
-            id: 'totp',
-            method: 'totp',
-            label: 'Authenticator app',
-            createdAt: totp.createdAt.toISOString(),
-            // The time step of the last code it took: when that code was current.
-            lastUsedAt: totp.confirmed && totp.lastStep > 0 ? new Date(totp.lastStep * TOTP_PERIOD_SECONDS * 1000).toISOString() : null,
-            confirmed: totp.confirmed,
-            role: 'way-in',
-          },
-        ]
-      : [],
-  offered: (set) => set.totp?.confirmed === true,
+  role: 'way-in',
+  removedAs: 'totp_removed',
+  listed: (held) =>
+    factorsOf(held, 'totp').map((app) => ({
+      ...entryOf(app, 'Authenticator app', 'way-in'),
+      // The time step of the last code it took: when that code was current.
+      lastUsedAt: app.confirmed && app.counter > 0 ? new Date(app.counter * TOTP_PERIOD_SECONDS * 1000).toISOString() : null,
+    })),
+  offered: (held) => factorsOf(held, 'totp').some((app) => app.confirmed),
   prove: (deps, { kind, accountId }, proof) => useAuthenticatorCode(deps, kind, accountId, proof.code),
 };
 
+/** The account's authenticator, live or waiting for its first code; undefined when it has none. */
+async function authenticatorOf(deps: Needs<'factors' | 'factorMethods'>, kind: AccountKind, accountId: string): Promise<Factor | undefined> {
+  return (await deps.factors.list(kind, accountId)).find((f) => f.method === 'totp');
+}
+
 /** A code of the live authenticator: true once per time step; `used` for a step already used (a replay, or an older step after a newer one), refused but no guess. */
-export async function useAuthenticatorCode(deps: Needs<'factors' | 'totp'>, kind: AccountKind, accountId: string, code: string): Promise<ProofVerdict> {
-  const { totp } = await deps.factors.of(kind, accountId);
-  if (!totp?.confirmed) return false;
-  const step = deps.totp.stepOf(totp.secret, code);
+export async function useAuthenticatorCode(deps: Needs<'factors' | 'factorMethods' | 'totp'>, kind: AccountKind, accountId: string, code: string): Promise<ProofVerdict> {
+  const app = await authenticatorOf(deps, kind, accountId);
+  if (!app?.confirmed || app.secret === undefined) return false;
+  const step = deps.totp.stepOf(app.secret, code);
   if (step === undefined) return false;
-  return (await deps.factors.useTotpStep(kind, accountId, step)) || 'used';
+  return (await deps.factors.use(kind, accountId, APP, step, { strictly: true })) || 'used';
 }
 
 /** Starts adding an authenticator app: a fresh secret, its otpauth:// URI and that URI as a QR image. */
 export async function startAuthenticator(deps: OwnNeeds & Needs<'totp' | 'qrCodes'>, caller: AccessClaims): Promise<{ secret: string; otpauthUrl: string; qrCode: string }> {
   const account = await requireRecentProof(deps, caller);
   const secret = deps.totp.newSecret();
-  if ((await deps.factors.startTotp(caller.kind, caller.sub, secret)) === 'exists') throw AuthErrors.authenticatorExists();
+  if ((await deps.factors.add(caller.kind, caller.sub, { ...APP, confirmed: false, secret }, 'unconfirmed')) === 'exists') throw AuthErrors.authenticatorExists();
   const otpauthUrl = deps.totp.uri(secret, deps.policy.mfa.totpIssuer, account.email);
   return { secret, otpauthUrl, qrCode: await deps.qrCodes.dataUrl(otpauthUrl) };
 }
@@ -61,19 +62,14 @@ export async function confirmAuthenticator(
 ): Promise<{ recoveryCodes?: string[] }> {
   await enforceLimit(deps, 'otpIp', ctx.budget);
   const code = requireCode(asBody(raw).code);
-  const set = await deps.factors.of(caller.kind, caller.sub);
-  if (!set.totp || set.totp.confirmed) throw AuthErrors.noPendingAuthenticator();
-  const step = deps.totp.stepOf(set.totp.secret, code);
+  const before = await deps.factors.list(caller.kind, caller.sub);
+  const app = before.find((f) => f.method === 'totp');
+  if (!app || app.confirmed || app.secret === undefined) throw AuthErrors.noPendingAuthenticator();
+  const step = deps.totp.stepOf(app.secret, code);
   await checkCodeWithinBudget(deps, caller.kind, caller.sub, async () => step !== undefined);
-  if (!(await deps.factors.confirmTotp(caller.kind, caller.sub, step as number))) throw AuthErrors.noPendingAuthenticator();
+  if (!(await deps.factors.confirm(caller.kind, caller.sub, APP, step as number))) throw AuthErrors.noPendingAuthenticator();
   const account = await callerAccount(deps, caller);
-  const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
+  const recoveryCodes = deps.factorMethods.hasOwnFactor(before) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
   await wayInAdded(deps, caller.kind, account, 'totp_added', 'an authenticator app', ctx);
   return recoveryCodes ? { recoveryCodes } : {};
-}
-
-export async function removeAuthenticator(deps: OwnNeeds, caller: AccessClaims, ctx: RequestContext): Promise<number> {
-  const account = await requireRecentProof(deps, caller);
-  if (!(await deps.factors.removeTotp(caller.kind, caller.sub))) throw AuthErrors.factorNotFound();
-  return afterRemoval(deps, caller, account, 'totp_removed', ctx);
 }

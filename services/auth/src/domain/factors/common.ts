@@ -1,19 +1,15 @@
-// What the factor methods share: whether an account has a factor of its own, the recent proof a
-// change needs, the passkey relying party, the account's one budget of wrong codes, and what follows
+// What the factor methods share: the recent proof a change needs, the passkey relying party, the account's one budget of wrong codes, and what follows
 // a factor's removal.
 import type { AccessClaims, AccountKind, SecurityChange } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import type { Account } from '../shared/account';
 import { callerAccount, hasRecentProof } from '../shared/access';
-import type { FactorSet, Needs, ProofVerdict, RelyingParty, RequestContext } from './ports';
+import type { Needs, ProofVerdict, RelyingParty, RequestContext } from './ports';
 import { securityNotice } from '../shared/security-notices';
 import { announceEnded } from '../shared/sessions';
 
 /** What an account's own factor changes use. */
-export type OwnNeeds = Needs<'accounts' | 'factors' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger' | 'policy'>;
-
-/** An authenticator or a passkey: what recovery codes stand in for. */
-export const hasOwnFactor = (set: FactorSet): boolean => set.totp?.confirmed === true || set.passkeys.length > 0;
+export type OwnNeeds = Needs<'accounts' | 'factors' | 'factorMethods' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger' | 'policy'>;
 
 /** The caller's account, when the session has a recent proof under its current credentials. */
 export async function requireRecentProof(deps: Needs<'ceremonies' | 'accounts'>, caller: AccessClaims): Promise<Account> {
@@ -56,10 +52,12 @@ export async function checkCodeWithinBudget(deps: Needs<'codeGuesses'>, kind: Ac
   throw AuthErrors.invalidCode();
 }
 
-/** After a factor went: the recovery codes go with the last one, the account's other sessions end, the owner is told. */
+/** After a factor went: the backups (recovery codes) go with the last one they stand in for, the account's other sessions end, the owner is told. */
 export async function afterRemoval(deps: OwnNeeds, caller: AccessClaims, account: Account, change: SecurityChange, ctx: RequestContext): Promise<number> {
-  const set = await deps.factors.of(caller.kind, caller.sub);
-  if (!hasOwnFactor(set)) await deps.factors.removeRecoveryCodes(caller.kind, caller.sub);
+  const left = await deps.factors.list(caller.kind, caller.sub);
+  if (!deps.factorMethods.hasOwnFactor(left)) {
+    for (const backup of left.filter((f) => deps.factorMethods.role(f.method) === 'backup')) await deps.factors.remove(caller.kind, caller.sub, backup);
+  }
   const ended = await deps.sessions.revokeOthers(caller.kind, caller.sub, caller.sid);
   await announceEnded(deps, caller.kind, caller.sub, ended, ctx);
   await securityNotice(deps, caller.kind, account, change, ctx);

@@ -1,35 +1,27 @@
 // Passkeys (WebAuthn, the library behind the PasskeyCeremonies port): registered behind a recent
-// proof, used as the second step or in place of the password (sign-in/passkey-sign-in.ts), removed
-// unless it is the account's last way in.
+// proof, used as the second step or in place of the password (sign-in/passkey-sign-in.ts): a way in,
+// so never removed as the account's last (removal.ts).
 import { randomBytes } from 'node:crypto';
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { enforceLimit } from '../shared/limits';
-import type { Needs, PasskeyOptions, RequestContext } from './ports';
+import type { Factor, Needs, PasskeyCredential, PasskeyOptions, RequestContext } from './ports';
 import { wayInAdded } from '../shared/security-notices';
 import { asBody, flowTokenOf, requirePasskeyAnswer, type PasskeyAnswer } from '../shared/validation';
-import { removeWayIn } from '../shared/ways-in';
-import { afterRemoval, hasOwnFactor, relyingPartyFor, requireRecentProof, requireWebauthn, type OwnNeeds } from './common';
-import type { SecondStepMethod } from './method';
+import { relyingPartyFor, requireRecentProof, requireWebauthn, type OwnNeeds } from './common';
+import { entryOf, factorsOf, type SecondStepMethod } from './method';
 import { issueRecoveryCodes } from './recovery-codes';
 
 export const passkey: SecondStepMethod<'passkey'> = {
   id: 'passkey',
   answers: 'passkey',
   description: 'Passkey',
-  listed: (set) =>
-    set.passkeys.map((p) => ({
-      id: p.id,
-      method: 'passkey' as const,
-      label: p.name,
-      createdAt: p.createdAt.toISOString(),
-      lastUsedAt: p.lastUsedAt?.toISOString() ?? null,
-      confirmed: true,
-      role: 'way-in' as const,
-      ...(p.suspended ? { suspended: true as const } : {}),
-    })),
-  offered: (set) => set.passkeys.length > 0,
+  role: 'way-in',
+  signsInAlone: true,
+  removedAs: 'passkey_removed',
+  listed: (held) => factorsOf(held, 'passkey').map((p) => entryOf(p, 'Passkey', 'way-in')),
+  offered: (held) => factorsOf(held, 'passkey').length > 0,
   /** The account's passkey answering the WebAuthn challenge handed out for this step. */
   async prove(deps, challenge, proof) {
     if (!challenge.webauthnChallenge) return false;
@@ -39,8 +31,21 @@ export const passkey: SecondStepMethod<'passkey'> = {
   },
 };
 
+/** A passkey factor as the ceremonies read it: its credential id and public key. */
+const credentialOf = (factor: Factor): PasskeyCredential => ({
+  id: factor.id,
+  publicKey: String(factor.details.publicKey),
+  counter: Math.max(factor.counter, 0),
+  transports: Array.isArray(factor.details.transports) ? (factor.details.transports as string[]) : [],
+});
+
+/** The account's passkeys, as the ceremonies read them. */
+async function credentialsOf(deps: Needs<'factors' | 'factorMethods'>, kind: AccountKind, accountId: string): Promise<PasskeyCredential[]> {
+  return (await deps.factors.list(kind, accountId)).filter((f) => f.method === 'passkey').map(credentialOf);
+}
+
 /** Options for answering a pending second step with a passkey: the account's own passkeys only. */
-export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<PasskeyOptions> {
+export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' | 'factorMethods' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<PasskeyOptions> {
   const rp = requireWebauthn(deps);
   await enforceLimit(deps, 'otpIp', ctx.budget);
   const challengeToken = flowTokenOf(asBody(raw), 'challenge_token');
@@ -48,8 +53,7 @@ export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' |
   const challenge = randomBytes(32).toString('base64url');
   const owner = await deps.flows.attachWebauthn(challengeToken, challenge);
   if (!owner) throw AuthErrors.invalidChallenge();
-  const { passkeys } = await deps.factors.of(owner.kind, owner.accountId);
-  return deps.passkeys.authenticationOptions(rp, { challenge, allow: passkeys });
+  return deps.passkeys.authenticationOptions(rp, { challenge, allow: await credentialsOf(deps, owner.kind, owner.accountId) });
 }
 
 /**
@@ -57,18 +61,18 @@ export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' |
  * place of the password) a suspended passkey answers nothing; as a second step it does, and is kept.
  */
 export async function verifyAssertion(
-  deps: Needs<'factors' | 'policy' | 'passkeys' | 'logger'>,
+  deps: Needs<'factors' | 'factorMethods' | 'policy' | 'passkeys' | 'logger'>,
   kind: AccountKind,
   answer: PasskeyAnswer,
   challenge: string,
   use: 'alone' | 'second_step',
 ): Promise<{ accountId: string } | undefined> {
   const rp = relyingPartyFor(deps, requireWebauthn(deps), answer);
-  const stored = await deps.factors.findPasskey(answer.id);
+  const stored = await deps.factors.find('passkey', answer.id);
   if (!stored || stored.kind !== kind || (use === 'alone' && stored.suspended)) return undefined;
-  const verified = await deps.passkeys.verifyAuthentication(rp, answer, challenge, stored);
+  const verified = await deps.passkeys.verifyAuthentication(rp, answer, challenge, credentialOf(stored));
   if (!verified) return undefined;
-  await deps.factors.usePasskey(stored.id, verified.counter, { keep: use === 'second_step' && stored.suspended === true });
+  await deps.factors.use(kind, stored.accountId, stored, verified.counter, { keep: use === 'second_step' && stored.suspended === true });
   return { accountId: stored.accountId };
 }
 
@@ -76,7 +80,7 @@ export async function verifyAssertion(
 export async function passkeyRegistrationOptions(deps: OwnNeeds & Needs<'passkeys'>, caller: AccessClaims): Promise<PasskeyOptions> {
   const rp = requireWebauthn(deps);
   const account = await requireRecentProof(deps, caller);
-  const { passkeys } = await deps.factors.of(caller.kind, caller.sub);
+  const passkeys = await credentialsOf(deps, caller.kind, caller.sub);
   // An opaque handle, the same for every passkey of the account; never the address.
   const user = { name: account.email, displayName: account.name, handle: `${caller.kind}:${account.id}` };
   const options = await deps.passkeys.registrationOptions(rp, user, passkeys);
@@ -100,19 +104,10 @@ export async function registerPasskey(
   if (!state || state.accountId !== caller.sub || state.kind !== caller.kind || !startedUnderCurrentCredentials(account, state.credentialEpoch)) throw AuthErrors.passkeyRejected();
   const credential = await deps.passkeys.verifyRegistration(relyingPartyFor(deps, rp, answer), answer, state.challenge);
   if (!credential) throw AuthErrors.passkeyRejected();
-  const set = await deps.factors.of(caller.kind, caller.sub);
-  const stored = { ...credential, name: typeof name === 'string' ? name.trim() : 'Passkey' };
-  if ((await deps.factors.addPasskey(caller.kind, caller.sub, stored)) === 'exists') throw AuthErrors.passkeyExists();
-  const recoveryCodes = hasOwnFactor(set) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
+  const before = await deps.factors.list(caller.kind, caller.sub);
+  const stored = { id: credential.id, method: 'passkey' as const, name: typeof name === 'string' ? name.trim() : 'Passkey', confirmed: true, counter: credential.counter, details: { publicKey: credential.publicKey, transports: credential.transports } };
+  if ((await deps.factors.add(caller.kind, caller.sub, stored)) === 'exists') throw AuthErrors.passkeyExists();
+  const recoveryCodes = deps.factorMethods.hasOwnFactor(before) ? undefined : await issueRecoveryCodes(deps, caller.kind, caller.sub);
   await wayInAdded(deps, caller.kind, account, 'passkey_added', `passkey "${stored.name}"`, ctx);
   return { passkey: { id: stored.id, name: stored.name, createdAt: new Date().toISOString() }, ...(recoveryCodes ? { recoveryCodes } : {}) };
-}
-
-export async function removePasskey(deps: OwnNeeds & Needs<'locks' | 'identities'>, caller: AccessClaims, passkeyId: string, ctx: RequestContext): Promise<number> {
-  const account = await requireRecentProof(deps, caller);
-  if (!/^[A-Za-z0-9_-]{1,1366}$/.test(passkeyId)) throw AuthErrors.factorNotFound();
-  // A passwordless account's last passkey is its last way in, unless an identity is linked.
-  const removed = await removeWayIn(deps, caller.kind, account, { type: 'passkey', id: passkeyId }, () => deps.factors.removePasskey(caller.kind, caller.sub, passkeyId));
-  if (!removed) throw AuthErrors.factorNotFound();
-  return afterRemoval(deps, caller, account, 'passkey_removed', ctx);
 }

@@ -1,11 +1,21 @@
 // The second factors' ports: the factor store, the one budget of wrong codes, an open second-step
 // challenge as a proof sees it, and the TOTP, QR and WebAuthn libraries (adapters in security/).
 import type { AccountKind } from '@acct/shared';
-import type { NewPasskey, Passkey, SharedDeps } from '../shared/ports';
+import type { SharedDeps } from '../shared/ports';
 
 export type * from '../shared/ports';
 
-export type { FactorSet, Factors, NewPasskey, OpenChallenge, Passkey, ProofVerdict, SecondFactor } from '../shared/stores';
+export type { Factor, FactorEntry, FactorMethods, FactorRef, Factors, NewFactor, OpenChallenge, ProofVerdict, SecondFactor } from '../shared/stores';
+
+/** A passkey as the WebAuthn ceremonies read it: its credential id (the factor's id) and its details. */
+export interface PasskeyCredential {
+  /** The credential id, base64url. */
+  id: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  transports: string[];
+}
 
 /** Wrong second-factor codes per account, across challenges and routes: one budget and one backoff wherever a code is checked. */
 export interface CodeGuesses {
@@ -52,13 +62,13 @@ export interface RelyingParty {
 export interface PasskeyCeremonies {
   /** The origin of the page a browser's answer was made on (its client data); undefined when the answer has none. */
   originOf(answer: unknown): string | undefined;
-  registrationOptions(rp: RelyingParty, user: { name: string; displayName: string; handle: string }, exclude: Array<Pick<Passkey, 'id' | 'transports'>>): Promise<PasskeyOptions>;
+  registrationOptions(rp: RelyingParty, user: { name: string; displayName: string; handle: string }, exclude: Array<Pick<PasskeyCredential, 'id' | 'transports'>>): Promise<PasskeyOptions>;
   /** The new credential when the browser's answer verifies against `challenge` (user verified); undefined otherwise. */
-  verifyRegistration(rp: RelyingParty, answer: unknown, challenge: string): Promise<Omit<NewPasskey, 'name'> | undefined>;
+  verifyRegistration(rp: RelyingParty, answer: unknown, challenge: string): Promise<PasskeyCredential | undefined>;
   /** Options asking for a passkey: any of the relying party's, or only `allow`; with `challenge` (base64url) when the caller chose it. */
-  authenticationOptions(rp: RelyingParty, options: { challenge?: string; allow?: Array<Pick<Passkey, 'id' | 'transports'>> }): Promise<PasskeyOptions>;
+  authenticationOptions(rp: RelyingParty, options: { challenge?: string; allow?: Array<Pick<PasskeyCredential, 'id' | 'transports'>> }): Promise<PasskeyOptions>;
   /** The passkey's new counter when the answer verifies against `challenge` and its stored key; undefined otherwise (a counter that went back included). */
-  verifyAuthentication(rp: RelyingParty, answer: unknown, challenge: string, passkey: Pick<Passkey, 'id' | 'publicKey' | 'counter' | 'transports'>): Promise<{ counter: number } | undefined>;
+  verifyAuthentication(rp: RelyingParty, answer: unknown, challenge: string, passkey: PasskeyCredential): Promise<{ counter: number } | undefined>;
 }
 
 export interface FactorDeps {

@@ -1,24 +1,53 @@
-// The second-step methods, in the order a login offers them. The sign-in asks this list which
-// methods an account may use and which one checks a presented proof; adding a method is a row here.
-import type { FactorSet, OpenChallenge, ProofVerdict, RequestContext, SecondFactor } from './ports';
+// The second-factor methods, in the order a login offers them and a list shows them. The sign-in asks
+// this list which methods an account may use and which one checks a presented proof; the lists, the
+// rules below the features (as `FactorMethods`, handed in at the composition root) and the notices
+// read it. Adding a method is a row here.
+import type { Factor, FactorEntry, FactorMethods, OpenChallenge, ProofVerdict, RequestContext, SecondFactor } from './ports';
 import type { SecondStepProof } from '../shared/validation';
 import { authenticatorApp } from './authenticator-app';
 import { mailedCode } from './mailed-code';
-import type { FactorEntry, ProveNeeds, SecondStepMethod } from './method';
+import type { Held, ProveNeeds, SecondStepMethod } from './method';
 import { passkey } from './passkey';
 import { recoveryCodes } from './recovery-codes';
 
 export const SECOND_STEP_METHODS: readonly SecondStepMethod[] = [mailedCode, authenticatorApp, passkey, recoveryCodes] as readonly SecondStepMethod[];
 
+const methodNamed = (name: SecondFactor): SecondStepMethod | undefined => SECOND_STEP_METHODS.find((method) => method.id === name);
+
+/** Whether the account holds a live factor of its own, not only a backup. */
+export const hasOwnFactor = (factors: readonly Factor[]): boolean => factors.some((f) => f.confirmed && methodNamed(f.method)?.role === 'way-in');
+
+const heldBy = (factors: readonly Factor[]): Held => ({ factors, ownFactor: hasOwnFactor(factors) });
+
 /** Every factor the account holds, method by method in the registry's order: the one list every view reads. */
-export function factorEntries(set: FactorSet): FactorEntry[] {
-  return SECOND_STEP_METHODS.flatMap((method) => method.listed(set));
+export function factorEntries(factors: readonly Factor[]): FactorEntry[] {
+  const held = heldBy(factors);
+  return SECOND_STEP_METHODS.flatMap((method) => method.listed(held));
 }
 
 /** The factors an account may name at its second step (none: it has no factor of its own). */
-export function secondFactorsOf(set: FactorSet): SecondFactor[] {
-  return SECOND_STEP_METHODS.filter((method) => method.id !== undefined && method.offered(set)).map((method) => method.id as SecondFactor);
+export function secondFactorsOf(factors: readonly Factor[]): SecondFactor[] {
+  const held = heldBy(factors);
+  return SECOND_STEP_METHODS.filter((method) => method.id !== undefined && method.offered(held)).map((method) => method.id as SecondFactor);
 }
+
+/** A factor's line in a notice: `authenticator app, added 2026-11-28`, `passkey "Laptop", added …`, `7 recovery codes`. */
+function describe(entry: FactorEntry): string {
+  const description = methodNamed(entry.method)?.description ?? entry.method;
+  const what = description.toLowerCase();
+  if (entry.remaining !== undefined) return `${entry.remaining} ${what}`;
+  const named = entry.label !== description ? ` "${entry.label}"` : '';
+  return `${what}${named}${entry.createdAt ? `, added ${entry.createdAt.slice(0, 10)}` : ''}`;
+}
+
+/** The registry as the rules below the features read it. */
+export const factorMethods: FactorMethods = {
+  entries: factorEntries,
+  hasOwnFactor,
+  role: (method) => methodNamed(method)?.role,
+  signsInAlone: (method) => methodNamed(method)?.signsInAlone === true,
+  describe,
+};
 
 /**
  * Whether the proof holds for the challenge's account: each method that checks this kind of proof is

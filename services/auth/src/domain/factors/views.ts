@@ -6,8 +6,7 @@ import { assertAdminProof } from '../shared/access';
 import type { Needs, RequestContext } from './ports';
 import { securityNotice } from '../shared/security-notices';
 import { endEverySession } from '../shared/sessions';
-import { hasOwnFactor } from './common';
-import type { FactorEntry } from './method';
+import type { FactorEntry } from './ports';
 import { factorEntries } from './registry';
 
 export interface FactorList {
@@ -21,13 +20,17 @@ export interface FactorList {
   passkeysAvailable: boolean;
 }
 
-export async function listOwnFactors(deps: Needs<'factors' | 'policy'>, caller: AccessClaims): Promise<FactorList> {
-  const set = await deps.factors.of(caller.kind, caller.sub);
+export async function listOwnFactors(deps: Needs<'factors' | 'factorMethods' | 'policy'>, caller: AccessClaims): Promise<FactorList> {
+  const items = factorEntries(await deps.factors.list(caller.kind, caller.sub));
+  const app = items.find((e) => e.method === 'totp');
   return {
-    items: factorEntries(set),
-    totp: { enabled: set.totp?.confirmed === true, pending: set.totp?.confirmed === false, createdAt: set.totp?.confirmed ? set.totp.createdAt.toISOString() : null },
-    passkeys: set.passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null, ...(p.suspended ? { suspended: true as const } : {}) })),
-    recoveryCodes: { remaining: hasOwnFactor(set) ? set.recoveryCodesLeft : 0 },
+    items,
+    // The shape before `items`, read from it, for one more release.
+    totp: { enabled: app?.confirmed === true, pending: app?.confirmed === false, createdAt: app?.confirmed ? app.createdAt : null },
+    passkeys: items
+      .filter((e) => e.method === 'passkey')
+      .map((p) => ({ id: p.id, name: p.label, createdAt: p.createdAt as string, lastUsedAt: p.lastUsedAt, ...(p.suspended ? { suspended: true as const } : {}) })),
+    recoveryCodes: { remaining: remainingCodes(items) },
     passkeysAvailable: deps.policy.mfa.webauthn !== undefined,
   };
 }
@@ -43,26 +46,28 @@ export interface UserFactorSummary {
   recoveryCodesLeft: number;
 }
 
-export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, userId: string): Promise<UserFactorSummary> {
+export async function userFactorSummary(deps: Needs<'accounts' | 'factors' | 'factorMethods'>, userId: string): Promise<UserFactorSummary> {
   const user = await deps.accounts.user.findById(userId);
   if (!user) throw AuthErrors.userNotFound();
-  const set = await deps.factors.of('user', userId);
+  const entries = factorEntries(await deps.factors.list('user', userId));
+  const passkeys = entries.filter((e) => e.method === 'passkey');
   return {
-    items: factorEntries(set).map(({ id: _id, ...entry }) => entry),
-    totp: set.totp?.confirmed === true,
-    passkeys: set.passkeys.length,
-    passkeyList: set.passkeys.map((p) => ({ name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })),
-    recoveryCodesLeft: hasOwnFactor(set) ? set.recoveryCodesLeft : 0,
+    items: entries.map(({ id: _id, ...entry }) => entry),
+    // The shape before `items`, read from it, for one more release.
+    totp: entries.some((e) => e.method === 'totp' && e.confirmed),
+    passkeys: passkeys.length,
+    passkeyList: passkeys.map((p) => ({ name: p.label, createdAt: p.createdAt as string, lastUsedAt: p.lastUsedAt })),
+    recoveryCodesLeft: remainingCodes(entries),
   };
 }
 
 /** Removes every factor of a user (who lost them all): their sessions end and they are told by mail. */
-export async function resetUserFactors(deps: Needs<'accounts' | 'ceremonies' | 'factors' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
+export async function resetUserFactors(deps: Needs<'accounts' | 'ceremonies' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
   const user = await deps.accounts.user.findById(userId);
   if (!user) throw AuthErrors.userNotFound();
   // It cannot be undone: the admin proves themselves first.
   await assertAdminProof(deps, ctx);
-  const removed = await deps.factors.removeAll('user', userId);
+  const removed = (await deps.factors.removeAll('user', userId)).filter((f) => deps.factorMethods.role(f.method) === 'way-in').length;
   // The epoch moves on: every session ends, and a login that raced the reset with the old factors too.
   const updated = await deps.accounts.user.update(userId, { endSessions: true });
   if (!updated || updated === 'email_taken') throw AuthErrors.userNotFound();
@@ -70,3 +75,6 @@ export async function resetUserFactors(deps: Needs<'accounts' | 'ceremonies' | '
   await securityNotice(deps, 'user', updated, 'factors_reset', ctx);
   return removed;
 }
+
+/** The recovery codes left, as the list shows them (none beside no factor of the account's own). */
+const remainingCodes = (entries: FactorEntry[]): number => entries.find((e) => e.method === 'recovery_code')?.remaining ?? 0;

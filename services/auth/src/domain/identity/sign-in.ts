@@ -43,7 +43,7 @@ export class IdentityRefused extends Error {
 
 type FlowNeeds = Needs<'identityProviders' | 'flows' | 'policy'>;
 type CallbackNeeds = Needs<
-  'identityProviders' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'flows' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
+  'identityProviders' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'factorMethods' | 'flows' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
 >;
 
 /** A started flow: where the browser goes, and the secret of its flow cookie. */
@@ -160,7 +160,7 @@ export async function unlinkIdentity(deps: UnlinkNeeds, caller: AccessClaims, pr
   await unlinkFrom(deps, caller.kind, await callerAccount(deps, caller), providerId, ctx);
 }
 
-type UnlinkNeeds = Needs<'identities' | 'accounts' | 'factors' | 'locks' | 'outbox' | 'activity' | 'logger'>;
+type UnlinkNeeds = Needs<'identities' | 'accounts' | 'factors' | 'factorMethods' | 'locks' | 'outbox' | 'activity' | 'logger'>;
 
 /** Unlinks a provider from an account (its owner's act, or an admin's), never its last way in; the owner is mailed a notice. */
 export async function unlinkFrom(deps: UnlinkNeeds, kind: AccountKind, account: Account, providerId: string, ctx: RequestContext): Promise<void> {

@@ -40,7 +40,7 @@ export const addressProven = (account: Pick<Account, 'addressProvenAt' | 'emailV
  * The address answered a link: on its first time, for a user, the ways in added while it was unproven
  * lose what they could do alone (see the head of this file), and the owner is told which.
  */
-export async function addressAnswered(deps: Needs<'accounts' | 'factors' | 'identities' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<void> {
+export async function addressAnswered(deps: Needs<'accounts' | 'factors' | 'factorMethods' | 'identities' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<void> {
   if (addressProven(account)) return;
   await deps.accounts[kind].update(account.id, { addressProvenAt: new Date() });
   // Admins are made by admins: an admin's address is never a stranger's claim.
@@ -48,28 +48,31 @@ export async function addressAnswered(deps: Needs<'accounts' | 'factors' | 'iden
   // A passwordless account keeps its identities: they may be its only way in.
   const identities = account.passwordHash ? await deps.identities.listFor(kind, account.id) : [];
   for (const identity of identities) await deps.identities.remove(kind, account.id, identity.provider);
-  const suspended = await deps.factors.suspendPasskeys(kind, account.id);
+  const held = await deps.factors.list(kind, account.id);
+  const methods = [...new Set(held.filter((f) => deps.factorMethods.signsInAlone(f.method)).map((f) => f.method))];
+  const suspended = methods.length ? await deps.factors.suspend(kind, account.id, methods) : [];
   if (identities.length + suspended.length === 0) return;
   await securityNotice(deps, kind, account, 'unproven_ways_in_removed', ctx, [
     ...identities.map((i) => `Removed: sign-in with ${i.provider}, linked ${day(i.linkedAt)}`),
-    ...suspended.map((p) => `Passkey "${p.name}", added ${day(p.createdAt)}: no longer signs in by itself; use it once as the second step after your password to keep it, or remove it`),
+    ...deps.factorMethods
+      .entries(suspended)
+      .map((entry) => `${capitalised(deps.factorMethods.describe(entry))}: no longer signs in by itself; use it once as the second step after your password to keep it, or remove it`),
   ]);
 }
 
 /** The account's second factors, one line each (names and dates, never a secret): what a factor recovery removes. */
-export async function describeSecondFactors(deps: Needs<'factors'>, kind: AccountKind, account: Pick<Account, 'id'>): Promise<string[]> {
-  const set = await deps.factors.of(kind, account.id);
-  const lines: string[] = [];
-  if (set.totp?.confirmed) lines.push(`authenticator app, added ${day(set.totp.createdAt)}`);
-  for (const passkey of set.passkeys) lines.push(`passkey "${passkey.name}", added ${day(passkey.createdAt)}`);
-  if (set.recoveryCodesLeft > 0) lines.push(`${set.recoveryCodesLeft} recovery codes`);
-  return lines;
+export async function describeSecondFactors(deps: Needs<'factors' | 'factorMethods'>, kind: AccountKind, account: Pick<Account, 'id'>): Promise<string[]> {
+  const entries = deps.factorMethods.entries(await deps.factors.list(kind, account.id));
+  // An enrolment waiting for its first code is no factor yet, nor are codes all used.
+  return entries.filter((entry) => entry.confirmed && entry.remaining !== 0).map((entry) => deps.factorMethods.describe(entry));
 }
 
 /** The account's ways in and second factors, one line each, for a notice. */
-export async function describeWaysIn(deps: Needs<'factors' | 'identities'>, kind: AccountKind, account: Account): Promise<string[]> {
+export async function describeWaysIn(deps: Needs<'factors' | 'factorMethods' | 'identities'>, kind: AccountKind, account: Account): Promise<string[]> {
   const [factors, identities] = await Promise.all([describeSecondFactors(deps, kind, account), deps.identities.listFor(kind, account.id)]);
   return [...(account.passwordHash ? ['password'] : []), ...factors, ...identities.map((identity) => `sign-in with ${identity.provider}, linked ${day(identity.linkedAt)}`)];
 }
 
 export const day = (date: Date) => date.toISOString().slice(0, 10);
+
+const capitalised = (line: string) => line.charAt(0).toUpperCase() + line.slice(1);

@@ -2,7 +2,7 @@
 // limits, locks, password hashing, token signing, activity, metrics, and the policy the use cases apply.
 import type { AccessClaims, AccountKind, EventOutbox, Logger, RevocationCheck } from '@acct/shared';
 import type { Account, AccountChanges, NewAccount } from './account';
-import type { FactorRecoveries, Factors, Identities, LoginAttempts, SignInFlows } from './stores';
+import type { FactorMethods, FactorRecoveries, Factors, Identities, LoginAttempts, SignInFlows } from './stores';
 
 export type * from './stores';
 
@@ -279,6 +279,8 @@ export interface SharedDeps {
   metrics: AuthMetrics;
   /** The stores of stores.ts: an account's factors, sign-ins in progress, failed-login budget, linked identities and pending factor removal. */
   factors: Factors;
+  /** The second-factor methods, as the rules here read them (factors/registry.ts). */
+  factorMethods: FactorMethods;
   flows: SignInFlows;
   loginAttempts: LoginAttempts;
   identities: Identities;

@@ -18,58 +18,116 @@ export interface OpenChallenge {
 /** What a presented second-factor proof is: correct, wrong (a guess), or a correct one already used (a copy, not a guess). */
 export type ProofVerdict = boolean | 'used';
 
-export interface Passkey {
-  /** The credential id, base64url. */
+/**
+ * One second factor an account holds, whatever its method. The store keeps what the method gives it
+ * and knows no method: a secret it seals, a counter a use moves on, single-use codes it hashes, and
+ * details in the clear. What each is for is the method's (domain/factors/<method>.ts).
+ */
+export interface Factor {
+  /** The method's own name for a factor an account holds once (an authenticator, a set of codes); else an id unique in the whole service (a passkey's credential id). */
   id: string;
-  name: string;
-  /** The COSE public key, base64url. */
-  publicKey: string;
-  counter: number;
-  transports: string[];
+  method: SecondFactor;
+  kind: AccountKind;
+  accountId: string;
+  /** What the person calls it (a passkey's name); none: the method's description. */
+  name?: string;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** False while an enrolment waits for its first proof (an authenticator's first code). */
+  confirmed: boolean;
   /**
    * Added while the account's address was unproven, whose first proof has come since: it no longer
    * signs in by itself, and still answers a second step (shared/mailbox.ts); used as one, it is kept.
    */
   suspended?: boolean;
+  /** What proofs are checked against (an authenticator's seed): in the clear here, sealed at rest. */
+  secret?: string;
+  /** What each use moves on: a time step, a signature counter (-1: no use yet). */
+  counter: number;
+  /** How many of its single-use codes are left (kept as keyed hashes; 0: it has none). */
+  codesLeft: number;
+  /** What the method keeps in the clear (a passkey's public key and transports). */
+  details: Readonly<Record<string, unknown>>;
 }
 
-export type NewPasskey = Omit<Passkey, 'createdAt' | 'lastUsedAt' | 'suspended'>;
+/** Which factor: its method and its id. */
+export type FactorRef = Pick<Factor, 'method' | 'id'>;
 
-export interface FactorSet {
-  /** The authenticator, confirmed or still pending its first code; its seed in the clear. */
-  totp: { secret: string; confirmed: boolean; lastStep: number; createdAt: Date } | null;
-  passkeys: Passkey[];
-  recoveryCodesLeft: number;
-  /** When the current set of recovery codes was made (null: none). */
-  recoveryCodesMadeAt: Date | null;
+/** A factor as a method adds it. */
+export interface NewFactor {
+  id: string;
+  method: SecondFactor;
+  name?: string;
+  confirmed: boolean;
+  secret?: string;
+  counter?: number;
+  /** Single-use codes, as presented codes will be compared (the store keeps their keyed hashes). */
+  codes?: string[];
+  details?: Record<string, unknown>;
 }
 
-/** Second factors at rest: seeds sealed, recovery codes hashed, by the store. */
+/** Second factors at rest, one list per account: seeds sealed, codes hashed, every single-use rule one conditional write. */
 export interface Factors {
-  of(kind: AccountKind, accountId: string): Promise<FactorSet>;
-  /** Starts (or restarts) an authenticator enrolment; `exists` when a confirmed one is live. */
-  startTotp(kind: AccountKind, accountId: string, secret: string): Promise<'started' | 'exists'>;
-  /** Makes the pending authenticator live, its first code's step used; false when none is pending. */
-  confirmTotp(kind: AccountKind, accountId: string, step: number): Promise<boolean>;
-  /** Uses a time step of the live authenticator; false when it (or a later one) was used already. */
-  useTotpStep(kind: AccountKind, accountId: string, step: number): Promise<boolean>;
-  removeTotp(kind: AccountKind, accountId: string): Promise<boolean>;
-  addPasskey(kind: AccountKind, accountId: string, passkey: NewPasskey): Promise<'added' | 'exists'>;
-  findPasskey(credentialId: string): Promise<(Passkey & { kind: AccountKind; accountId: string }) | null>;
-  /** Moves the counter on; `keep` lifts a suspension (the passkey answered a second step after the password). */
-  usePasskey(credentialId: string, counter: number, options?: { keep?: boolean }): Promise<void>;
-  /** Suspends every passkey of the account (it signs in by itself no more); answers those it suspended. */
-  suspendPasskeys(kind: AccountKind, accountId: string): Promise<Passkey[]>;
-  removePasskey(kind: AccountKind, accountId: string, credentialId: string): Promise<boolean>;
-  /** Replaces the account's recovery codes (the old set ends). */
-  replaceRecoveryCodes(kind: AccountKind, accountId: string, codes: string[]): Promise<void>;
-  /** Uses one recovery code: the count left, `used` when it is one of the set already used, undefined when it is none of the set. */
-  useRecoveryCode(kind: AccountKind, accountId: string, code: string): Promise<number | 'used' | undefined>;
-  removeRecoveryCodes(kind: AccountKind, accountId: string): Promise<void>;
-  /** Removes every factor and the recovery codes; answers how many factors went. */
-  removeAll(kind: AccountKind, accountId: string): Promise<number>;
+  /** The account's factors, oldest first. */
+  list(kind: AccountKind, accountId: string): Promise<Factor[]>;
+  /** A factor by its service-wide id (a passkey presented alone names nothing but its credential). */
+  find(method: SecondFactor, id: string): Promise<Factor | null>;
+  /**
+   * Adds a factor; `exists` when the id is taken. `replace`: `unconfirmed` restarts an enrolment never
+   * confirmed (never a live factor); `any` replaces the factor whole (a new set of codes).
+   */
+  add(kind: AccountKind, accountId: string, factor: NewFactor, replace?: 'unconfirmed' | 'any'): Promise<'added' | 'exists'>;
+  /** Makes a factor waiting for its first proof live, that proof's counter taken; false when none waits. */
+  confirm(kind: AccountKind, accountId: string, factor: FactorRef, counter: number): Promise<boolean>;
+  /**
+   * A use of a live factor: the counter moves to `counter`, `strictly` only past the last (a time step
+   * accepted once); `keep` lifts a suspension. False when the factor is gone or, strictly, the step was used.
+   */
+  use(kind: AccountKind, accountId: string, factor: FactorRef, counter: number, options?: { strictly?: boolean; keep?: boolean }): Promise<boolean>;
+  /** Spends one single-use code: the count left, `used` when it was spent already, undefined when it is none of the factor's. */
+  spend(kind: AccountKind, accountId: string, factor: FactorRef, code: string): Promise<number | 'used' | undefined>;
+  remove(kind: AccountKind, accountId: string, factor: FactorRef): Promise<boolean>;
+  /** Suspends the account's factors of these methods that are not yet; answers those it suspended. */
+  suspend(kind: AccountKind, accountId: string, methods: readonly SecondFactor[]): Promise<Factor[]>;
+  /** Removes every factor of the account; answers those it removed. */
+  removeAll(kind: AccountKind, accountId: string): Promise<Factor[]>;
+}
+
+/** One factor an account holds, as every list of factors names it (GET …/factors `items`). */
+export interface FactorEntry {
+  /** Its id: a passkey's credential id, or the method's name for a one-per-account factor. */
+  id: string;
+  method: SecondFactor;
+  /** What the person calls it: the passkey's name, else the method's description. */
+  label: string;
+  createdAt: string | null;
+  lastUsedAt: string | null;
+  /** False while an enrolment waits for its first proof (an authenticator's first code). */
+  confirmed: boolean;
+  /** `way-in`: a factor the person uses from day to day; `backup`: for when those are lost. */
+  role: 'way-in' | 'backup';
+  /** What is left of a factor that is used up one use at a time (recovery codes). */
+  remaining?: number;
+  /** Added while the address was unproven: it signs in by itself again once used as a second step. */
+  suspended?: true;
+}
+
+/**
+ * What the rules below the features know of the second-factor methods: the factors/ registry, handed
+ * in at the composition root, so that what a mailbox may remove, an account's last way in and its
+ * notices read every method, a new one included, without naming any.
+ */
+export interface FactorMethods {
+  /** The account's factors as every list names them, method by method in the registry's order. */
+  entries(factors: readonly Factor[]): FactorEntry[];
+  /** Whether the account holds a live factor of its own, not only a backup: what recovery codes stand in for. */
+  hasOwnFactor(factors: readonly Factor[]): boolean;
+  /** What the method's factors are to the account: used day to day, or a backup for when those are lost. */
+  role(method: SecondFactor): FactorEntry['role'] | undefined;
+  /** Whether a factor of the method signs in by itself (a passkey): a way in as well as a second step. */
+  signsInAlone(method: SecondFactor): boolean;
+  /** The factor's line in a notice: what it is, its name and when it was added, never a secret. */
+  describe(entry: FactorEntry): string;
 }
 
 /** How a login's answer names the methods an account may use (`factors`), in the order offered. */

@@ -10,8 +10,7 @@ import {
   reauthenticate,
   regenerateRecoveryCodes,
   registerPasskey,
-  removeAuthenticator,
-  removePasskey,
+  removeFactor,
   resetUserFactors,
   startAuthenticator,
   userFactorSummary,
@@ -20,7 +19,6 @@ import type { AuthDeps } from '../../domain/ports';
 import { cancelOwnFactorRecovery, confirmFactorRecovery, pendingRecovery, requestFactorRecovery } from '../../domain/email/factor-recovery';
 import { requestContext as ctx, requestContextOf, requestContextWithSignal } from './request-context';
 import { forEachKind, type Handlers, type SessionHandler } from '@acct/shared/http';
-
 
 export function factorsOperations(deps: AuthDeps, settings: { stepUpSeconds: number }) {
   return {
@@ -50,7 +48,7 @@ export function factorsOperations(deps: AuthDeps, settings: { stepUpSeconds: num
     }),
 
     ...forEachKind({ user: 'removeTotpUser', admin: 'removeTotpAdmin' }, (): SessionHandler => async (req, res, caller) => {
-      const signedOut = await removeAuthenticator(deps, caller, ctx(req));
+      const signedOut = await removeFactor(deps, caller, { method: 'totp', id: 'totp' }, ctx(req));
       res.json(ok('Authenticator app removed', { signedOut }));
     }),
 
@@ -70,7 +68,7 @@ export function factorsOperations(deps: AuthDeps, settings: { stepUpSeconds: num
     }),
 
     ...forEachKind({ user: 'removePasskeyUser', admin: 'removePasskeyAdmin' }, (): SessionHandler => async (req, res, caller, params) => {
-      const signedOut = await removePasskey(deps, caller, params.passkeyId, ctx(req));
+      const signedOut = await removeFactor(deps, caller, { method: 'passkey', id: params.passkeyId }, ctx(req));
       res.json(ok('Passkey removed', { signedOut }));
     }),
 
