@@ -530,6 +530,14 @@ describe('hosted sign-in and the account console', () => {
     expect(passkeySignIns()).toBe(before + 2);
     // The button asked for options of its own: it, not the suggestion, signed in.
     expect(optionsGiven()).toBe(suggestionOnly + 1);
+
+    // Removed from the console (asked first), by its id in the factor list, as any factor is.
+    await page.waitForFunction(() => document.querySelector('.passkeys li .session-name')?.textContent === 'Test laptop', { timeout: 10_000 });
+    await press(page, 'Remove');
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('The passkey Test laptop will no longer sign you in'), { timeout: 10_000 });
+    await press(page, 'Remove Test laptop');
+    await page.waitForFunction(() => document.body.textContent?.includes('No passkey yet.'), { timeout: 10_000 });
+    expect(stack.logs.request.filter((r) => r.method === 'DELETE' && /^\/api\/auth\/user\/factors\/[^/]+$/.test(r.path)).map((r) => r.status)).toEqual([200]);
   });
 
   it('signs in with an identity provider from the sign-in page, then links one to a password account from the console', async () => {

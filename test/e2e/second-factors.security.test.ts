@@ -204,6 +204,11 @@ describe('changing factors', () => {
     const second = await verify({ challenge_token: challenge.body.data.challenge_token, recovery_code: recoveryCodes[0] });
     expect(second.status).toBe(200);
 
+    // By its id in the list, any factor: recovery codes go only with the last factor, and an id the account does not hold is none.
+    for (const id of ['recovery_code', 'no-such-factor']) {
+      const refused = await call(stack.url, 'DELETE', `/api/auth/user/factors/${id}`, { headers: bearer(accessToken) });
+      expect([refused.status, refused.body.code]).toEqual([404, 'factor_not_found']);
+    }
     const removed = await call(stack.url, 'DELETE', '/api/auth/user/factors/totp', { headers: bearer(accessToken) });
     expect([removed.status, removed.body.data]).toEqual([200, { signedOut: 1 }]);
     await stack.events.waitFor('account.security.changed', (p) => p.accountId === id && p.change === 'totp_removed');

@@ -3,7 +3,7 @@
 // a session goes to sign in and comes back here.
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
-import { AccountClient, type Account, type Factors, type Session } from '@acct/client';
+import { AccountClient, type Account, type FactorEntry, type Factors, type Session } from '@acct/client';
 import { actionButton, confirmFirst, field, formatDate, h, link, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { errorText, texts } from './texts';
@@ -366,6 +366,16 @@ function factorsSection(): HTMLElement {
   return section(texts.account.factors, body);
 }
 
+/** What a method's part of the console shows: its factors (from the list's `items`), and how one adds one. */
+type FactorView = (held: FactorEntry[], factors: Factors, render: () => Promise<void>) => HTMLElement | undefined;
+
+/**
+ * The methods the console knows how to set up, in the order it shows them. A method the service lists
+ * that is not here (a new one) still shows, each factor with its dates and a Remove: the list is the
+ * service's, not the console's.
+ */
+const FACTOR_VIEWS: Partial<Record<FactorEntry['method'], FactorView>> = { totp: appView, passkey: passkeysView, recovery_code: recoveryView };
+
 function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
   // A removal the mailbox asked for: the owner sees it first, and stops it here.
   const pending =
@@ -380,16 +390,26 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
         await render();
       }),
     );
+  const methods = [...new Set([...(Object.keys(FACTOR_VIEWS) as Array<FactorEntry['method']>), ...factors.items.map((item) => item.method)])];
+  const views = methods.map((method) => (FACTOR_VIEWS[method] ?? otherView)(factors.items.filter((item) => item.method === method), factors, render));
+  return [...(pending ? [pending] : []), ...views.filter((view): view is HTMLElement => view !== undefined), h('div', { id: 'recovery-codes' })];
+}
+
+/** Removes a factor by its id behind a fresh proof, then says `removed` and draws the list again. */
+const removeFactor = (id: string, removed: string, render: () => Promise<void>) => async () => {
+  const answer = await withStepUp(client, () => client.removeFactor(id));
+  if (!answer.ok) return status.error(errorText(answer.error));
+  status.info(removed);
+  await render();
+};
+
+function appView(held: FactorEntry[], _factors: Factors, render: () => Promise<void>): HTMLElement {
   const app = h('div', { class: 'factor' }, h('h3', {}, texts.account.app));
-  if (factors.totp.enabled) {
+  const live = held.find((item) => item.confirmed);
+  if (live) {
     app.append(
-      h('p', {}, texts.account.appOn(formatDate(factors.totp.createdAt ?? ''))),
-      confirmFirst(texts.account.appRemove, texts.account.appRemoveConfirm, async () => {
-        const answer = await withStepUp(client, () => client.removeTotp());
-        if (!answer.ok) return status.error(errorText(answer.error));
-        status.info(texts.account.appRemoved);
-        await render();
-      }),
+      h('p', {}, texts.account.appOn(formatDate(live.createdAt ?? ''))),
+      confirmFirst(texts.account.appRemove, texts.account.appRemoveConfirm, removeFactor(live.id, texts.account.appRemoved, render)),
     );
   } else {
     app.append(
@@ -401,10 +421,13 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
       }),
     );
   }
-  const passkeys = factors.passkeysAvailable ? passkeysView(factors, render) : undefined;
+  return app;
+}
+
+function recoveryView(held: FactorEntry[], factors: Factors, render: () => Promise<void>): HTMLElement {
   const recovery = h('div', { class: 'factor' }, h('h3', {}, texts.account.recovery));
-  const hasFactor = factors.totp.enabled || factors.passkeys.length > 0;
-  recovery.append(h('p', {}, hasFactor ? texts.account.recoveryLeft(factors.recoveryCodes.remaining) : texts.account.recoveryNone));
+  const hasFactor = factors.items.some((item) => item.role === 'way-in' && item.confirmed);
+  recovery.append(h('p', {}, hasFactor ? texts.account.recoveryLeft(held[0]?.remaining ?? 0) : texts.account.recoveryNone));
   if (hasFactor) {
     recovery.append(
       actionButton(
@@ -419,34 +442,48 @@ function factorsView(factors: Factors, render: () => Promise<void>): Node[] {
       ),
     );
   }
-  return [...(pending ? [pending] : []), app, ...(passkeys ? [passkeys] : []), recovery, h('div', { id: 'recovery-codes' })];
+  return recovery;
 }
 
-function passkeysView(factors: Factors, render: () => Promise<void>): HTMLElement {
+/** A method this console has no view of: its factors as the list names them, each removable. */
+function otherView(held: FactorEntry[], _factors: Factors, render: () => Promise<void>): HTMLElement | undefined {
+  if (!held.length) return undefined;
+  const removal = (item: FactorEntry) =>
+    item.role === 'way-in' && item.confirmed ? { question: texts.account.factorRemoveConfirm(item.label), removed: texts.account.factorRemoved, ariaLabel: texts.account.factorRemove(item.label) } : undefined;
+  return h('div', { class: 'factor', 'data-method': held[0].method }, h('h3', {}, held[0].label), h('ul', { class: 'factor-list' }, ...held.map((item) => factorItem(item, render, removal(item)))));
+}
+
+/** One factor in a list: its name, when it was last used, a note, and its removal, asked first. */
+function factorItem(
+  item: FactorEntry,
+  render: () => Promise<void>,
+  removal: { question: { says: string; confirm: string; cancel: string }; removed: string; ariaLabel: string } | undefined,
+  note?: string | false,
+): HTMLElement {
+  return h(
+    'li',
+    {},
+    h('span', { class: 'session-name' }, item.label),
+    h('span', { class: 'session-meta' }, item.lastUsedAt ? texts.account.factorUsed(formatDate(item.lastUsedAt)) : texts.account.factorNeverUsed),
+    note && h('span', { class: 'session-meta' }, note),
+    removal && confirmFirst(texts.account.remove, removal.question, removeFactor(item.id, removal.removed, render), { ariaLabel: removal.ariaLabel }),
+  );
+}
+
+function passkeysView(held: FactorEntry[], factors: Factors, render: () => Promise<void>): HTMLElement | undefined {
+  if (!factors.passkeysAvailable) return undefined;
   const formStatus = statusLine();
   const name = field(texts.account.passkeyName, { name: 'passkeyName', required: true, maxlength: 64, autocomplete: 'off' }, texts.account.passkeyNameHint);
-  const list = factors.passkeys.length
+  const list = held.length
     ? h(
         'ul',
         { class: 'passkeys' },
-        ...factors.passkeys.map((passkey) =>
-          h(
-            'li',
-            {},
-            h('span', { class: 'session-name' }, passkey.name),
-            h('span', { class: 'session-meta' }, passkey.lastUsedAt ? texts.account.passkeyUsed(formatDate(passkey.lastUsedAt)) : texts.account.passkeyNeverUsed),
-            passkey.suspended && h('span', { class: 'session-meta' }, texts.account.passkeySuspended),
-            confirmFirst(
-              texts.account.remove,
-              texts.account.passkeyRemoveConfirm(passkey.name),
-              async () => {
-                const answer = await withStepUp(client, () => client.removePasskey(passkey.id));
-                if (!answer.ok) return status.error(errorText(answer.error));
-                status.info(texts.account.passkeyRemoved);
-                await render();
-              },
-              { ariaLabel: texts.account.passkeyRemove(passkey.name) },
-            ),
+        ...held.map((passkey) =>
+          factorItem(
+            passkey,
+            render,
+            { question: texts.account.passkeyRemoveConfirm(passkey.label), removed: texts.account.passkeyRemoved, ariaLabel: texts.account.passkeyRemove(passkey.label) },
+            passkey.suspended && texts.account.passkeySuspended,
           ),
         ),
       )

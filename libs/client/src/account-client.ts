@@ -41,6 +41,7 @@ export interface Challenge {
 export type SignIn = { signedIn: true; account: Account } | { signedIn: false; challenge: Challenge };
 export type SecondStepProof = { code: string } | { recovery_code: string };
 
+export type FactorEntry = Schemas['FactorEntry'];
 export type Factors = Schemas['FactorList'] & {
   /** A removal of every second factor the mailbox confirmed, waiting out its delay (null: none). */
   pendingRecovery: { requestedAt: string; dueAt: string } | null;
@@ -324,6 +325,11 @@ export class AccountClient {
 
   removePasskey(id: string): Promise<Result<unknown>> {
     return this.settle(this.api.DELETE(this.own('/factors/passkeys/{passkeyId}'), { params: { path: { passkeyId: id } } }));
+  }
+
+  /** Removes any of one's factors by its `id` in the list's `items`, whatever its method. */
+  removeFactor(id: string): Promise<Result<unknown>> {
+    return this.settle(this.api.DELETE(this.own('/factors/{factorId}'), { params: { path: { factorId: id } } }));
   }
 
   /** One's own data, as the file the API answers. */

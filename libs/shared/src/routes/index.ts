@@ -49,6 +49,7 @@ const TABLE = [
   { operationId: 'passkeyRegistrationOptionsAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
   { operationId: 'addPasskeyAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys', upstream: 'auth', body: 'json', caller: 'admin', proof: 'recent' },
   { operationId: 'removePasskeyAdmin', method: 'delete', path: '/api/auth/admin/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
+  { operationId: 'removeFactorAdmin', method: 'delete', path: '/api/auth/admin/factors/:factorId', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
   { operationId: 'passkeyOptionsUser', method: 'post', path: '/api/auth/user/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'passkeyLoginUser', method: 'post', path: '/api/auth/user/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
   { operationId: 'reauthenticateUser', method: 'post', path: '/api/auth/user/reauthenticate', upstream: 'auth', body: 'json', caller: 'user' },
@@ -63,6 +64,7 @@ const TABLE = [
   { operationId: 'passkeyRegistrationOptionsUser', method: 'post', path: '/api/auth/user/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
   { operationId: 'addPasskeyUser', method: 'post', path: '/api/auth/user/factors/passkeys', upstream: 'auth', body: 'json', caller: 'user', proof: 'recent' },
   { operationId: 'removePasskeyUser', method: 'delete', path: '/api/auth/user/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
+  { operationId: 'removeFactorUser', method: 'delete', path: '/api/auth/user/factors/:factorId', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
   // Identity providers: the list, then each kind's redirect and callback (top-level navigations) and identities.
   { operationId: 'listIdentityProviders', method: 'get', path: '/api/auth/identity-providers', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'startAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', identityFlow: 'set', identityKind: 'admin' },

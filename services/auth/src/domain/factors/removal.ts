@@ -8,15 +8,19 @@ import { afterRemoval, requireRecentProof, type OwnNeeds } from './common';
 import type { FactorRef, Needs, RequestContext } from './ports';
 import { SECOND_STEP_METHODS } from './registry';
 
-/** Removes the caller's factor; answers how many other sessions ended. `factor_not_found` for a factor the account does not hold live, or one not removed by itself. */
-export async function removeFactor(deps: OwnNeeds & Needs<'locks' | 'identities'>, caller: AccessClaims, ref: FactorRef, ctx: RequestContext): Promise<number> {
+/**
+ * Removes the caller's factor named by its id (and its method, where the route names one); answers how
+ * many other sessions ended. `factor_not_found` for a factor the account does not hold live, or one
+ * whose method does not remove its factors one by one.
+ */
+export async function removeFactor(deps: OwnNeeds & Needs<'locks' | 'identities'>, caller: AccessClaims, named: Pick<FactorRef, 'id'> & Partial<FactorRef>, ctx: RequestContext): Promise<number> {
   const account = await requireRecentProof(deps, caller);
-  const method = SECOND_STEP_METHODS.find((m) => m.id === ref.method);
-  if (!method?.removedAs) throw AuthErrors.factorNotFound();
-  const remove = () => deps.factors.remove(caller.kind, caller.sub, ref);
-  const held = (await deps.factors.list(caller.kind, caller.sub)).find((f) => f.method === ref.method && f.id === ref.id);
+  const held = (await deps.factors.list(caller.kind, caller.sub)).find((f) => f.id === named.id && (named.method === undefined || f.method === named.method));
+  const method = held && SECOND_STEP_METHODS.find((m) => m.id === held.method);
   // An enrolment still waiting for its first code is not a factor yet: starting again replaces it.
-  if (!held?.confirmed) throw AuthErrors.factorNotFound();
+  if (!held?.confirmed || !method?.removedAs) throw AuthErrors.factorNotFound();
+  const ref: FactorRef = { method: held.method, id: held.id };
+  const remove = () => deps.factors.remove(caller.kind, caller.sub, ref);
   const removed = method.signsInAlone ? await removeWayIn(deps, caller.kind, account, { type: 'factor', factor: ref }, remove) : await remove();
   if (!removed) throw AuthErrors.factorNotFound();
   return afterRemoval(deps, caller, account, method.removedAs, ctx);

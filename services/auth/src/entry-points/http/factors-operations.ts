@@ -72,6 +72,11 @@ export function factorsOperations(deps: AuthDeps, settings: { stepUpSeconds: num
       res.json(ok('Passkey removed', { signedOut }));
     }),
 
+    ...forEachKind({ user: 'removeFactorUser', admin: 'removeFactorAdmin' }, (): SessionHandler => async (req, res, caller, params) => {
+      const signedOut = await removeFactor(deps, caller, { id: params.factorId }, ctx(req));
+      res.json(ok('Factor removed', { signedOut }));
+    }),
+
     // Getting back in without the second factors: asked from a second step, confirmed from the mailbox.
     requestFactorRecovery: async (req, res) => {
       await requestFactorRecovery(deps, req.body, ctx(req));
