@@ -3,10 +3,31 @@
 // allow-list is this table (anything not in it answers 404 at the edge and never reaches a service);
 // test/repo/openapi.test.ts holds it equal to openapi/openapi.yaml by operation id, caller and all, and
 // test/e2e/route-table.security.test.ts sends every guarded route a caller it must refuse. A new
-// route is one row here, one operation there, and its handler, bound by the row's operation id.
+// route is one row here (a route of both kinds on the caller's own account, one `ownRoute` line),
+// one operation there, and its handler, bound by the row's operation id.
 import type { RouteSpec, Upstream } from './spec';
 
 export { actsOnSession, type Caller, type RouteSpec, type Upstream } from './spec';
+
+/** The row of a route on the caller's own account, for one kind: `<kind>` in its path, `Admin`/`User` ending its id, the kind its caller. */
+type OwnRow<Id extends string, S extends string, R, K extends 'admin' | 'user', Name extends string> = R & {
+  readonly operationId: `${Id}${Name}`;
+  readonly path: `/api/auth/${K}${S}`;
+  readonly upstream: 'auth';
+  readonly caller: K;
+};
+
+/** A route the contract has once for each kind, on the caller's own account: one line, two rows. */
+function ownRoute<const Id extends string, const S extends `/${string}`, const R extends Pick<RouteSpec, 'method' | 'body' | 'proof'>>(
+  id: Id,
+  suffix: S,
+  row: R,
+): readonly [OwnRow<Id, S, R, 'admin', 'Admin'>, OwnRow<Id, S, R, 'user', 'User'>] {
+  return [
+    { ...row, operationId: `${id}Admin`, path: `/api/auth/admin${suffix}`, upstream: 'auth', caller: 'admin' },
+    { ...row, operationId: `${id}User`, path: `/api/auth/user${suffix}`, upstream: 'auth', caller: 'user' },
+  ];
+}
 
 const TABLE = [
   // The contract's account routes, for each kind: their answers set or clear the kind's refresh cookie.
@@ -37,34 +58,24 @@ const TABLE = [
   // Second factors: sign-in with a passkey, and what a signed-in account does with its own factors.
   { operationId: 'passkeyOptionsAdmin', method: 'post', path: '/api/auth/admin/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'passkeyLoginAdmin', method: 'post', path: '/api/auth/admin/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
-  { operationId: 'reauthenticateAdmin', method: 'post', path: '/api/auth/admin/reauthenticate', upstream: 'auth', body: 'json', caller: 'admin' },
   { operationId: 'changePasswordAdmin', method: 'post', path: '/api/auth/admin/password', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin', proof: 'password-or-recent' },
   { operationId: 'deleteOwnAdminAccount', method: 'delete', path: '/api/auth/admin/me', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin', proof: 'password-or-recent' },
-  { operationId: 'listFactorsAdmin', method: 'get', path: '/api/auth/admin/factors', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'cancelFactorRecoveryAdmin', method: 'delete', path: '/api/auth/admin/factor-recovery', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
-  { operationId: 'startTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
-  { operationId: 'confirmTotpAdmin', method: 'post', path: '/api/auth/admin/factors/totp/confirm', upstream: 'auth', body: 'json', caller: 'admin' },
-  { operationId: 'removeTotpAdmin', method: 'delete', path: '/api/auth/admin/factors/totp', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
-  { operationId: 'recoveryCodesAdmin', method: 'post', path: '/api/auth/admin/factors/recovery-codes', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
-  { operationId: 'passkeyRegistrationOptionsAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
-  { operationId: 'addPasskeyAdmin', method: 'post', path: '/api/auth/admin/factors/passkeys', upstream: 'auth', body: 'json', caller: 'admin', proof: 'recent' },
-  { operationId: 'removePasskeyAdmin', method: 'delete', path: '/api/auth/admin/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
-  { operationId: 'removeFactorAdmin', method: 'delete', path: '/api/auth/admin/factors/:factorId', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
   { operationId: 'passkeyOptionsUser', method: 'post', path: '/api/auth/user/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'passkeyLoginUser', method: 'post', path: '/api/auth/user/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
-  { operationId: 'reauthenticateUser', method: 'post', path: '/api/auth/user/reauthenticate', upstream: 'auth', body: 'json', caller: 'user' },
   { operationId: 'changePasswordUser', method: 'post', path: '/api/auth/user/password', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user', proof: 'password-or-recent' },
   { operationId: 'deleteOwnUserAccount', method: 'delete', path: '/api/auth/user/me', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user', proof: 'password-or-recent' },
-  { operationId: 'listFactorsUser', method: 'get', path: '/api/auth/user/factors', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'cancelFactorRecoveryUser', method: 'delete', path: '/api/auth/user/factor-recovery', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
-  { operationId: 'startTotpUser', method: 'post', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
-  { operationId: 'confirmTotpUser', method: 'post', path: '/api/auth/user/factors/totp/confirm', upstream: 'auth', body: 'json', caller: 'user' },
-  { operationId: 'removeTotpUser', method: 'delete', path: '/api/auth/user/factors/totp', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
-  { operationId: 'recoveryCodesUser', method: 'post', path: '/api/auth/user/factors/recovery-codes', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
-  { operationId: 'passkeyRegistrationOptionsUser', method: 'post', path: '/api/auth/user/factors/passkeys/options', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
-  { operationId: 'addPasskeyUser', method: 'post', path: '/api/auth/user/factors/passkeys', upstream: 'auth', body: 'json', caller: 'user', proof: 'recent' },
-  { operationId: 'removePasskeyUser', method: 'delete', path: '/api/auth/user/factors/passkeys/:passkeyId', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
-  { operationId: 'removeFactorUser', method: 'delete', path: '/api/auth/user/factors/:factorId', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
+  // On the caller's own account, each line the route of both kinds: a recent proof, and the factors.
+  ...ownRoute('reauthenticate', '/reauthenticate', { method: 'post', body: 'json' }),
+  ...ownRoute('listFactors', '/factors', { method: 'get', body: 'none' }),
+  ...ownRoute('cancelFactorRecovery', '/factor-recovery', { method: 'delete', body: 'none', proof: 'recent' }),
+  ...ownRoute('startTotp', '/factors/totp', { method: 'post', body: 'none', proof: 'recent' }),
+  ...ownRoute('confirmTotp', '/factors/totp/confirm', { method: 'post', body: 'json' }),
+  ...ownRoute('removeTotp', '/factors/totp', { method: 'delete', body: 'none', proof: 'recent' }),
+  ...ownRoute('recoveryCodes', '/factors/recovery-codes', { method: 'post', body: 'none', proof: 'recent' }),
+  ...ownRoute('passkeyRegistrationOptions', '/factors/passkeys/options', { method: 'post', body: 'none', proof: 'recent' }),
+  ...ownRoute('addPasskey', '/factors/passkeys', { method: 'post', body: 'json', proof: 'recent' }),
+  ...ownRoute('removePasskey', '/factors/passkeys/:passkeyId', { method: 'delete', body: 'none', proof: 'recent' }),
+  ...ownRoute('removeFactor', '/factors/:factorId', { method: 'delete', body: 'none', proof: 'recent' }),
   // Identity providers: the list, then each kind's redirect and callback (top-level navigations) and identities.
   { operationId: 'listIdentityProviders', method: 'get', path: '/api/auth/identity-providers', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'startAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', identityFlow: 'set', identityKind: 'admin' },
