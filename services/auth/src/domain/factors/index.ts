@@ -6,7 +6,7 @@
 // is a notice by mail (an `account.security.changed` event through the outbox).
 export type { SecondStepMethod } from './method';
 export type { FactorDeps, PasskeyOptions, SecondFactor } from './ports';
-export { SECOND_STEP_METHODS, factorMethods, proveSecondStep, secondFactorsOf } from './registry';
+export { SECOND_STEP_METHODS, factorMethods, factorMethodsOf, proveSecondStep, secondFactorsOf } from './registry';
 export { confirmAuthenticator, startAuthenticator } from './authenticator-app';
 export { passkeyRegistrationOptions, registerPasskey, secondStepPasskeyOptions, verifyAssertion } from './passkey';
 export { removeFactor } from './removal';

@@ -12,42 +12,47 @@ import { recoveryCodes } from './recovery-codes';
 
 export const SECOND_STEP_METHODS: readonly SecondStepMethod[] = [mailedCode, authenticatorApp, passkey, recoveryCodes] as readonly SecondStepMethod[];
 
-const methodNamed = (name: SecondFactor): SecondStepMethod | undefined => SECOND_STEP_METHODS.find((method) => method.id === name);
-
-/** Whether the account holds a live factor of its own, not only a backup. */
-export const hasOwnFactor = (factors: readonly Factor[]): boolean => factors.some((f) => f.confirmed && methodNamed(f.method)?.role === 'way-in');
-
-const heldBy = (factors: readonly Factor[]): Held => ({ factors, ownFactor: hasOwnFactor(factors) });
-
 /** Every factor the account holds, method by method in the registry's order: the one list every view reads. */
-export function factorEntries(factors: readonly Factor[]): FactorEntry[] {
-  const held = heldBy(factors);
-  return SECOND_STEP_METHODS.flatMap((method) => method.listed(held));
-}
+export const factorEntries = (factors: readonly Factor[]): FactorEntry[] => factorMethods.entries(factors);
 
 /** The factors an account may name at its second step (none: it has no factor of its own). */
 export function secondFactorsOf(factors: readonly Factor[]): SecondFactor[] {
-  const held = heldBy(factors);
+  const held = heldBy(SECOND_STEP_METHODS, factors);
   return SECOND_STEP_METHODS.filter((method) => method.id !== undefined && method.offered(held)).map((method) => method.id as SecondFactor);
 }
 
-/** A factor's line in a notice: `authenticator app, added 2026-11-28`, `passkey "Laptop", added …`, `7 recovery codes`. */
-function describe(entry: FactorEntry): string {
-  const description = methodNamed(entry.method)?.description ?? entry.method;
-  const what = description.toLowerCase();
-  if (entry.remaining !== undefined) return `${entry.remaining} ${what}`;
-  const named = entry.label !== description ? ` "${entry.label}"` : '';
-  return `${what}${named}${entry.createdAt ? `, added ${entry.createdAt.slice(0, 10)}` : ''}`;
+const heldBy = (methods: readonly SecondStepMethod[], factors: readonly Factor[]): Held => ({
+  factors,
+  ownFactor: factors.some((f) => f.confirmed && methods.find((method) => method.id === f.method)?.role === 'way-in'),
+});
+
+/**
+ * A list of methods as the rules below the features read it (`FactorMethods`): the registry's, handed
+ * in at the composition root, or a test's own list, to hold that the rules name no method.
+ */
+export function factorMethodsOf(methods: readonly SecondStepMethod[]): FactorMethods {
+  const named = (name: SecondFactor) => methods.find((method) => method.id === name);
+  return {
+    entries: (factors) => {
+      const held = heldBy(methods, factors);
+      return methods.flatMap((method) => method.listed(held));
+    },
+    hasOwnFactor: (factors) => heldBy(methods, factors).ownFactor,
+    role: (method) => named(method)?.role,
+    signsInAlone: (method) => named(method)?.signsInAlone === true,
+    // A factor's line in a notice: `authenticator app, added 2026-11-28`, `passkey "Laptop", added …`, `7 recovery codes`.
+    describe: (entry) => {
+      const description = named(entry.method)?.description ?? entry.method;
+      const what = description.toLowerCase();
+      if (entry.remaining !== undefined) return `${entry.remaining} ${what}`;
+      const label = entry.label !== description ? ` "${entry.label}"` : '';
+      return `${what}${label}${entry.createdAt ? `, added ${entry.createdAt.slice(0, 10)}` : ''}`;
+    },
+  };
 }
 
 /** The registry as the rules below the features read it. */
-export const factorMethods: FactorMethods = {
-  entries: factorEntries,
-  hasOwnFactor,
-  role: (method) => methodNamed(method)?.role,
-  signsInAlone: (method) => methodNamed(method)?.signsInAlone === true,
-  describe,
-};
+export const factorMethods: FactorMethods = factorMethodsOf(SECOND_STEP_METHODS);
 
 /**
  * Whether the proof holds for the challenge's account: each method that checks this kind of proof is
