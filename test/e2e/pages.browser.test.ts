@@ -56,6 +56,8 @@ beforeAll(async () => {
     auth: {
       ADMIN_REGISTRATION_OPEN: 'true',
       EMAIL_VERIFICATION: 'soft',
+      // New passwords screened against the breached list, as in production: the sign-up form shows that rule.
+      BREACHED_PASSWORD_CHECK: 'true',
       // No WEBAUTHN_ORIGINS: the gateway's own origin is allowed on whatever port it was given (here a random one).
       WEBAUTHN_RP_ID: 'localhost',
       OIDC_PROVIDERS: JSON.stringify([{ id: 'corp', name: 'Corp SSO', issuer: idp.issuer, clientId: 'pages' }]),
@@ -292,6 +294,37 @@ describe('hosted sign-in and the account console', () => {
     await press(page, 'Sign in');
     await page.waitForSelector('.error-summary, .status.error');
     expect(await reveals()).toEqual([['password', 'Show', 'Show password']]);
+  });
+
+  it('shows a new password\'s rules as they are met while it is typed: its length here, the breached list by the service', async () => {
+    const page = await freshPage();
+    await page.goto(`${origin}/register`);
+    await waitForHeading(page, 'Create your account');
+    // The rules a person sees: the breached list's once the service says it checks one.
+    const rules = () => page.$$eval('.password-rules li', (items) => items.filter((i) => !i.hidden).map((i) => [i.className, i.textContent]));
+    const checks = () => stack.logs.request.filter((r) => r.path === '/api/auth/password-check').length;
+    const before = checks();
+    const retype = async (value: string) => {
+      await page.$eval('input[name=password]', (i) => void ((i as HTMLInputElement).value = ''));
+      await page.type('input[name=password]', value);
+    };
+    expect(await rules()).toEqual([['', '8 to 128 characters']]);
+    await retype('short');
+    expect(await rules()).toEqual([['unmet', '8 to 128 characters (not met yet)']]);
+    // Long enough, and on the list: the service says so once the typing pauses.
+    await retype('password');
+    await page.waitForFunction(() => document.querySelectorAll('.password-rules li')[1]?.className === 'unmet', { timeout: 10_000 });
+    expect(await rules()).toEqual([
+      ['met', '8 to 128 characters (met)'],
+      ['unmet', 'Not a commonly used password (not met yet)'],
+    ]);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await retype('orbit lantern pebble');
+    await page.waitForFunction(() => [...document.querySelectorAll('.password-rules li')].every((i) => i.className === 'met'), { timeout: 10_000 });
+    // Read with the field by assistive technology, and asked once the typing paused, not per key (13 keys were typed at 8 or more).
+    expect(await page.$eval('input[name=password]', (i) => i.getAttribute('aria-describedby'))).toMatch(/-rules$/);
+    expect(checks() - before).toBeLessThanOrEqual(6);
+    expect(checks() - before).toBeGreaterThanOrEqual(2);
   });
 
   it('shows errors where the eye is: in each field, in a summary that heads the form, and in the title; a disabled account names support', async () => {

@@ -6,6 +6,7 @@ import { startRegistration } from '@simplewebauthn/browser';
 import { AccountClient, type Account, type FactorEntry, type Factors, type Session } from '@acct/client';
 import { actionButton, confirmFirst, field, formatDate, h, link, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
+import { withPasswordRules } from './password-rules';
 import { errorText, texts } from './texts';
 
 // A session ended elsewhere (signed out, a reset, a disable) takes the account off screen at the next call.
@@ -251,10 +252,9 @@ function deleteForm(): HTMLElement {
 function passwordForm(sessionsList: HTMLElement): HTMLFormElement {
   const formStatus = statusLine();
   const current = field(texts.account.currentPassword, { name: 'currentPassword', type: 'password', autocomplete: 'current-password', required: true });
-  const next = field(
-    texts.account.newPassword,
-    { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 },
-    texts.register.passwordHint,
+  const next = withPasswordRules(
+    field(texts.account.newPassword, { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint),
+    (typed) => client.checkPassword(typed),
   );
   const form: HTMLFormElement = validatedForm(
     async () => {

@@ -5,6 +5,7 @@ import './style.css';
 import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser';
 import { AccountClient, challengeFromReturn, type AccountKind, type ApiError, type Challenge } from '@acct/client';
 import { actionButton, busy, field, h, link, showProblems, showView, statusLine, useProblemWords, validatedForm, type Field, type Problem } from './dom';
+import { withPasswordRules } from './password-rules';
 import { errorText, texts } from './texts';
 import { allowedReturnTarget } from '@acct/shared/return-target';
 
@@ -271,10 +272,9 @@ function registerView(): void {
   const status = statusLine();
   const name = field(texts.register.name, { name: 'name', autocomplete: 'name', required: true, minlength: 2, maxlength: 20 }, texts.register.nameHint);
   const email = field(texts.register.email, { name: 'email', type: 'email', autocomplete: 'email', required: true });
-  const password = field(
-    texts.register.password,
-    { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 },
-    texts.register.passwordHint,
+  const password = withPasswordRules(
+    field(texts.register.password, { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint),
+    (typed) => client.checkPassword(typed),
   );
   const form = validatedForm(
     async () => {
@@ -324,10 +324,9 @@ function resetView(): void {
     return;
   }
   const status = statusLine();
-  const password = field(
-    texts.reset.password,
-    { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 },
-    texts.register.passwordHint,
+  const password = withPasswordRules(
+    field(texts.reset.password, { name: 'newPassword', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint),
+    (typed) => client.checkPassword(typed),
   );
   const confirm = field(texts.reset.confirm, { name: 'confirm', type: 'password', autocomplete: 'new-password', required: true });
   const form = validatedForm(

@@ -5,6 +5,8 @@ export const texts = {
   product: 'Account',
   /** The button beside every password field, as GOV.UK's: its words and its name say what a press does. */
   reveal: { show: 'Show', hide: 'Hide', showPassword: 'Show password', hidePassword: 'Hide password' },
+  /** A new password's rules, under its field; the hidden words say each one's state to a screen reader. */
+  passwordRules: { length: '8 to 128 characters', notCommon: 'Not a commonly used password', met: ' (met)', unmet: ' (not met yet)' },
   signIn: {
     title: 'Sign in',
     adminTitle: 'Sign in as an administrator',
@@ -55,7 +57,7 @@ export const texts = {
     nameHint: '2 to 20 characters',
     email: 'Email',
     password: 'Password',
-    passwordHint: 'At least 8 characters; a passphrase of a few words is best',
+    passwordHint: 'A passphrase of a few words is best',
     submit: 'Create account',
     done: 'Your account is ready.',
     doneVerify: 'Your account is ready. We sent a link to your email address: open it to prove it is yours.',

@@ -42,6 +42,7 @@ export type SignIn = { signedIn: true; account: Account } | { signedIn: false; c
 export type SecondStepProof = { code: string } | { recovery_code: string };
 
 export type FactorEntry = Schemas['FactorEntry'];
+export type PasswordProblem = 'too_short' | 'too_long' | 'too_common';
 export type Factors = Schemas['FactorList'] & {
   /** A removal of every second factor the mailbox confirmed, waiting out its delay (null: none). */
   pendingRecovery: { requestedAt: string; dueAt: string } | null;
@@ -160,6 +161,11 @@ export class AccountClient {
   /** Registers an account of this client's kind (an admin only while the deployment takes one; the answer names it `admin`). */
   register(fields: { name: string; email: string; password: string }): Promise<Result<{ user: Account }>> {
     return this.settle(this.api.POST(this.own('/register'), { body: fields })) as Promise<Result<{ user: Account }>>;
+  }
+
+  /** The rules a new password does not meet yet (`too_short`, `too_long`, `too_common`), for a form that shows them as they are met. */
+  checkPassword(password: string): Promise<Result<{ acceptable: boolean; problems: PasswordProblem[]; screened: boolean }>> {
+    return this.settle(this.api.POST('/api/auth/password-check', { body: { password } }));
   }
 
   /** Uses the refresh cookie for a new access token: whether a session goes on. */

@@ -79,6 +79,7 @@ export const AuthErrors = {
   // Decisions of DESIGN.md for what the spec leaves open.
   passwordPolicy: () => bad('Password must be 8-128 characters'),
   passwordTooCommon: () => error('password_too_common', 'This password is too common; choose another'),
+  passwordCheckMissing: () => bad('Please provide password'),
   changePasswordMissing: () => bad('Please provide currentPassword and newPassword'),
   emailNotVerified: () => error('email_not_verified', 'Email address not verified'),
   linkInvalid: () => error('link_invalid', 'Invalid or expired link'),

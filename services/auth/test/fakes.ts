@@ -468,7 +468,7 @@ export async function memorySignIn() {
     rateLimits: { consume: async () => ({ allowed: true as const }) },
     loginAttempts,
     hasher: memoryHasher,
-    passwordScreen: { isCommon: (password: string) => password === 'password123' },
+    passwordScreen: { screens: true, isCommon: (password: string) => password === 'password123' },
     sessions,
     tokens: { sign: (claims: { sub: string }) => `access-for-${claims.sub}` } as unknown as TokenSigner,
     flows: new MemorySignInFlows(codeGuesses),

@@ -38,6 +38,8 @@ const TABLE = [
   { operationId: 'logoutAdmin', method: 'post', path: '/api/auth/admin/logout', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', readsCookie: true },
   { operationId: 'forgotAdminPassword', method: 'post', path: '/api/auth/admin/forgot-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
   { operationId: 'resetAdminPassword', method: 'post', path: '/api/auth/admin/reset-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
+  // A new password's rules as they are met, while a form is typed in (nothing is kept).
+  { operationId: 'checkPassword', method: 'post', path: '/api/auth/password-check', upstream: 'auth', body: 'json', caller: 'anyone' },
   { operationId: 'registerUser', method: 'post', path: '/api/auth/user/register', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
   { operationId: 'loginUser', method: 'post', path: '/api/auth/user/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
   { operationId: 'refreshUser', method: 'post', path: '/api/auth/user/refresh', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', readsCookie: true },

@@ -15,6 +15,7 @@ export interface RateLimitSettings {
   resetIpPerHour: number;
   otpIpPerMinute: number;
   passkeyOptionsIpPerMinute: number;
+  passwordCheckIpPerMinute: number;
   emailLinkIpPerHour: number;
 }
 
@@ -33,6 +34,7 @@ export class RedisRateLimits implements RateLimits {
       resetIp: make('reset-ip', settings.resetIpPerHour, 3600),
       otpIp: make('otp-ip', settings.otpIpPerMinute, 60),
       passkeyOptionsIp: make('passkey-options-ip', settings.passkeyOptionsIpPerMinute, 60),
+      passwordCheckIp: make('password-check-ip', settings.passwordCheckIpPerMinute, 60),
       emailLinkIp: make('email-link-ip', settings.emailLinkIpPerHour, 3600),
     };
   }

@@ -14,6 +14,10 @@ export class CommonPasswordList implements PasswordScreen {
     this.list = enabled ? new Set((dictionary['passwords-common'] as string[]).map((p) => String(p).toLowerCase()).filter((p) => [...p].length >= 8)) : new Set();
   }
 
+  get screens(): boolean {
+    return this.list.size > 0;
+  }
+
   isCommon(password: string): boolean {
     return this.list.has(password.toLowerCase());
   }

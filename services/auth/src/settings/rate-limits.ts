@@ -20,6 +20,8 @@ export const rateLimitSettings = feature({
     RATE_OTP_IP_PER_MINUTE: env.int(30, 1),
     /** Passkey sign-in options from one client address: a sign-in page asks for them on every view, so they are not sign-ins; this only bounds the flows they open. */
     RATE_PASSKEY_OPTIONS_IP_PER_MINUTE: env.int(600, 1),
+    /** Checks of a new password while it is typed (the sign-up, reset and change forms), from one client address. */
+    RATE_PASSWORD_CHECK_IP_PER_MINUTE: env.int(120, 1),
     /** Uses of verification, email-change and undo links from one client address. */
     RATE_EMAIL_LINK_IP_PER_HOUR: env.int(20, 1),
   },
@@ -33,6 +35,7 @@ export const rateLimitSettings = feature({
       resetIpPerHour: v.RATE_RESET_IP_PER_HOUR,
       otpIpPerMinute: v.RATE_OTP_IP_PER_MINUTE,
       passkeyOptionsIpPerMinute: v.RATE_PASSKEY_OPTIONS_IP_PER_MINUTE,
+      passwordCheckIpPerMinute: v.RATE_PASSWORD_CHECK_IP_PER_MINUTE,
       emailLinkIpPerHour: v.RATE_EMAIL_LINK_IP_PER_HOUR,
     },
     loginFailures: {

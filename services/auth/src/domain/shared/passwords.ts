@@ -15,6 +15,20 @@ export function assertPasswordPolicy(password: string): void {
   if (length < PASSWORD_MIN || length > PASSWORD_MAX) throw AuthErrors.passwordPolicy();
 }
 
+/** What a new password would fail of the rules above, in their order: what a form shows while it is typed. */
+export type PasswordProblem = 'too_short' | 'too_long' | 'too_common';
+
+/**
+ * The rules a new password does not meet yet: the same checks the changes make (length, then the
+ * list of commonly breached passwords), answered instead of thrown, the password kept nowhere.
+ */
+export function passwordProblems(deps: Needs<'passwordScreen'>, password: string): PasswordProblem[] {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN) return ['too_short'];
+  if (length > PASSWORD_MAX) return ['too_long'];
+  return deps.passwordScreen.isCommon(password) ? ['too_common'] : [];
+}
+
 /** A new password found in the list of commonly breached ones is refused (after every other rule, so the contract's answers come first). */
 export function assertNotCommon(deps: Needs<'passwordScreen'>, password: string): void {
   if (deps.passwordScreen.isCommon(password)) throw AuthErrors.passwordTooCommon();

@@ -180,7 +180,7 @@ export interface CeremonyState {
   credentialEpoch: number;
 }
 
-export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'passkeyOptionsIp' | 'emailLinkIp';
+export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'passkeyOptionsIp' | 'passwordCheckIp' | 'emailLinkIp';
 export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 export interface RateLimits {
@@ -211,6 +211,8 @@ export interface PasswordHasher {
 
 /** New passwords are screened against a bundled list of commonly breached ones (when the check is on). */
 export interface PasswordScreen {
+  /** Whether new passwords are screened at all (BREACHED_PASSWORD_CHECK): a form shows the rule only then. */
+  readonly screens: boolean;
   isCommon(password: string): boolean;
 }
 

@@ -13,6 +13,7 @@ import { deleteOwnAccount } from '../../domain/account/deletion';
 import { confirmEmailChange, requestEmailChange, requestVerificationResend, undoEmailChange, verifyEmail } from '../../domain/email/ownership';
 import { requestPasswordReset, resetPassword } from '../../domain/email/password-reset';
 import { register } from '../../domain/account/register';
+import { checkNewPassword } from '../../domain/account/password-check';
 import { closeSession, refreshSession } from '../../domain/shared/sessions';
 import type { AuthDeps } from '../../domain/ports';
 import { requestContext, requestContextWithActor, requestContextWithSignal } from './request-context';
@@ -46,6 +47,10 @@ export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, '
   };
 
   return {
+    checkPassword: async (req, res) => {
+      res.json(ok('Password checked', await checkNewPassword(deps, req.body, ctx(req))));
+    },
+
     ...forEachKind({ user: 'registerUser', admin: 'registerAdmin' }, (kind): OpenHandler => async (req, res) => {
       // Only admin registration depends on who asks (an admin may add admins once registration is closed).
       const account = await register(deps, kind, req.body, requestContextWithSignal(req, kind === 'admin' ? requestContextWithActor(req, settings.verifier) : undefined));
