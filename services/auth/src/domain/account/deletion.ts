@@ -15,7 +15,7 @@ import { noteActivity } from '../shared/activity';
 import type { Needs, RequestContext } from './ports';
 import { asBody } from '../shared/validation';
 
-type DeletionNeeds = Needs<'accounts' | 'sessions' | 'flows' | 'factors' | 'factorMethods' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'activity' | 'logger'>;
+type DeletionNeeds = Needs<'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'activity' | 'logger'>;
 
 export async function deleteOwnAccount(
   deps: DeletionNeeds & Needs<'hasher' | 'loginAttempts' | 'ceremonies' | 'locks'>,

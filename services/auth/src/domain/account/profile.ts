@@ -97,7 +97,7 @@ export interface OwnData {
 
 /** Everything the service holds of the signed-in user, as JSON: never a hash, a secret or a token. */
 export async function exportOwnData(
-  deps: Needs<'accounts' | 'sessions' | 'factors' | 'factorMethods' | 'identities' | 'policy' | 'desktop'>,
+  deps: Needs<'accounts' | 'sessions' | 'factors' | 'identities' | 'policy' | 'desktop'>,
   user: AccessClaims,
   authorization: string,
   ctx: RequestContext,

@@ -31,12 +31,12 @@ export const authenticatorApp: SecondStepMethod<'code'> = {
 };
 
 /** The account's authenticator, live or waiting for its first code; undefined when it has none. */
-async function authenticatorOf(deps: Needs<'factors' | 'factorMethods'>, kind: AccountKind, accountId: string): Promise<Factor | undefined> {
+async function authenticatorOf(deps: Needs<'factors'>, kind: AccountKind, accountId: string): Promise<Factor | undefined> {
   return (await deps.factors.list(kind, accountId)).find((f) => f.method === 'totp');
 }
 
 /** A code of the live authenticator: true once per time step; `used` for a step already used (a replay, or an older step after a newer one), refused but no guess. */
-export async function useAuthenticatorCode(deps: Needs<'factors' | 'factorMethods' | 'totp'>, kind: AccountKind, accountId: string, code: string): Promise<ProofVerdict> {
+export async function useAuthenticatorCode(deps: Needs<'factors' | 'totp'>, kind: AccountKind, accountId: string, code: string): Promise<ProofVerdict> {
   const app = await authenticatorOf(deps, kind, accountId);
   if (!app?.confirmed || app.secret === undefined) return false;
   const step = deps.totp.stepOf(app.secret, code);

@@ -8,7 +8,7 @@ import type { Factor, FactorEntry, Needs, OpenChallenge, ProofVerdict, RequestCo
 import type { SecondStepProof } from '../shared/validation';
 
 /** What a method may use to check a proof. */
-export type ProveNeeds = Needs<'factors' | 'factorMethods' | 'accounts' | 'policy' | 'totp' | 'passkeys' | 'outbox' | 'activity' | 'logger'>;
+export type ProveNeeds = Needs<'factors' | 'accounts' | 'policy' | 'totp' | 'passkeys' | 'outbox' | 'activity' | 'logger'>;
 
 /** What a method's list and offer read: the account's factors, and whether one of them is its own (not only a backup). */
 export interface Held {

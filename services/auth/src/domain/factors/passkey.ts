@@ -40,12 +40,12 @@ const credentialOf = (factor: Factor): PasskeyCredential => ({
 });
 
 /** The account's passkeys, as the ceremonies read them. */
-async function credentialsOf(deps: Needs<'factors' | 'factorMethods'>, kind: AccountKind, accountId: string): Promise<PasskeyCredential[]> {
+async function credentialsOf(deps: Needs<'factors'>, kind: AccountKind, accountId: string): Promise<PasskeyCredential[]> {
   return (await deps.factors.list(kind, accountId)).filter((f) => f.method === 'passkey').map(credentialOf);
 }
 
 /** Options for answering a pending second step with a passkey: the account's own passkeys only. */
-export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' | 'factorMethods' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<PasskeyOptions> {
+export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics'>, raw: unknown, ctx: RequestContext): Promise<PasskeyOptions> {
   const rp = requireWebauthn(deps);
   await enforceLimit(deps, 'otpIp', ctx.budget);
   const challengeToken = flowTokenOf(asBody(raw), 'challenge_token');
@@ -61,7 +61,7 @@ export async function secondStepPasskeyOptions(deps: Needs<'flows' | 'factors' |
  * place of the password) a suspended passkey answers nothing; as a second step it does, and is kept.
  */
 export async function verifyAssertion(
-  deps: Needs<'factors' | 'factorMethods' | 'policy' | 'passkeys' | 'logger'>,
+  deps: Needs<'factors' | 'policy' | 'passkeys' | 'logger'>,
   kind: AccountKind,
   answer: PasskeyAnswer,
   challenge: string,

@@ -38,7 +38,7 @@ export const recoveryCodes: SecondStepMethod<'recovery'> = {
 };
 
 /** A new set of codes for the account (the old set ends), shown once as `xxxxx-xxxxx`. */
-export async function issueRecoveryCodes(deps: Needs<'factors' | 'factorMethods'>, kind: AccountKind, accountId: string): Promise<string[]> {
+export async function issueRecoveryCodes(deps: Needs<'factors'>, kind: AccountKind, accountId: string): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => {
     const chars = Array.from({ length: 10 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
     return `${chars.slice(0, 5)}-${chars.slice(5)}`;

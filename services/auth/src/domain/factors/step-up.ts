@@ -14,7 +14,7 @@ import { checkCodeWithinBudget } from './common';
  * account's authenticator. A login is one too, for the same time.
  */
 export async function reauthenticate(
-  deps: Needs<'accounts' | 'factors' | 'factorMethods' | 'totp' | 'ceremonies' | 'hasher' | 'loginAttempts' | 'codeGuesses' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'accounts' | 'factors' | 'totp' | 'ceremonies' | 'hasher' | 'loginAttempts' | 'codeGuesses' | 'rateLimits' | 'metrics'>,
   caller: AccessClaims,
   raw: unknown,
   ctx: RequestContext,

@@ -20,7 +20,7 @@ export interface FactorList {
   passkeysAvailable: boolean;
 }
 
-export async function listOwnFactors(deps: Needs<'factors' | 'factorMethods' | 'policy'>, caller: AccessClaims): Promise<FactorList> {
+export async function listOwnFactors(deps: Needs<'factors' | 'policy'>, caller: AccessClaims): Promise<FactorList> {
   const items = factorEntries(await deps.factors.list(caller.kind, caller.sub));
   const app = items.find((e) => e.method === 'totp');
   return {
@@ -46,7 +46,7 @@ export interface UserFactorSummary {
   recoveryCodesLeft: number;
 }
 
-export async function userFactorSummary(deps: Needs<'accounts' | 'factors' | 'factorMethods'>, userId: string): Promise<UserFactorSummary> {
+export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, userId: string): Promise<UserFactorSummary> {
   const user = await deps.accounts.user.findById(userId);
   if (!user) throw AuthErrors.userNotFound();
   const entries = factorEntries(await deps.factors.list('user', userId));

@@ -43,7 +43,7 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'factorMethods' | 'passkeys' | 'ceremonies' | 'recoveries' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'passkeys' | 'ceremonies' | 'recoveries' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
@@ -117,7 +117,7 @@ export async function signIn(
 
 /** The second step with the account's own factors (authenticator app, passkey, recovery codes); undefined when it has none. */
 export async function challengeOwnFactors(
-  deps: Needs<'factors' | 'factorMethods' | 'flows' | 'policy' | 'metrics'>,
+  deps: Needs<'factors' | 'flows' | 'policy' | 'metrics'>,
   kind: AccountKind,
   account: Account,
   ctx: RequestContext,
@@ -163,7 +163,7 @@ export async function challengeAdmin(
  * passkey. Each is one attempt against the challenge, so a recovery code guess costs a code guess.
  */
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'flows' | 'accounts' | 'factors' | 'factorMethods' | 'totp' | 'passkeys' | 'ceremonies' | 'recoveries' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
+  deps: Needs<'rateLimits' | 'flows' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'recoveries' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
   body: unknown,
   ctx: RequestContext,
 ): Promise<{ kind: AccountKind; account: AccountRecord } & OpenedSession> {

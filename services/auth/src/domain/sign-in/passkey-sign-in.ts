@@ -26,7 +26,7 @@ export async function passkeySignInOptions(
 
 /** The account whose passkey answered the sign-in ceremony of `passkey_token`: the passkey is both factors. */
 export async function passkeySignInAccount(
-  deps: Needs<'flows' | 'factors' | 'factorMethods' | 'accounts' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics' | 'audit' | 'logger'>,
+  deps: Needs<'flows' | 'factors' | 'accounts' | 'policy' | 'passkeys' | 'rateLimits' | 'metrics' | 'audit' | 'logger'>,
   kind: AccountKind,
   raw: unknown,
   ctx: RequestContext,
