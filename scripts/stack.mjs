@@ -67,9 +67,13 @@ async function main() {
   say('building (tsc -b)…');
   const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('the build failed; see the errors above');
-  say('building the hosted pages (vite build apps/web)…');
+  // Into PAGES_DIR when it is given (the gateway serves them from there too), else apps/web/dist.
+  const pagesDir = process.env.PAGES_DIR ? path.resolve(root, process.env.PAGES_DIR) : undefined;
+  if (pagesDir) process.env.PAGES_DIR = pagesDir;
+  say(`building the hosted pages (vite build apps/web${pagesDir ? ` into ${pagesDir}` : ''})…`);
   const vite = path.join(path.dirname(require.resolve('vite/package.json')), 'bin/vite.js');
-  const pages = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: path.join(root, 'apps/web'), stdio: 'inherit' });
+  const outDir = pagesDir ? ['--outDir', pagesDir, '--emptyOutDir'] : [];
+  const pages = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn', ...outDir], { cwd: path.join(root, 'apps/web'), stdio: 'inherit' });
   if (pages.status !== 0) throw new Error('the pages did not build; see the errors above');
 
   say('resolving dependencies…');

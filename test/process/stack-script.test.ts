@@ -57,7 +57,10 @@ describe('npm start (scripts/stack.mjs)', () => {
   it('starts the stack, answers 404 with a logged record, refuses a second start, and stops cleanly on Ctrl-C', async () => {
     const stackDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-stack-'));
     const port = await deps.freePort();
-    const env = { PORT: String(port), STACK_DIR: stackDir, LOG_LEVEL: 'info' };
+    // The pages are built into the test's own folder: other files' stacks serve apps/web/dist while
+    // this one runs, and a build there empties it under them (a gateway starting then found an asset
+    // listed and gone, 2026-11-28).
+    const env = { PORT: String(port), STACK_DIR: stackDir, LOG_LEVEL: 'info', PAGES_DIR: path.join(stackDir, 'pages') };
     let isolation: Record<string, string> | undefined;
     let amqpUrl = '';
     const first = startStack(env);
