@@ -450,7 +450,7 @@ function otherView(held: FactorEntry[], _factors: Factors, render: () => Promise
   if (!held.length) return undefined;
   const removal = (item: FactorEntry) =>
     item.role === 'way-in' && item.confirmed ? { question: texts.account.factorRemoveConfirm(item.label), removed: texts.account.factorRemoved, ariaLabel: texts.account.factorRemove(item.label) } : undefined;
-  return h('div', { class: 'factor', 'data-method': held[0].method }, h('h3', {}, held[0].label), h('ul', { class: 'factor-list' }, ...held.map((item) => factorItem(item, render, removal(item)))));
+  return h('div', { class: 'factor', 'data-method': held[0].method }, h('h3', {}, texts.account.otherFactors), h('ul', { class: 'factor-list' }, ...held.map((item) => factorItem(item, render, removal(item)))));
 }
 
 /** One factor in a list: its name, when it was last used, a note, and its removal, asked first. */

@@ -180,6 +180,7 @@ export const texts = {
     factorUsed: (when: string) => `last used ${when}`,
     factorNeverUsed: 'never used yet',
     remove: 'Remove',
+    otherFactors: 'Other second steps',
     factorRemove: (label: string) => `Remove ${label}`,
     factorRemoveConfirm: (label: string) => ({
       says: `${label} will no longer sign you in, and every other session ends. To use it again you add it anew.`,

@@ -3,6 +3,7 @@
 import Redis from 'ioredis';
 import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
 import { isolatedRedis, type IsolatedRedis } from '@acct/test-harness/isolation';
+import { scaled } from '@acct/test-harness/time-scale';
 
 let isolated: IsolatedRedis;
 let redis: Redis;
@@ -17,10 +18,13 @@ afterAll(async () => {
 
 describe('RedisCeremonies', () => {
   it('when a recent proof is older than stepUpMs, then it is gone by itself', async () => {
-    const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 150 });
+    // On the run's time scale: on a busy machine (CI, 2026-11-28) the read right after the write came
+    // more than a fixed 150 ms later and found the proof already gone.
+    const stepUpMs = scaled(150);
+    const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs });
     await ceremonies.markProof('sid-expiring', 2);
     expect(await ceremonies.recentProof('sid-expiring')).toBe(2);
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 2 * stepUpMs));
     expect(await ceremonies.recentProof('sid-expiring')).toBeUndefined();
   });
 
