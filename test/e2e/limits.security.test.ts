@@ -1,6 +1,7 @@
 // Password guessing and the request limits.
 
 import { call } from '@acct/test-harness/http-client';
+import { until } from '@acct/test-harness/until';
 import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 
 // Password guessing: attempts are reserved before the compare, counted per account and address with
@@ -106,8 +107,7 @@ describe('login-abuse.security', () => {
     it('when a trusted X-Forwarded-For carries something that is not an address, then it is ignored: the connection address stands', async () => {
       const requestId = `xff-garbage-${Date.now()}`;
       await call(stack.url, 'GET', '/nowhere', { headers: { 'x-forwarded-for': 'not-an-address', 'x-request-id': requestId } });
-      await new Promise((r) => setTimeout(r, 20));
-      expect(stack.logs.request.find((r) => r.request_id === requestId)?.ip).toBe('127.0.0.1');
+      expect((await until(() => stack.logs.request.find((r) => r.request_id === requestId), 5_000, 'the request\'s log record')).ip).toBe('127.0.0.1');
     });
   });
 });

@@ -2,6 +2,7 @@
 // counters no other file moves, with a notifier: notifications.message-queue.test.ts holds them.
 
 import { call } from '@acct/test-harness/http-client';
+import { until } from '@acct/test-harness/until';
 import { registerAndLogin } from '@acct/test-stack/stack';
 import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
 
@@ -11,7 +12,11 @@ describe('observability', () => {
     stack = await sharedStack();
   });
   afterAll(() => stack.stop());
-  const settle = () => new Promise((r) => setTimeout(r, 20));
+  /** Once the request's record has come (on a busy machine it may take longer than a request), and a moment for any second one. */
+  const settle = async (arrived: () => boolean) => {
+    await until(arrived, 5_000, 'the log records');
+    await new Promise((r) => setTimeout(r, 20));
+  };
 
   describe('request log through the whole stack', () => {
     it('writes one record per request with actor fields from an admin session', async () => {
@@ -21,7 +26,7 @@ describe('observability', () => {
         body: { email: admin.account.email },
         headers: { authorization: `Bearer ${admin.accessToken}`, 'x-request-id': id },
       });
-      await settle();
+      await settle(() => stack.logs.request.some((r) => r.request_id === id));
       const records = stack.logs.request.filter((r) => r.request_id === id);
       expect(records).toHaveLength(1);
       expect(records[0]).toEqual({
@@ -54,7 +59,7 @@ describe('observability', () => {
       await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: 'the wrong password' } });
       await call(stack.url, 'POST', '/api/auth/user/reset-password?token=leaky-token-value', { body: { token: 'leaky-token-value', newPassword: 'leaky-new-password' } });
       await call(stack.url, 'POST', '/api/auth/user/reset-password?TOKEN=leaky-upper-token&newPassword=leaky-query-password&t%6Fken=leaky-encoded', { body: {} });
-      await settle();
+      await settle(() => JSON.stringify(stack.logs.request).includes('token=[redacted]'));
       const everything = JSON.stringify([stack.logs.request, stack.logs.audit, stack.logs.service]);
       for (const secret of [user.account.password, 'the wrong password', user.refresh, user.accessToken, refreshed.body.data.accessToken, 'leaky-token-value', 'leaky-new-password', 'leaky-upper-token', 'leaky-query-password', 'leaky-encoded']) {
         expect(everything).not.toContain(secret);

@@ -64,8 +64,7 @@ describe('access-token.security', () => {
     it.each(FLAWS)('with %s leaves the request anonymous in the gateway log', async (_label, flaw) => {
       const requestId = `flawed-${flaw}`;
       await call(stack.url, 'GET', '/api/desktop/latest-version?platform=linux', { headers: { authorization: `Bearer ${forged(admin.accessToken, flaw)}`, 'x-request-id': requestId } });
-      await new Promise((r) => setTimeout(r, 20));
-      const record = stack.logs.request.find((r) => r.request_id === requestId);
+      const record = await until(() => stack.logs.request.find((r) => r.request_id === requestId), 5_000, 'the request\'s log record');
       expect(record).toMatchObject({ actor_type: 'anonymous' });
       expect(record).not.toHaveProperty('actor_id');
     });
@@ -118,8 +117,7 @@ describe('access-token.security', () => {
       const requestId = `scheme-${scheme}`;
       const adminHeaders = { authorization: `${scheme} ${admin.accessToken}`, 'x-request-id': requestId };
       expect((await call(stack.url, 'PUT', `/api/admin/users/${user.id}`, { body: { name: 'Cased' }, headers: adminHeaders })).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 20));
-      expect(stack.logs.request.find((r) => r.request_id === requestId)).toMatchObject({ actor_type: 'admin', actor_id: admin.id });
+      expect(await until(() => stack.logs.request.find((r) => r.request_id === requestId), 5_000, 'the request\'s log record')).toMatchObject({ actor_type: 'admin', actor_id: admin.id });
       const sync = await call(stack.url, 'POST', '/api/desktop/sync', {
         body: { device: { id: 'd-case', platform: 'linux', appVersion: '1.0.0' }, cursor: '0', changes: [] },
         headers: { authorization: `${scheme} ${user.accessToken}` },
