@@ -3,6 +3,7 @@ import { closeServer, listen } from '@acct/shared';
 import { call } from '@acct/test-harness/http-client';
 import { settle, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test';
 import { scaled } from '@acct/test-harness/time-scale';
+import { until } from '@acct/test-harness/until';
 
 /** A stand-in upstream that records what reached it and answers as told. */
 async function fakeUpstream(answer: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void) {
@@ -101,6 +102,8 @@ describe('gateway: proxying to a service', () => {
         resolve();
       }, 100);
     });
+    // Its record once written (a busy machine takes longer), then long enough for the service's late answer to add none.
+    await until(() => gateway.records.some((r) => r.request_id === requestId), 5_000, 'the request\'s log record');
     await new Promise((r) => setTimeout(r, 400));
     expect(gateway.records.filter((r) => r.request_id === requestId).map((r) => r.status)).toEqual([499]);
   });

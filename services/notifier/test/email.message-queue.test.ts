@@ -1,6 +1,7 @@
 import { isolatedNames } from '@acct/test-harness/isolation';
 import { startTestNotifier, TestPublisher, type TestNotifier, removeNotifierNames } from '@acct/test-stack/notifier';
 import { startSmtp, type TestSmtp } from '@acct/test-harness/smtp';
+import { until } from '@acct/test-harness/until';
 
 const names = isolatedNames('notifmail');
 let smtp: TestSmtp;
@@ -95,6 +96,8 @@ describe('notifier: email events through real SMTP', () => {
   it('logs one record per handled event without the code or the link', async () => {
     const eventId = await publisher.publish('admin.otp.requested', { adminId: 'a9', email: 'quiet@example.com', name: 'Q', code: '777333', expiresAt: inMinutes(5) });
     await smtp.waitFor((m) => m.to.includes('quiet@example.com'));
+    // The record follows the mail's acceptance: wait for it, then a moment for any second one.
+    await until(() => notifier.logs.some((r) => r.event_id === eventId), 5_000, 'the event\'s log record');
     await new Promise((r) => setTimeout(r, 20));
     const records = notifier.logs.filter((r) => r.event_id === eventId);
     expect(records).toHaveLength(1);
