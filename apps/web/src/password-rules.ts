@@ -6,8 +6,6 @@ import type { PasswordProblem, Result } from '@acct/client';
 import { h, type Field } from './dom';
 import { texts } from './texts';
 
-const MIN = 8;
-const MAX = 128;
 /** How long the typing pauses before the service is asked. */
 const PAUSE_MS = 350;
 
@@ -36,13 +34,16 @@ export function withPasswordRules(field: Field, check: Check): Field {
   field.input.setAttribute('aria-describedby', `${field.input.getAttribute('aria-describedby') ?? ''} ${list.id}`.trim());
   field.wrapper.insertBefore(list, field.wrapper.querySelector('.field-error'));
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // The length the field itself asks for (its minlength and maxlength, the service's rule).
+  const min = Math.max(field.input.minLength, 0);
+  const max = field.input.maxLength < 0 ? Infinity : field.input.maxLength;
   field.input.addEventListener('input', () => {
     const password = field.input.value;
     const size = [...password].length;
-    length.set(password === '' ? undefined : size >= MIN && size <= MAX);
+    length.set(password === '' ? undefined : size >= min && size <= max);
     common.set(undefined);
     clearTimeout(timer);
-    if (size < MIN || size > MAX) return;
+    if (size < min || size > max) return;
     timer = setTimeout(async () => {
       const answer = await check(password);
       // An answer for what is no longer typed says nothing; a refused check (a limit) leaves the rule unknown.

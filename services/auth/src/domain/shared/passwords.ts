@@ -9,23 +9,27 @@ import { assertStillAwaited } from './request-deadline';
 const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 128;
 
-/** Checked after the spec's own validation order. */
-export function assertPasswordPolicy(password: string): void {
+/** What a new password would fail of the rules here, in their order: what a form shows while it is typed. */
+export type PasswordProblem = 'too_short' | 'too_long' | 'too_common';
+
+/** The length rule, in characters (not bytes): the one place both the change and the check read it. */
+function lengthProblem(password: string): PasswordProblem | undefined {
   const length = [...password].length;
-  if (length < PASSWORD_MIN || length > PASSWORD_MAX) throw AuthErrors.passwordPolicy();
+  return length < PASSWORD_MIN ? 'too_short' : length > PASSWORD_MAX ? 'too_long' : undefined;
 }
 
-/** What a new password would fail of the rules above, in their order: what a form shows while it is typed. */
-export type PasswordProblem = 'too_short' | 'too_long' | 'too_common';
+/** Checked after the spec's own validation order. */
+export function assertPasswordPolicy(password: string): void {
+  if (lengthProblem(password)) throw AuthErrors.passwordPolicy();
+}
 
 /**
  * The rules a new password does not meet yet: the same checks the changes make (length, then the
  * list of commonly breached passwords), answered instead of thrown, the password kept nowhere.
  */
 export function passwordProblems(deps: Needs<'passwordScreen'>, password: string): PasswordProblem[] {
-  const length = [...password].length;
-  if (length < PASSWORD_MIN) return ['too_short'];
-  if (length > PASSWORD_MAX) return ['too_long'];
+  const length = lengthProblem(password);
+  if (length) return [length];
   return deps.passwordScreen.isCommon(password) ? ['too_common'] : [];
 }
 
