@@ -58,6 +58,8 @@ beforeAll(async () => {
       EMAIL_VERIFICATION: 'soft',
       // New passwords screened against the breached list, as in production: the sign-up form shows that rule.
       BREACHED_PASSWORD_CHECK: 'true',
+      // Signing in with the address alone, for users (admins keep the default: off).
+      EMAIL_SIGN_IN: 'true',
       // No WEBAUTHN_ORIGINS: the gateway's own origin is allowed on whatever port it was given (here a random one).
       WEBAUTHN_RP_ID: 'localhost',
       OIDC_PROVIDERS: JSON.stringify([{ id: 'corp', name: 'Corp SSO', issuer: idp.issuer, clientId: 'pages' }]),
@@ -696,6 +698,164 @@ describe('hosted sign-in and the account console', () => {
     expect(await signIn('/\t/evil.example/steal')).toBe(`${origin}/account`);
     expect(await signIn('/account?from=test')).toBe(`${origin}/account?from=test`);
     expect(await signIn(`${app.origin}/signed-in`)).toBe(`${app.origin}/signed-in`);
+  });
+});
+
+describe('signing in by email', () => {
+  /** The newest sign-in mail to the address: its link (opened on this stack) and its code. */
+  async function signInMail(address: string, after = 0): Promise<{ link: string; code: string }> {
+    const found = await until(
+      () =>
+        mails()
+          .filter((m) => m.includes(`To: ${address}`) && m.includes('Subject: Sign in to'))
+          .slice(after)
+          .map((m) => ({ link: /https?:\/\/\S+\?email_sign_in=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.exec(m)?.[0], code: /enter this code:\s+(\d{6})/.exec(m)?.[1] }))
+          .find((m) => m.link && m.code),
+      10_000,
+      `a sign-in mail to ${address}`,
+    );
+    return { link: onStack(found.link as string), code: found.code as string };
+  }
+  const signInMails = (address: string) => mails().filter((m) => m.includes(`To: ${address}`) && m.includes('Subject: Sign in to')).length;
+
+  /** On the sign-in page: the email choice, the address, and the mail asked for; the page then waits for the link or the code. */
+  async function askByEmail(page: Page, address: string): Promise<void> {
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b: any) => b.textContent === 'Email me a sign-in link' && !b.closest('[hidden]')), { timeout: 10_000 });
+    await press(page, 'Email me a sign-in link');
+    await waitForHeading(page, 'Sign in by email');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await fill(page, 'Email', address);
+    await press(page, 'Email me a link');
+    await waitForHeading(page, 'Check your email');
+  }
+
+  it('signs the browser that asked in from the mailed link, once: the link leaves the address bar, and used again it says so', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    await askByEmail(page, user.account.email);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    const { link } = await signInMail(user.account.email);
+    expect(new URL(link).pathname).toBe('/login');
+    await page.goto(link);
+    await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('h1')?.textContent === 'Your account', { timeout: 10_000 });
+    await page.waitForSelector('.activity li[data-type=signed_in]');
+    expect(await page.$eval('.activity li[data-type=signed_in]', (i) => i.textContent ?? '')).toContain('method: email');
+
+    // The same link again, in the same browser: used up.
+    const again = await freshPage();
+    await again.goto(link);
+    await again.waitForFunction(() => document.querySelector('[role=alert]')?.textContent !== undefined && document.querySelector('[role=alert]') !== null, { timeout: 10_000 });
+    const said = await again.$eval('[role=alert]', (e) => e.textContent);
+    // A fresh browser holds no flow cookie: the link is refused as another browser's, or as used.
+    expect(said).toMatch(/used or expired|another browser/);
+    await page.goto(link);
+    await page.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'This sign-in link is invalid, used or expired. Ask for a new one.', { timeout: 10_000 });
+    expect(await page.evaluate(() => location.search)).toBe('');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it('signs a second browser in with the code, where the link opened in another browser signs nothing in', async () => {
+    const user = await registerAndLogin(stack);
+    const tv = await freshPage();
+    await askByEmail(tv, user.account.email);
+    const { link, code } = await signInMail(user.account.email);
+
+    // The link opened on the laptop, which did not ask: refused, and left for the browser that did.
+    const laptop = await freshPage();
+    await laptop.goto(link);
+    await waitForHeading(laptop, 'Open the link where you asked for it');
+    expect(await laptop.$eval('[role=alert]', (e) => e.textContent)).toContain('type the code from the same email on the device that asked');
+    expect(await accessibilityProblems(laptop)).toEqual([]);
+    expect(await laptop.evaluate(() => fetch('/api/auth/user/refresh', { method: 'POST', credentials: 'include' }).then((r) => r.status))).toBe(401);
+
+    // A wrong code at the field, then the right one.
+    await fill(tv, 'The 6-digit code from the email', code === '000000' ? '111111' : '000000');
+    await tv.keyboard.press('Enter');
+    await tv.waitForFunction(() => document.querySelector('.error-summary li')?.textContent === 'That code is wrong or already used.', { timeout: 10_000 });
+    expect(await tv.$eval('input[name=code]', (i) => i.getAttribute('aria-invalid'))).toBe('true');
+    expect(await accessibilityProblems(tv)).toEqual([]);
+    await tv.$eval('input[name=code]', (i) => ((i as HTMLInputElement).value = ''));
+    await fill(tv, 'The 6-digit code from the email', code);
+    await tv.keyboard.press('Enter');
+    await tv.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+
+    // The code used the link up with it: the browser that asked gets nothing more from it.
+    await tv.goto(link);
+    await tv.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'This sign-in link is invalid, used or expired. Ask for a new one.', { timeout: 10_000 });
+  });
+
+  it('takes wrong codes up to the budget, then asks to start again; an expired link says so', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    await askByEmail(page, user.account.email);
+    const { code, link } = await signInMail(user.account.email);
+    const wrong = code === '000000' ? '111111' : '000000';
+    // OTP_MAX_ATTEMPTS (5) wrong codes, each at the field; the next is told the sign-in is over.
+    for (let i = 0; i < 5; i++) {
+      await page.$eval('input[name=code]', (el) => ((el as HTMLInputElement).value = ''));
+      await fill(page, 'The 6-digit code from the email', wrong);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((n) => (globalThis as any).performance.getEntriesByType('resource').filter((e: any) => e.name.endsWith('/email-sign-in/code')).length === n, { timeout: 10_000 }, i + 1);
+    }
+    await page.$eval('input[name=code]', (el) => ((el as HTMLInputElement).value = ''));
+    await fill(page, 'The 6-digit code from the email', code);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('.error-summary li, [role=alert]')?.textContent?.includes('This sign-in has expired. Start again.'), { timeout: 10_000 });
+    // Its link went with it: the flow is spent.
+    await page.goto(link);
+    await page.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'This sign-in link is invalid, used or expired. Ask for a new one.', { timeout: 10_000 });
+
+    // An expired one: its flow's life over (the key gone from Redis, as its TTL would remove it).
+    await askByEmail(page, user.account.email);
+    const before = signInMails(user.account.email);
+    const expired = await signInMail(user.account.email, before - 1);
+    await deleteRedisPrefix(stack.redis, `${stack.names.redisPrefix}sign-in:{${new URL(expired.link).searchParams.get('email_sign_in')!.split('.')[0]}}`);
+    await page.goto(expired.link);
+    await page.waitForFunction(() => document.querySelector('[role=alert]')?.textContent === 'This sign-in link is invalid, used or expired. Ask for a new one.', { timeout: 10_000 });
+    await press(page, 'Sign in by email on this browser');
+    await waitForHeading(page, 'Sign in by email');
+  });
+
+  it('turns password sign-in off from the console, asked first, where the mailbox is another way in; the password then signs nothing in', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await consoleOf(user.account);
+    await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b: any) => b.textContent === 'Turn password sign-in off'), { timeout: 10_000 });
+    await press(page, 'Turn password sign-in off');
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Your password will stop working'), { timeout: 10_000 });
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await press(page, 'Turn the password off');
+    await page.waitForFunction(() => document.body.textContent?.includes('You sign in without a password'), { timeout: 10_000 });
+    const login = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password: user.account.password } });
+    expect([login.status, login.body.code]).toEqual([401, 'invalid_credentials']);
+    // The console goes on in this browser, signed in by the new session the answer carried.
+    await page.reload();
+    await page.waitForFunction(() => document.body.textContent?.includes('You sign in without a password'), { timeout: 10_000 });
+    await page.waitForSelector('.activity li[data-type=password_removed]');
+    expect(await page.$eval('.activity li[data-type=password_removed]', (i) => i.textContent ?? '')).toContain('Password turned off');
+  });
+
+  it('asks an account with a passkey for it as the second step after the link', async () => {
+    const user = await registerAndLogin(stack);
+    const page = await freshPage();
+    const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
+    const presence = (enabled: boolean) => cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled });
+    await addPasskeyFromConsole(page, user.account, 'Phone');
+    // Signed out with nobody at the authenticator: the sign-in page's passkey suggestion waits unanswered.
+    await presence(false);
+    await page.click('#sign-out');
+    await waitForHeading(page, 'Sign in');
+    await askByEmail(page, user.account.email);
+    const { link } = await signInMail(user.account.email);
+    await presence(true);
+    await page.goto(link);
+    await waitForHeading(page, 'Confirm it is you');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // No session yet: the mailbox is one factor.
+    expect(await page.evaluate(() => fetch('/api/auth/user/refresh', { method: 'POST', credentials: 'include' }).then((r) => r.status))).toBe(401);
+    await press(page, 'Use a passkey');
+    await page.waitForFunction(() => location.pathname === '/account', { timeout: 15_000 });
   });
 });
 

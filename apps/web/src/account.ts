@@ -49,7 +49,7 @@ async function start(): Promise<void> {
     factorsSection(),
     identitiesSection(),
     section(texts.account.emailTitle, h('p', {}, texts.account.emailCurrent(account.email)), emailForm()),
-    section(texts.account.password, passwordForm(sessionsList)),
+    passwordSection(sessionsList),
     section(
       texts.account.data,
       actionButton(
@@ -247,6 +247,29 @@ function deleteForm(): HTMLElement {
     },
     { danger: true, extra: [password.wrapper, formStatus.element] },
   );
+}
+
+/** The password: changed with the current one, or turned off where another way in remains; without one, how to set one. */
+function passwordSection(sessionsList: HTMLElement): HTMLElement {
+  const body = h('div', {});
+  const render = async () => {
+    const answer = await client.factors();
+    if (!answer.ok) return status.error(errorText(answer.error));
+    if (!answer.data.password) {
+      body.replaceChildren(h('p', {}, texts.account.noPassword), h('p', {}, link('/forgot-password', texts.account.setPassword)));
+      return;
+    }
+    const offStatus = statusLine();
+    const off = confirmFirst(texts.account.passwordOff, texts.account.passwordOffConfirm, async () => {
+      const removed = await withStepUp(client, () => client.removePassword());
+      if (!removed.ok) return offStatus.error(errorText(removed.error));
+      status.info(texts.account.passwordRemoved);
+      await Promise.all([render(), renderSessions(sessionsList)]);
+    });
+    body.replaceChildren(passwordForm(sessionsList), h('h3', {}, texts.account.passwordOffTitle), h('p', {}, texts.account.passwordOffIntro), off, offStatus.element);
+  };
+  void render();
+  return section(texts.account.password, body);
 }
 
 function passwordForm(sessionsList: HTMLElement): HTMLFormElement {

@@ -137,6 +137,11 @@ function signInView(initialError?: ApiError): void {
         { secondary: true },
       ),
     );
+  // Signing in with the address alone, where the deployment offers it (GET /api/auth/sign-in-methods).
+  const byEmail = h('p', { hidden: true }, actionButton(texts.emailSignIn.choose, () => emailSignInView(email.input.value.trim()), { secondary: true }));
+  void client.signInMethods().then((answer) => {
+    if (answer.ok && answer.data.email) byEmail.hidden = false;
+  });
   const providers = h('div', { class: 'providers' });
   void client.identityProviders().then((answer) => {
     if (!answer.ok) return;
@@ -163,6 +168,7 @@ function signInView(initialError?: ApiError): void {
     kind === 'admin' ? texts.signIn.adminTitle : texts.signIn.title,
     form,
     passkey,
+    byEmail,
     providers,
     resend,
     h('p', {}, link(withReturn(`${prefix}/forgot-password`), texts.signIn.forgot)),
@@ -266,6 +272,79 @@ function secondStepView(challenge: Challenge): void {
     code.input.focus();
   };
   render();
+}
+
+/** Signing in with the address alone: a link for this browser and a code for this device, mailed (services/auth/src/domain/sign-in/email-sign-in.ts). */
+function emailSignInView(prefill = ''): void {
+  const status = statusLine();
+  const email = field(texts.signIn.email, { name: 'email', type: 'email', autocomplete: 'username', required: true, value: prefill || undefined });
+  const form = validatedForm(
+    async () => {
+      const address = email.input.value.trim();
+      const answer = await client.requestEmailSignIn(address);
+      if (!answer.ok) {
+        showError(status, answer.error, { email });
+        return;
+      }
+      emailCodeView(address, answer.data.flow, answer.data.expiresIn);
+    },
+    email.wrapper,
+    h('button', { type: 'submit' }, texts.emailSignIn.send),
+    status.element,
+  );
+  showView(texts.emailSignIn.title, h('p', {}, texts.emailSignIn.intro), form, h('p', {}, link(withReturn(`${prefix}/login`), texts.emailSignIn.withPassword)));
+}
+
+/** Mailed: the link works in this browser, the code on this page. */
+function emailCodeView(address: string, flow: string, expiresIn: number): void {
+  const status = statusLine();
+  const expires = Date.now() + expiresIn * 1000;
+  const code = field(texts.emailSignIn.code, { name: 'code', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: 6, required: true });
+  const form = validatedForm(
+    async () => {
+      if (Date.now() > expires) {
+        status.error(texts.emailSignIn.expired);
+        return;
+      }
+      const answer = await client.emailCodeSignIn(flow, code.input.value.replace(/\s/g, ''));
+      if (!answer.ok) {
+        const onFields = showError(status, answer.error, { code });
+        return onFields ? undefined : code.input;
+      }
+      if (answer.data.signedIn) signedIn();
+      else secondStepView(answer.data.challenge);
+    },
+    code.wrapper,
+    h('button', { type: 'submit' }, texts.secondStep.submit),
+    status.element,
+  );
+  showView(
+    texts.emailSignIn.checkTitle,
+    h('p', { role: 'status' }, texts.emailSignIn.sent(address, Math.round(expiresIn / 60))),
+    form,
+    h('p', {}, actionButton(texts.emailSignIn.again, () => emailSignInView(address), { link: true })),
+  );
+  code.input.focus();
+}
+
+/** The page a mailed link opens: it signs this browser in if this is the browser that asked. */
+async function emailLinkSignInView(token: string): Promise<void> {
+  // The link leaves the address bar (and so the history and any later Referer) once read.
+  history.replaceState(null, '', location.pathname);
+  showView(texts.emailSignIn.title, h('p', { role: 'status' }, texts.signIn.working));
+  const answer = await client.emailLinkSignIn(token);
+  if (answer.ok) {
+    if (answer.data.signedIn) signedIn();
+    else secondStepView(answer.data.challenge);
+    return;
+  }
+  const otherBrowser = answer.error.code === 'email_link_other_browser';
+  showView(
+    otherBrowser ? texts.emailSignIn.otherBrowserTitle : texts.emailSignIn.title,
+    h('p', { role: 'alert' }, errorText(answer.error)),
+    h('p', {}, actionButton(texts.emailSignIn.askHere, () => emailSignInView(), { secondary: true })),
+    h('p', {}, link(`${prefix}/login`, texts.emailSignIn.withPassword)),
+  );
 }
 
 function registerView(): void {
@@ -422,6 +501,8 @@ async function afterProvider(): Promise<boolean> {
 }
 
 void (async () => {
+  const mailedLink = params.get('email_sign_in');
+  if ((path === '/login' || path === '/admin/login') && mailedLink) return emailLinkSignInView(mailedLink);
   if ((path === '/login' || path === '/admin/login') && (await afterProvider())) return;
   (views[path] ?? signInView)();
 })();

@@ -27,6 +27,7 @@ export type Result<T> = { ok: true; data: T; message: string } | { ok: false; er
 export type Account = Schemas['AccountBase'] & Partial<Omit<Schemas['User'], 'role'>> & { twoFactorEnabled?: boolean };
 export type Session = Schemas['Session'];
 export type IdentityProvider = Schemas['IdentityProvider'];
+export type SignInMethods = Schemas['SignInMethods'];
 export type ActivityEntry = Schemas['ActivityEntry'];
 export type SecondFactorMethod = NonNullable<NonNullable<Schemas['SecondStepRequired']['data']>['factors']>[number];
 
@@ -39,6 +40,11 @@ export interface Challenge {
 }
 
 export type SignIn = { signedIn: true; account: Account } | { signedIn: false; challenge: Challenge };
+/** A sign-in by email asked for: the flow its code goes with, and the seconds its mail works. */
+export interface EmailSignIn {
+  flow: string;
+  expiresIn: number;
+}
 export type SecondStepProof = { code: string } | { recovery_code: string };
 
 export type FactorEntry = Schemas['FactorEntry'];
@@ -46,6 +52,8 @@ export type PasswordProblem = 'too_short' | 'too_long' | 'too_common';
 export type Factors = Schemas['FactorList'] & {
   /** A removal of every second factor the mailbox confirmed, waiting out its delay (null: none). */
   pendingRecovery: { requestedAt: string; dueAt: string } | null;
+  /** Whether the account has a password (false: it signs in without one; forgot-password sets one). */
+  password: boolean;
 };
 
 export interface ClientOptions {
@@ -142,6 +150,31 @@ export class AccountClient {
   /** A second step none of whose factors the person holds: the account's address gets a link to confirm their removal (after a wait). */
   requestFactorRecovery(challenge: Challenge): Promise<Result<unknown>> {
     return this.settle(this.api.POST('/api/auth/verify-otp/recovery', { body: { flow: challenge.token } }));
+  }
+
+  /**
+   * Asks for a sign-in by mail, without a password: a link for this browser and a code for this
+   * device. Answers the flow the code goes with (the browser's cookie holds it for the link) and how
+   * long the mail works; the same whether or not the address has an account.
+   */
+  async requestEmailSignIn(email: string): Promise<Result<EmailSignIn>> {
+    const answer = await this.settle(this.api.POST(this.own('/email-sign-in'), { body: { email } }));
+    return this.pick(answer, (data) => ({ flow: data.flow.id, expiresIn: data.expires_in }));
+  }
+
+  /** Signs in with the mailed link's token (the `email_sign_in` parameter of the page it opens), in the browser that asked. */
+  emailLinkSignIn(token: string): Promise<Result<SignIn>> {
+    return this.signIn(this.api.POST(this.own('/email-sign-in/link'), { body: { token } }));
+  }
+
+  /** Signs in with the mailed code, on the device that asked (`flow`: what `requestEmailSignIn` answered). */
+  emailCodeSignIn(flow: string, code: string): Promise<Result<SignIn>> {
+    return this.signIn(this.api.POST(this.own('/email-sign-in/code'), { body: { flow, code } }));
+  }
+
+  /** What this client's kind may sign in with beside the password (a passkey alone, a mailed link or code, a sign-up by mail). */
+  async signInMethods(): Promise<Result<SignInMethods>> {
+    return this.pick(await this.settle(this.api.GET('/api/auth/sign-in-methods')), (data) => data[this.kind]);
   }
 
   /** The identity providers this deployment offers (for sign-in buttons). */
@@ -256,6 +289,13 @@ export class AccountClient {
     return answer;
   }
 
+  /** Turns password sign-in off (another way in must remain; needs a recent proof): every other session ends, this one goes on. */
+  async removePassword(): Promise<Result<unknown>> {
+    const answer = await this.settle(this.api.DELETE(this.own('/password')));
+    if (answer.ok) this.session.keep(answer.data.accessToken, answer.data.expiresIn);
+    return answer;
+  }
+
   /** What happened to the account, newest first; `cursor` is the previous page's `nextCursor`. */
   activity(cursor?: string): Promise<Result<{ activity: ActivityEntry[]; nextCursor: string | null }>> {
     return this.settle(this.api.GET('/api/auth/user/activity', { params: { query: { limit: 10, ...(cursor ? { cursor } : {}) } } }));
@@ -290,7 +330,7 @@ export class AccountClient {
   // ---- Second factors (changes need a recent proof: `step_up_required`, then reauthenticate) ----
 
   async factors(): Promise<Result<Factors>> {
-    return this.pick(await this.settle(this.api.GET(this.own('/factors'))), (data) => ({ ...data.factors, pendingRecovery: data.recovery ?? null }));
+    return this.pick(await this.settle(this.api.GET(this.own('/factors'))), (data) => ({ ...data.factors, pendingRecovery: data.recovery ?? null, password: data.password }));
   }
 
   /** Cancels a removal of the second factors that the mailbox confirmed. */

@@ -21,6 +21,7 @@ export const SECURITY_CHANGES = [
   'recovery_code_used',
   'factors_reset',
   'password_changed',
+  'password_removed',
   'email_change_undone',
   'identity_linked',
   'identity_unlinked',
@@ -49,6 +50,21 @@ export const eventSchemas = {
   'account.email_verification.requested': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string(), linkUrl: z.string().url(), expiresAt: z.string().datetime() }),
   /** A removal of the second factors asked for from a sign-in's second step: the link that confirms it, mailed to the account's address. */
   'account.factor_recovery.requested': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string(), linkUrl: z.string().url(), expiresAt: z.string().datetime() }),
+  /**
+   * A sign-in without a password asked for: a link for the browser that asked and a code for another
+   * device, mailed to `email`; `signUp`, the address has no account yet and the link makes one.
+   */
+  'account.email_sign_in.requested': z.object({
+    ...envelope,
+    kind,
+    accountId: z.string().min(1).optional(),
+    email,
+    name: z.string(),
+    linkUrl: z.string().url(),
+    code: z.string().regex(/^\d{6}$/),
+    expiresAt: z.string().datetime(),
+    signUp: z.boolean(),
+  }),
   /** A change of address asked for: the confirmation link, mailed to the new address (`email`). */
   'account.email_change.requested': z.object({ ...envelope, kind, accountId: z.string().min(1), email, name: z.string(), linkUrl: z.string().url(), expiresAt: z.string().datetime() }),
   /** A change of address made: the notice to the old address (`email`), with its undo link. */

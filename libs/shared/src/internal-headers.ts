@@ -19,11 +19,11 @@ export const InternalHeaders = {
   refreshTokenKind: 'x-refresh-token-kind',
   /** Outbound: the gateway must clear the kind's cookie. */
   clearRefreshToken: 'x-clear-refresh-token',
-  /** Inbound, on an identity provider's callback: the secret of the browser's flow cookie. */
-  identityFlow: 'x-identity-flow',
-  /** Outbound, on starting a sign-in with a provider: a flow cookie secret, and its lifetime (seconds). */
-  setIdentityFlow: 'x-set-identity-flow',
-  identityFlowMaxAge: 'x-identity-flow-max-age',
-  /** Outbound, on the callback: the flow cookie is spent. */
-  clearIdentityFlow: 'x-clear-identity-flow',
+  /** Inbound, on a route that ends a browser-bound flow (a provider's callback, an email sign-in's link): the browser's flow cookie. */
+  browserFlow: 'x-browser-flow',
+  /** Outbound, on a route that starts one (a sign-in with a provider, or by email): the flow cookie's value, and its lifetime (seconds). */
+  setBrowserFlow: 'x-set-browser-flow',
+  browserFlowMaxAge: 'x-browser-flow-max-age',
+  /** Outbound, on its end: the flow cookie is spent. */
+  clearBrowserFlow: 'x-clear-browser-flow',
 } as const;

@@ -34,7 +34,9 @@ const SECRET_FIELDS: Record<string, SecretField> = {
   // An identity provider's redirect back: `code` (above) and the `state` that takes the flow.
   state: { query: true },
   // Also an error's code in records; the logger keeps snake_case error codes readable.
-  code: { log: true, query: true, events: ['admin.otp.requested'] },
+  code: { log: true, query: true, events: ['admin.otp.requested', 'account.email_sign_in.requested'] },
+  // An email sign-in's link, as the page that takes it is addressed (`?email_sign_in=…`).
+  email_sign_in: { query: true },
   cookie: { log: true },
   authorization: { log: true },
   // A device's push token belongs to the notifier: desktop hands it over and forgets it.
@@ -42,7 +44,10 @@ const SECRET_FIELDS: Record<string, SecretField> = {
   // The link carries the reset token.
   resetUrl: { log: true, events: ['account.password_reset.requested'] },
   // The links that prove an address carry their token.
-  linkUrl: { log: true, events: ['account.email_verification.requested', 'account.email_change.requested', 'account.email_change.completed', 'account.factor_recovery.requested'] },
+  linkUrl: {
+    log: true,
+    events: ['account.email_verification.requested', 'account.email_change.requested', 'account.email_change.completed', 'account.factor_recovery.requested', 'account.email_sign_in.requested'],
+  },
 };
 
 /** Words that make a configuration variable a secret: an error names it but never shows its value. */

@@ -29,7 +29,12 @@ export const authErrorCatalogue = errorCatalogue({
   identity_provider_unavailable: { status: 503, meaning: 'The identity provider has not answered its discovery yet (retried in the background): retry later; every other sign-in works.' },
   return_url_not_allowed: { status: 400, meaning: '`returnTo` is not one of the app URLs a sign-in may return to (`OIDC_APP_URLS`), nor a page under one.' },
   identity_not_found: { status: 404, meaning: 'The signed-in account has no identity at this provider.' },
-  last_sign_in_method: { status: 409, meaning: 'Unlinking this identity would leave the account no way to sign in: set a password (forgot-password) or link another provider first.' },
+  last_sign_in_method: { status: 409, meaning: 'Unlinking this identity, removing this passkey or turning the password off would leave the account no way to sign in: add another way in first (a password by forgot-password, a passkey, a provider; the mailbox counts where the kind may sign in by email).' },
+  password_not_set: { status: 409, meaning: 'The account has no password to turn off (set one with forgot-password).' },
+  email_sign_in_disabled: { status: 404, meaning: 'This deployment does not let this kind of account sign in with an emailed link or code (`EMAIL_SIGN_IN`, `EMAIL_SIGN_IN_ADMINS`).' },
+  email_link_invalid: { status: 400, meaning: 'The sign-in link is unknown, used, expired, replaced by a newer sign-in, or the account\'s credentials changed since it was mailed: ask for a new one.' },
+  email_link_other_browser: { status: 403, meaning: 'The sign-in link holds, but was asked for in another browser: open it in the browser that asked, or enter the code of the same mail on the device that asked. It stays good for that browser.' },
+  second_factor_required: { status: 403, meaning: 'Admins only: a link or code from the mailbox is one factor, and the admin has no second factor of their own to add to it: sign in with the password.' },
 });
 
 /**
@@ -131,6 +136,16 @@ export const AuthErrors = {
   returnUrlNotAllowed: () => error('return_url_not_allowed', 'returnTo is not an allowed app URL'),
   identityNotFound: () => error('identity_not_found', 'No identity linked at this provider'),
   lastSignInMethod: () => error('last_sign_in_method', 'This is the account\'s last way to sign in; set a password or link another provider first'),
+  lastWayInPassword: () => error('last_sign_in_method', 'The password is the account\'s only way to sign in; add a passkey or link a provider first'),
+  noPassword: () => error('password_not_set', 'The account has no password'),
+  // Signing in with an emailed link or code.
+  emailSignInOff: () => error('email_sign_in_disabled', 'Signing in by email is not enabled on this service'),
+  emailSignInMissing: () => bad('Please provide email'),
+  emailLinkMissing: () => bad('Please provide token'),
+  emailCodeMissing: () => bad('Please provide flow and code'),
+  emailLinkInvalid: () => error('email_link_invalid', 'Invalid or expired sign-in link'),
+  emailLinkOtherBrowser: () => error('email_link_other_browser', 'This sign-in link was asked for in another browser: open it there, or enter its code on the device that asked'),
+  secondFactorRequired: () => error('second_factor_required', 'An admin signs in by email only with a second factor of their own; sign in with your password'),
   // Admin user routes.
   authRequired: () => errors.unauthorized(),
   adminOnly: () => errors.forbidden('Admin session required'),

@@ -31,6 +31,7 @@ import { MongoResetTokens } from './data-access/mongo-reset-tokens';
 import { MongoFactorRecoveries } from './data-access/mongo-factor-recoveries';
 import { BcryptPasswordHasher } from './security/password-hasher';
 import { answerResetRequest } from './domain/email/password-reset';
+import { answerEmailSignInRequest } from './domain/sign-in/email-sign-in';
 import { answerVerificationRequest } from './domain/email/ownership';
 import type { AuthDeps } from './domain/ports';
 import { ResetMailJob } from './entry-points/jobs/reset-mail';
@@ -112,7 +113,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       revocations,
       flows: new RedisSignInFlows(
         redis,
-        { secret: config.otp.secret, maxAttempts: config.otp.maxAttempts, ttlMs: { second_step: config.otp.ttlMs, passkey: config.otp.ttlMs, provider: config.policy.identity.flowTtlMs } },
+        { secret: config.otp.secret, maxAttempts: config.otp.maxAttempts, ttlMs: { second_step: config.otp.ttlMs, passkey: config.otp.ttlMs, provider: config.policy.identity.flowTtlMs, email: config.policy.emailSignIn.ttlSeconds * 1000 } },
         codeGuesses,
       ),
       codeGuesses,
@@ -139,7 +140,8 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     await open('outbox', outbox, (o) => o.stop());
     const resetMail = new ResetMailJob(
       resetRequests,
-      (request) => (request.purpose === 'verify' ? answerVerificationRequest(deps, request) : answerResetRequest(deps, request)),
+      (request) =>
+        request.purpose === 'verify' ? answerVerificationRequest(deps, request) : request.purpose === 'sign_in' ? answerEmailSignInRequest(deps, request) : answerResetRequest(deps, request),
       logger,
       { pollMs: config.links.resetRequestPollMs },
     );

@@ -330,12 +330,12 @@ export class MemoryOutbox implements EventOutbox {
  * provider flow is taken once and only with its secret. `now` moves time for the lifetimes.
  */
 export class MemorySignInFlows implements SignInFlows {
-  readonly flows = new Map<string, SignInFlow & { secret: string; max: number; code?: string }>();
+  readonly flows = new Map<string, SignInFlow & { secret: string; max: number; code?: string; link?: string; guesser?: string; armed?: true }>();
   private readonly owners = new Map<string, string>();
   now = () => Date.now();
   constructor(
     private readonly guesses: CodeGuesses,
-    private readonly ttlMs: Record<FlowPurpose, number> = { second_step: 300_000, passkey: 300_000, provider: 600_000 },
+    private readonly ttlMs: Record<FlowPurpose, number> = { second_step: 300_000, passkey: 300_000, provider: 600_000, email: 600_000 },
   ) {}
 
   async open(flow: NewSignInFlow, options: { mailCode?: boolean; key?: { id: string; secret: string } } = {}) {
@@ -343,10 +343,11 @@ export class MemorySignInFlows implements SignInFlows {
     const secret = options.key?.secret ?? objectId();
     const expiresAt = new Date(this.now() + this.ttlMs[flow.purpose]);
     const secondStep = flow.purpose === 'second_step' ? flow.accountId : undefined;
-    const max = secondStep ? await this.guesses.guessesPerChallenge(flow.kind, secondStep) : 1;
+    const guesser = secondStep ?? (flow.purpose === 'email' && flow.email ? `address:${flow.kind}:${flow.email}` : undefined);
+    const max = guesser ? await this.guesses.guessesPerChallenge(flow.kind, guesser) : 1;
     const code = options.mailCode ? String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0') : undefined;
     const { ip: _ip, ...stored } = flow;
-    this.flows.set(id, { ...stored, expiresAt, attempts: 0, secret, max, code });
+    this.flows.set(id, { ...stored, expiresAt, attempts: 0, secret, max, code, ...(guesser ? { guesser } : {}) });
     if (secondStep) {
       const previous = this.owners.get(`${flow.kind}:${secondStep}`);
       if (previous) this.flows.delete(previous);
@@ -356,20 +357,47 @@ export class MemorySignInFlows implements SignInFlows {
   }
 
   async attempt(token: string, prove: (challenge: OpenChallenge) => Promise<ProofVerdict>): Promise<AttemptResult> {
+    return this.counted(token, 'second_step', prove);
+  }
+
+  async enterCode(token: string, code: string): Promise<AttemptResult> {
+    return this.counted(token, 'email', async (challenge) => challenge.isMailedCode(code));
+  }
+
+  private async counted(token: string, purpose: 'second_step' | 'email', prove: (challenge: OpenChallenge) => Promise<ProofVerdict>): Promise<AttemptResult> {
     const [id, secret] = token.split('.');
     const flow = this.live(id);
-    if (!flow || flow.secret !== secret || flow.purpose !== 'second_step' || !flow.accountId || flow.attempts >= flow.max) return { outcome: 'invalid_challenge' };
-    const wait = await this.guesses.waitBeforeGuess(flow.kind, flow.accountId);
+    const guesser = flow?.guesser ?? flow?.accountId;
+    if (!flow || flow.secret !== secret || flow.purpose !== purpose || !guesser || flow.attempts >= flow.max) return { outcome: 'invalid_challenge' };
+    const wait = await this.guesses.waitBeforeGuess(flow.kind, guesser);
     if (wait > 0) return { outcome: 'throttled', retryAfterMs: wait };
     flow.attempts += 1;
-    const verdict = await prove({ kind: flow.kind, accountId: flow.accountId, isMailedCode: (c) => flow.code !== undefined && c === flow.code, webauthnChallenge: flow.webauthnChallenge });
+    const verdict = await prove({ kind: flow.kind, accountId: flow.accountId ?? '', isMailedCode: (c) => flow.code !== undefined && c === flow.code, webauthnChallenge: flow.webauthnChallenge });
     if (verdict === true) {
       if (!this.flows.delete(id)) return { outcome: 'invalid_challenge' };
-      await this.guesses.succeeded(flow.kind, flow.accountId);
+      await this.guesses.succeeded(flow.kind, guesser);
       return { outcome: 'verified', flow: publicFlow(flow) };
     }
-    if (verdict !== 'used') await this.guesses.failed(flow.kind, flow.accountId);
+    if (verdict !== 'used') await this.guesses.failed(flow.kind, guesser);
     return { outcome: 'wrong_code' };
+  }
+
+  async arm(flowId: string, owner: { accountId: string; credentialEpoch: number } | { signUp: true }) {
+    const flow = this.live(flowId);
+    if (!flow || flow.purpose !== 'email' || flow.armed) return undefined;
+    const link = objectId();
+    const code = String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0');
+    Object.assign(flow, { armed: true, link, code }, 'signUp' in owner ? { signUp: true } : { accountId: owner.accountId, credentialEpoch: owner.credentialEpoch });
+    return { link: `${flowId}.${link}`, code, expiresAt: flow.expiresAt };
+  }
+
+  async takeLink(link: string, browserFlow: string | undefined): Promise<TakenFlow> {
+    const [id, secret] = link.split('.');
+    const flow = this.live(id);
+    if (!flow || flow.purpose !== 'email' || !flow.link || flow.link !== secret || flow.attempts >= flow.max) return { outcome: 'unknown' };
+    if (browserFlow !== `${id}.${flow.secret}`) return { outcome: 'other_browser', flow: publicFlow(flow) };
+    this.flows.delete(id);
+    return { outcome: 'taken', flow: publicFlow(flow) };
   }
 
   async take(purpose: Exclude<FlowPurpose, 'second_step'>, key: FlowKey): Promise<TakenFlow> {
@@ -412,8 +440,8 @@ export class MemorySignInFlows implements SignInFlows {
   }
 }
 
-function publicFlow(flow: SignInFlow & { secret: string; max: number; code?: string }): SignInFlow {
-  const { secret: _secret, max: _max, code: _code, ...rest } = flow;
+function publicFlow(flow: SignInFlow & { secret: string; max: number; code?: string; link?: string; guesser?: string; armed?: true }): SignInFlow {
+  const { secret: _secret, max: _max, code: _code, link: _link, guesser: _guesser, armed: _armed, ...rest } = flow;
   return { ...rest };
 }
 
@@ -485,6 +513,7 @@ export async function memorySignIn() {
     identities: new MemoryIdentities(),
     identityProviders: new FakeProviders(),
     links: new MemoryLinks(),
+    resetRequests: new MemoryResetRequests(),
     resets: new MemoryResetTokens(),
     recoveries: new MemoryFactorRecoveries(),
     /** One process: the lock is always free. */
@@ -499,6 +528,8 @@ export async function memorySignIn() {
       emailVerification: 'soft',
       mfa: { totpIssuer: 'Example', webauthn: signInRp },
       identity: { appUrls: ['https://app.example/'], flowTtlMs: 600_000, adminProviders: ['idp'] },
+      // Off, as a deployment's default; a test of it turns it on.
+      emailSignIn: { kinds: [], signUp: false, ttlSeconds: 600, urlBase: { user: 'https://app.example/login', admin: 'https://admin.example/login' } },
     } as unknown as AuthPolicy,
     metrics: { login() {}, refresh() {}, rateLimited() {}, otp() {} },
   };

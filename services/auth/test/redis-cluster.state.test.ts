@@ -102,7 +102,7 @@ describe('the stores on a Redis Cluster', () => {
   });
 
   it('takes a second step through wrong and right codes, with its failure counters on one slot', async () => {
-    const flows = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 60_000, provider: 60_000 }, maxAttempts: 1 });
+    const flows = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 60_000, provider: 60_000, email: 60_000 }, maxAttempts: 1 });
     const step = { purpose: 'second_step' as const, kind: 'admin' as const, accountId: 'o1', credentialEpoch: 0, proven: ['password' as const], next: ['email_code' as const] };
     const opened = await flows.open(step, { mailCode: true });
     expect(await flows.attachWebauthn(opened.token, 'challenge')).toEqual({ kind: 'admin', accountId: 'o1' });
@@ -114,6 +114,20 @@ describe('the stores on a Redis Cluster', () => {
     expect((await flows.attempt(again.token, async (c) => c.isMailedCode(again.code!))).outcome).toBe('verified');
     await flows.cancelFor('admin', 'o1');
     await flows.cancel(again.token);
+  });
+
+  it('arms an email sign-in and takes its link, then takes another by its code, with the address\'s counters on one slot', async () => {
+    const flows = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 60_000, provider: 60_000, email: 60_000 }, maxAttempts: 5 });
+    const asked = { purpose: 'email' as const, kind: 'user' as const, proven: [], next: ['email_sign_in' as const], email: 'cluster@example.com' };
+    const first = await flows.open(asked);
+    const mailed = await flows.arm(first.token.split('.')[0], { accountId: 'c1', credentialEpoch: 0 });
+    if (!mailed) throw new Error('not armed');
+    expect((await flows.takeLink(mailed.link, undefined)).outcome).toBe('other_browser');
+    expect(await flows.takeLink(mailed.link, first.token)).toMatchObject({ outcome: 'taken', flow: { accountId: 'c1' } });
+    const second = await flows.open(asked);
+    const code = (await flows.arm(second.token.split('.')[0], { accountId: 'c1', credentialEpoch: 0 }))!.code;
+    expect(await flows.enterCode(second.token, code === '000000' ? '111111' : '000000')).toEqual({ outcome: 'wrong_code' });
+    expect((await flows.enterCode(second.token, code)).outcome).toBe('verified');
   });
 
   it('reserves, releases and clears login attempts across an account’s keys', async () => {
@@ -136,7 +150,7 @@ describe('the stores on a Redis Cluster', () => {
     expect(await ceremonies.finishRegistration('sid')).toMatchObject({ challenge: 'c', kind: 'user' });
     await ceremonies.markProof('sid', 3);
     expect(await ceremonies.recentProof('sid')).toBe(3);
-    const flows = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 60_000, provider: 60_000 }, maxAttempts: 5 });
+    const flows = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 60_000, provider: 60_000, email: 60_000 }, maxAttempts: 5 });
     const provider = { id: 'p', intent: 'sign_in' as const, nonce: 'n', codeVerifier: 'v', returnTo: 'https://app.example/' };
     const state = 'S'.repeat(43);
     await flows.open({ purpose: 'provider', kind: 'user', proven: [], next: ['provider_callback'], provider }, { key: { id: state, secret: 'b' } });

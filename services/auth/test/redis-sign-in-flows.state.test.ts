@@ -34,7 +34,7 @@ const mailed = (code: string) => async (challenge: OpenChallenge) => challenge.i
 beforeAll(() => {
   isolated = isolatedRedis('otpstore');
   ({ redis, raw, names } = isolated);
-  store = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 30_000, provider: 90_000 }, maxAttempts: 5 });
+  store = new RedisSignInFlows(redis, { secret: 'a test secret of enough length', ttlMs: { second_step: 60_000, passkey: 30_000, provider: 90_000, email: 45_000 }, maxAttempts: 5 });
 });
 afterAll(async () => {
   jest.restoreAllMocks();
@@ -208,5 +208,65 @@ describe('RedisSignInFlows taken once', () => {
     const second = await store.open(secondStep('user', 'user-twice'));
     expect(await store.attempt(first.token, async () => true)).toEqual({ outcome: 'invalid_challenge' });
     expect((await store.attempt(second.token, async () => true)).outcome).toBe('verified');
+  });
+});
+
+describe('RedisSignInFlows email sign-ins', () => {
+  const asked = (email: string): NewSignInFlow => ({ purpose: 'email', kind: 'user', proven: [], next: ['email_sign_in'], email, ip: '127.0.0.1' });
+  const idOf = (token: string) => token.split('.')[0];
+
+  it('when a flow is armed, then its link and code are good once, its life is the purpose\'s, and only hashes are stored', async () => {
+    const flow = await store.open(asked('grace@example.com'));
+    const mailed = await store.arm(idOf(flow.token), { accountId: 'user-mail', credentialEpoch: 2 });
+    if (!mailed) throw new Error('not armed');
+    expect(mailed.code).toMatch(/^\d{6}$/);
+    expect(idOf(mailed.link)).toBe(idOf(flow.token));
+    expect(await raw.pttl(flowKey(flow.token))).toBeLessThanOrEqual(45_000);
+    const stored = Object.values(await raw.hgetall(flowKey(flow.token))).join(' ');
+    expect(stored).not.toContain(mailed.code);
+    expect(stored).not.toContain(mailed.link.split('.')[1]);
+    // Armed once: a worker's retry mails nothing new.
+    expect(await store.arm(idOf(flow.token), { accountId: 'user-mail', credentialEpoch: 2 })).toBeUndefined();
+    const taken = await store.takeLink(mailed.link, flow.token);
+    expect(taken).toMatchObject({ outcome: 'taken', flow: { purpose: 'email', accountId: 'user-mail', credentialEpoch: 2, email: 'grace@example.com' } });
+    expect(await store.takeLink(mailed.link, flow.token)).toEqual({ outcome: 'unknown' });
+    expect(await store.enterCode(flow.token, mailed.code)).toEqual({ outcome: 'invalid_challenge' });
+  });
+
+  it('when the link comes with another browser\'s flow or none, then it stays for the browser that asked', async () => {
+    const flow = await store.open(asked('other@example.com'));
+    const other = await store.open(asked('other@example.com'));
+    const mailed = await store.arm(idOf(flow.token), { accountId: 'user-other', credentialEpoch: 0 });
+    if (!mailed) throw new Error('not armed');
+    expect((await store.takeLink(mailed.link, undefined)).outcome).toBe('other_browser');
+    expect((await store.takeLink(mailed.link, other.token)).outcome).toBe('other_browser');
+    expect((await store.takeLink(`${idOf(flow.token)}.${'x'.repeat(43)}`, flow.token)).outcome).toBe('unknown');
+    expect((await store.takeLink(mailed.link, flow.token)).outcome).toBe('taken');
+  });
+
+  it('when the code is right, then it takes the flow and its link; wrong ones count against the address, whether an account has it or not', async () => {
+    const flow = await store.open(asked('code@example.com'));
+    const mailed = await store.arm(idOf(flow.token), { signUp: true });
+    if (!mailed) throw new Error('not armed');
+    const wrong = mailed.code === '000000' ? '111111' : '000000';
+    expect(await store.enterCode(flow.token, wrong)).toEqual({ outcome: 'wrong_code' });
+    expect(await store.enterCode(flow.token, mailed.code)).toMatchObject({ outcome: 'verified', flow: { purpose: 'email', signUp: true, email: 'code@example.com' } });
+    expect((await store.takeLink(mailed.link, flow.token)).outcome).toBe('unknown');
+    // An address whose flow was never armed (no account, no sign-up) answers a guess as any other.
+    const unarmed = await store.open(asked('nobody@example.com'));
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push((await store.enterCode(unarmed.token, '123456')).outcome);
+    expect(answers).toEqual(['wrong_code', 'wrong_code', 'wrong_code', 'wrong_code', 'wrong_code', 'invalid_challenge']);
+    // A spent flow's link is spent with it.
+    const spent = await store.arm(idOf(unarmed.token), { signUp: true });
+    if (!spent) throw new Error('not armed');
+    expect(await store.takeLink(spent.link, unarmed.token)).toEqual({ outcome: 'unknown' });
+    // Its wrong guesses are the address's: the next flow of it waits, as one of an account's would.
+    const again = await store.open(asked('nobody@example.com'));
+    expect((await store.enterCode(again.token, '123456')).outcome).toBe('throttled');
+    // A second step's token is no email flow's, nor the reverse.
+    const step = await store.open(secondStep('user', 'user-cross'));
+    expect(await store.enterCode(step.token, '123456')).toEqual({ outcome: 'invalid_challenge' });
+    expect(await store.attempt(again.token, async () => true)).toEqual({ outcome: 'invalid_challenge' });
   });
 });

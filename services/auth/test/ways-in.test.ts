@@ -1,5 +1,6 @@
 // The ways-in rule on in-memory ports: an account never removes its last way in, whatever the
 // order or the race (what a mailbox may remove is test/domain/mailbox.test.ts's).
+import type { AccountKind } from '@acct/shared';
 import type { Account } from '../src/domain/shared/account';
 import { factorMethods } from '../src/domain/factors';
 import type { Factor, FactorRef, LinkedIdentity, Needs } from '../src/domain/ports';
@@ -29,10 +30,11 @@ const passkey = (id: string, ageDays: number): Factor => ({ id, method: 'passkey
 const identity = (provider: string, ageDays: number): LinkedIdentity => ({ provider, subject: `s-${provider}`, kind: 'user', accountId: account().id, linkedAt: new Date(NOW - ageDays * DAY) });
 
 /** Factors, identities and a lock, in memory: each removal yields to the event loop, as a store's round trip does. */
-function ports(state: { passkeys: Factor[]; identities: LinkedIdentity[] }) {
+function ports(state: { passkeys: Factor[]; identities: LinkedIdentity[] }, emailSignIn: AccountKind[] = []) {
   const tick = () => new Promise((resolve) => setImmediate(resolve));
   let chain: Promise<unknown> = Promise.resolve();
   const deps = {
+    policy: { emailSignIn: { kinds: emailSignIn } },
     locks: {
       run<T>(_name: string, work: () => Promise<T>): Promise<T> {
         const next = chain.then(work, work);
@@ -66,7 +68,7 @@ function ports(state: { passkeys: Factor[]; identities: LinkedIdentity[] }) {
       },
     },
   };
-  return deps as unknown as Needs<'locks' | 'factors' | 'factorMethods' | 'identities'>;
+  return deps as unknown as Needs<'locks' | 'factors' | 'factorMethods' | 'identities' | 'policy'>;
 }
 
 const thePasskey = (id: string) => ({ type: 'factor' as const, factor: { method: 'passkey' as const, id } });
@@ -86,6 +88,28 @@ describe('removeWayIn: never without a way in', () => {
     const app: Factor = { ...passkey('app', 30), id: 'totp', method: 'totp', details: {} };
     const deps = ports({ passkeys: [passkey('p1', 30), app], identities: [] });
     await expect(removeWayIn(deps, 'user', account(), thePasskey('p1'), async () => true)).rejects.toMatchObject({ code: 'last_sign_in_method' });
+  });
+
+  it('counts the mailbox as a way in where the kind may sign in by email, and only there', async () => {
+    const removing = thePasskey('p1');
+    const users = ports({ passkeys: [passkey('p1', 30)], identities: [] }, ['user']);
+    expect(await removeWayIn(users, 'user', account(), removing, async () => 'removed')).toBe('removed');
+    const adminsOnly = ports({ passkeys: [passkey('p1', 30)], identities: [] }, ['admin']);
+    await expect(removeWayIn(adminsOnly, 'user', account(), removing, async () => true)).rejects.toMatchObject({ code: 'last_sign_in_method' });
+  });
+
+  it('counts an admin’s mailbox only beside a second factor of their own, which an email sign-in then asks for', async () => {
+    const app: Factor = { ...passkey('app', 30), id: 'totp', method: 'totp', details: {} };
+    const password = { type: 'password' as const };
+    await expect(removeWayIn(ports({ passkeys: [], identities: [] }, ['admin']), 'admin', account({ passwordHash: 'h' }), password, async () => true)).rejects.toMatchObject({ code: 'last_sign_in_method' });
+    expect(await removeWayIn(ports({ passkeys: [app], identities: [] }, ['admin']), 'admin', account({ passwordHash: 'h' }), password, async () => 'off')).toBe('off');
+  });
+
+  it('refuses to turn off the password of an account with no other way in, and turns it off beside a passkey', async () => {
+    const remove = jest.fn(async () => 'off');
+    await expect(removeWayIn(ports({ passkeys: [], identities: [] }), 'user', account({ passwordHash: 'h' }), { type: 'password' }, remove)).rejects.toMatchObject({ code: 'last_sign_in_method' });
+    expect(remove).not.toHaveBeenCalled();
+    expect(await removeWayIn(ports({ passkeys: [passkey('p1', 30)], identities: [] }), 'user', account({ passwordHash: 'h' }), { type: 'password' }, remove)).toBe('off');
   });
 
   it('removes a passkey while a password or an identity remains (the controls)', async () => {

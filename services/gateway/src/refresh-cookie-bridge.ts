@@ -1,13 +1,14 @@
 // The cookie contract between the gateway and auth, in one place, one step each way. Inbound
-// (`cookiesToService`): the refresh token in the kind's cookie, and an identity provider's flow
-// secret on its callback, go to auth in internal headers. Outbound (`cookiesFromService`): auth
-// answers a new token and its lifetime in internal headers (the gateway sets the kind's cookie), or
-// asks for the cookie to be cleared (every refresh-token error carries that header), and sets or
-// clears the flow cookie the same way. The gateway alone speaks cookies.
+// (`cookiesToService`): the refresh token in the kind's cookie, and a browser-bound flow's cookie on
+// the route that ends it (a provider's callback, an email sign-in's link), go to auth in internal
+// headers. Outbound (`cookiesFromService`): auth answers a new token and its lifetime in internal
+// headers (the gateway sets the kind's cookie), or asks for the cookie to be cleared (every
+// refresh-token error carries that header), and sets or clears the flow cookie the same way. The
+// gateway alone speaks cookies.
 import type http from 'node:http';
 import { InternalHeaders, type AccountKind } from '@acct/shared';
-import type { RouteSpec } from '@acct/shared/routes';
-import { IDENTITY_FLOW_COOKIE, clearedIdentityFlowCookie, clearedRefreshCookie, identityFlowCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
+import type { BrowserFlowFamily, RouteSpec } from '@acct/shared/routes';
+import { FLOW_COOKIES, clearedFlowCookie, clearedRefreshCookie, flowCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
 
 const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
 /**
@@ -22,9 +23,9 @@ export function cookiesToService(route: RouteSpec, cookieHeader: string | undefi
     const token = presentedRefreshToken(cookieHeader, route.cookieKind);
     if (token) outgoing[InternalHeaders.refreshToken] = token;
   }
-  if (route.identityFlow === 'read') {
-    const secret = presentedIdentityFlow(cookieHeader);
-    if (secret) outgoing[InternalHeaders.identityFlow] = secret;
+  if (route.browserFlow?.step === 'read') {
+    const value = presentedFlow(cookieHeader, route.browserFlow.family);
+    if (value) outgoing[InternalHeaders.browserFlow] = value;
   }
 }
 
@@ -34,8 +35,8 @@ export function cookiesFromService(route: RouteSpec, answer: http.IncomingHttpHe
     const cookie = refreshCookieFromAnswer(answer, cookieKindOf(route, answer), production);
     if (cookie) headers.push('Set-Cookie', cookie);
   }
-  if (route.identityFlow && route.identityKind) {
-    const cookie = identityFlowCookieFromAnswer(answer, route.identityKind, production);
+  if (route.browserFlow) {
+    const cookie = flowCookieFromAnswer(answer, route.browserFlow.family, route.browserFlow.kind, production);
     if (cookie) headers.push('Set-Cookie', cookie);
   }
 }
@@ -64,18 +65,18 @@ export function refreshCookieFromAnswer(headers: http.IncomingHttpHeaders, kind:
   return undefined;
 }
 
-/** The identity-provider flow cookie's secret, as auth is to receive it on the callback. */
-export function presentedIdentityFlow(cookieHeader: string | undefined): string | undefined {
-  const secret = readCookie(cookieHeader, IDENTITY_FLOW_COOKIE);
-  return secret && HEADER_SAFE_TOKEN.test(secret) ? secret : undefined;
+/** A browser-bound flow's cookie, as auth is to receive it on the route that ends the flow. */
+export function presentedFlow(cookieHeader: string | undefined, family: BrowserFlowFamily): string | undefined {
+  const value = readCookie(cookieHeader, FLOW_COOKIES[family]);
+  return value && HEADER_SAFE_TOKEN.test(value) ? value : undefined;
 }
 
-/** The flow cookie that auth's answer asks for: set (a started sign-in) or cleared (its callback). */
-export function identityFlowCookieFromAnswer(headers: http.IncomingHttpHeaders, kind: AccountKind, production: boolean): string | undefined {
-  const secret = headers[InternalHeaders.setIdentityFlow];
-  const maxAge = Number(headers[InternalHeaders.identityFlowMaxAge]);
-  if (typeof secret === 'string' && HEADER_SAFE_TOKEN.test(secret)) return identityFlowCookie(kind, secret, production, Number.isSafeInteger(maxAge) && maxAge > 0 ? maxAge : 600);
-  if (headers[InternalHeaders.clearIdentityFlow]) return clearedIdentityFlowCookie(kind, production);
+/** The flow cookie that auth's answer asks for: set (a started flow) or cleared (its end). */
+export function flowCookieFromAnswer(headers: http.IncomingHttpHeaders, family: BrowserFlowFamily, kind: AccountKind, production: boolean): string | undefined {
+  const value = headers[InternalHeaders.setBrowserFlow];
+  const maxAge = Number(headers[InternalHeaders.browserFlowMaxAge]);
+  if (typeof value === 'string' && HEADER_SAFE_TOKEN.test(value)) return flowCookie(family, kind, value, production, Number.isSafeInteger(maxAge) && maxAge > 0 ? maxAge : 600);
+  if (headers[InternalHeaders.clearBrowserFlow]) return clearedFlowCookie(family, kind, production);
   return undefined;
 }
 

@@ -8,6 +8,7 @@
 // the one the gateway reads, and one Set-Cookie per answer keeps clients whose jar knows cookies by
 // name alone (no path) on the new token.
 import type { AccountKind } from '@acct/shared';
+import type { BrowserFlowFamily } from '@acct/shared/routes';
 
 export const refreshCookieName = (kind: AccountKind) => (kind === 'admin' ? 'adminRefreshToken' : 'userRefreshToken');
 
@@ -30,17 +31,17 @@ export function clearedRefreshCookie(kind: AccountKind, production: boolean): st
 }
 
 /**
- * The cookie that binds a sign-in with an identity provider to the browser that started it: only
- * the kind's callback paths get it, SameSite=Lax so that the provider's top-level redirect back
- * carries it, Secure in production.
+ * The cookie that binds a flow to the browser that started it (a sign-in with an identity provider,
+ * or by email): one per family, only its kind's routes of that family get it, SameSite=Lax so that a
+ * provider's top-level redirect back carries it, Secure in production. The provider's keeps its name.
  */
-export const IDENTITY_FLOW_COOKIE = 'identityFlow';
-const identityFlowPath = (kind: AccountKind) => `/api/auth/${kind}/oidc`;
+export const FLOW_COOKIES: Record<BrowserFlowFamily, string> = { oidc: 'identityFlow', 'email-sign-in': 'emailSignInFlow' };
+const flowPath = (family: BrowserFlowFamily, kind: AccountKind) => `/api/auth/${kind}/${family}`;
 
-export function identityFlowCookie(kind: AccountKind, secret: string, production: boolean, maxAgeSeconds: number, now = Date.now()): string {
-  return `${IDENTITY_FLOW_COOKIE}=${encodeURIComponent(secret)}; Max-Age=${maxAgeSeconds}; Path=${identityFlowPath(kind)}; Expires=${new Date(now + maxAgeSeconds * 1000).toUTCString()}; HttpOnly${production ? '; Secure' : ''}; SameSite=Lax`;
+export function flowCookie(family: BrowserFlowFamily, kind: AccountKind, value: string, production: boolean, maxAgeSeconds: number, now = Date.now()): string {
+  return `${FLOW_COOKIES[family]}=${encodeURIComponent(value)}; Max-Age=${maxAgeSeconds}; Path=${flowPath(family, kind)}; Expires=${new Date(now + maxAgeSeconds * 1000).toUTCString()}; HttpOnly${production ? '; Secure' : ''}; SameSite=Lax`;
 }
 
-export function clearedIdentityFlowCookie(kind: AccountKind, production: boolean): string {
-  return `${IDENTITY_FLOW_COOKIE}=; Path=${identityFlowPath(kind)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly${production ? '; Secure' : ''}; SameSite=Lax`;
+export function clearedFlowCookie(family: BrowserFlowFamily, kind: AccountKind, production: boolean): string {
+  return `${FLOW_COOKIES[family]}=; Path=${flowPath(family, kind)}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly${production ? '; Secure' : ''}; SameSite=Lax`;
 }

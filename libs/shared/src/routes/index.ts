@@ -7,7 +7,7 @@
 // one operation there, and its handler, bound by the row's operation id.
 import type { RouteSpec, Upstream } from './spec';
 
-export { actsOnSession, type Caller, type RouteSpec, type Upstream } from './spec';
+export { actsOnSession, type BrowserFlowFamily, type Caller, type RouteSpec, type Upstream } from './spec';
 
 /** The row of a route on the caller's own account, for one kind: `<kind>` in its path, `Admin`/`User` ending its id, the kind its caller. */
 type OwnRow<Id extends string, S extends string, R, K extends 'admin' | 'user', Name extends string> = R & {
@@ -46,6 +46,14 @@ const TABLE = [
   { operationId: 'logoutUser', method: 'post', path: '/api/auth/user/logout', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', readsCookie: true },
   { operationId: 'forgotUserPassword', method: 'post', path: '/api/auth/user/forgot-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
   { operationId: 'resetUserPassword', method: 'post', path: '/api/auth/user/reset-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
+  // Signing in with only an address: the request (its flow cookie binds the link to this browser), the mailed link, the mailed code.
+  { operationId: 'signInMethods', method: 'get', path: '/api/auth/sign-in-methods', upstream: 'auth', body: 'none', caller: 'anyone' },
+  { operationId: 'requestEmailSignInUser', method: 'post', path: '/api/auth/user/email-sign-in', upstream: 'auth', body: 'json', caller: 'anyone', browserFlow: { step: 'set', kind: 'user', family: 'email-sign-in' } },
+  { operationId: 'emailLinkSignInUser', method: 'post', path: '/api/auth/user/email-sign-in/link', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user', browserFlow: { step: 'read', kind: 'user', family: 'email-sign-in' } },
+  { operationId: 'emailCodeSignInUser', method: 'post', path: '/api/auth/user/email-sign-in/code', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
+  { operationId: 'requestEmailSignInAdmin', method: 'post', path: '/api/auth/admin/email-sign-in', upstream: 'auth', body: 'json', caller: 'anyone', browserFlow: { step: 'set', kind: 'admin', family: 'email-sign-in' } },
+  { operationId: 'emailLinkSignInAdmin', method: 'post', path: '/api/auth/admin/email-sign-in/link', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', browserFlow: { step: 'read', kind: 'admin', family: 'email-sign-in' } },
+  { operationId: 'emailCodeSignInAdmin', method: 'post', path: '/api/auth/admin/email-sign-in/code', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
   // The second step of a sign-in, and the proof of an address and its changes.
   { operationId: 'verifyOtp', method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', cookieKindFromAnswer: true },
   { operationId: 'secondStepPasskeyOptions', method: 'post', path: '/api/auth/verify-otp/passkey-options', upstream: 'auth', body: 'json', caller: 'anyone' },
@@ -61,10 +69,12 @@ const TABLE = [
   { operationId: 'passkeyOptionsAdmin', method: 'post', path: '/api/auth/admin/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'passkeyLoginAdmin', method: 'post', path: '/api/auth/admin/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
   { operationId: 'changePasswordAdmin', method: 'post', path: '/api/auth/admin/password', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin', proof: 'password-or-recent' },
+  { operationId: 'removePasswordAdmin', method: 'delete', path: '/api/auth/admin/password', upstream: 'auth', body: 'none', caller: 'admin', cookieKind: 'admin', proof: 'recent' },
   { operationId: 'deleteOwnAdminAccount', method: 'delete', path: '/api/auth/admin/me', upstream: 'auth', body: 'json', caller: 'admin', cookieKind: 'admin', proof: 'password-or-recent' },
   { operationId: 'passkeyOptionsUser', method: 'post', path: '/api/auth/user/passkey/options', upstream: 'auth', body: 'none', caller: 'anyone' },
   { operationId: 'passkeyLoginUser', method: 'post', path: '/api/auth/user/passkey/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
   { operationId: 'changePasswordUser', method: 'post', path: '/api/auth/user/password', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user', proof: 'password-or-recent' },
+  { operationId: 'removePasswordUser', method: 'delete', path: '/api/auth/user/password', upstream: 'auth', body: 'none', caller: 'user', cookieKind: 'user', proof: 'recent' },
   { operationId: 'deleteOwnUserAccount', method: 'delete', path: '/api/auth/user/me', upstream: 'auth', body: 'json', caller: 'user', cookieKind: 'user', proof: 'password-or-recent' },
   // On the caller's own account, each line the route of both kinds: a recent proof, and the factors.
   ...ownRoute('reauthenticate', '/reauthenticate', { method: 'post', body: 'json' }),
@@ -80,15 +90,15 @@ const TABLE = [
   ...ownRoute('removeFactor', '/factors/:factorId', { method: 'delete', body: 'none', proof: 'recent' }),
   // Identity providers: the list, then each kind's redirect and callback (top-level navigations) and identities.
   { operationId: 'listIdentityProviders', method: 'get', path: '/api/auth/identity-providers', upstream: 'auth', body: 'none', caller: 'anyone' },
-  { operationId: 'startAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', identityFlow: 'set', identityKind: 'admin' },
-  { operationId: 'completeAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/callback', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', identityFlow: 'read', identityKind: 'admin' },
+  { operationId: 'startAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', browserFlow: { step: 'set', kind: 'admin', family: 'oidc' } },
+  { operationId: 'completeAdminIdentitySignIn', method: 'get', path: '/api/auth/admin/oidc/:provider/callback', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', browserFlow: { step: 'read', kind: 'admin', family: 'oidc' } },
   { operationId: 'listOwnAdminIdentities', method: 'get', path: '/api/auth/admin/identities', upstream: 'auth', body: 'none', caller: 'admin' },
-  { operationId: 'startAdminIdentityLink', method: 'post', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'json', caller: 'admin', identityFlow: 'set', identityKind: 'admin', proof: 'recent' },
+  { operationId: 'startAdminIdentityLink', method: 'post', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'json', caller: 'admin', browserFlow: { step: 'set', kind: 'admin', family: 'oidc' }, proof: 'recent' },
   { operationId: 'unlinkAdminIdentity', method: 'delete', path: '/api/auth/admin/identities/:provider', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent' },
-  { operationId: 'startIdentitySignIn', method: 'get', path: '/api/auth/user/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', identityFlow: 'set', identityKind: 'user' },
-  { operationId: 'completeIdentitySignIn', method: 'get', path: '/api/auth/user/oidc/:provider/callback', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', identityFlow: 'read', identityKind: 'user' },
+  { operationId: 'startIdentitySignIn', method: 'get', path: '/api/auth/user/oidc/:provider/start', upstream: 'auth', body: 'none', caller: 'anyone', browserFlow: { step: 'set', kind: 'user', family: 'oidc' } },
+  { operationId: 'completeIdentitySignIn', method: 'get', path: '/api/auth/user/oidc/:provider/callback', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', browserFlow: { step: 'read', kind: 'user', family: 'oidc' } },
   { operationId: 'listOwnIdentities', method: 'get', path: '/api/auth/user/identities', upstream: 'auth', body: 'none', caller: 'user' },
-  { operationId: 'startIdentityLink', method: 'post', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'json', caller: 'user', identityFlow: 'set', identityKind: 'user', proof: 'recent' },
+  { operationId: 'startIdentityLink', method: 'post', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'json', caller: 'user', browserFlow: { step: 'set', kind: 'user', family: 'oidc' }, proof: 'recent' },
   { operationId: 'unlinkIdentity', method: 'delete', path: '/api/auth/user/identities/:provider', upstream: 'auth', body: 'none', caller: 'user', proof: 'recent' },
   // A user's own profile, data, sessions and history.
   { operationId: 'getOwnProfile', method: 'get', path: '/api/auth/user/me', upstream: 'auth', body: 'none', caller: 'user' },

@@ -35,10 +35,12 @@ export interface RouteSpec {
   readsCookie?: boolean;
   /** The service's answer names the kind whose cookie it sets (verify-otp serves both); `cookieKind` when it does not. */
   cookieKindFromAnswer?: boolean;
-  /** A sign-in with an identity provider: `set` starts one (the flow cookie), `read` is its callback (the cookie read, then cleared). */
-  identityFlow?: 'set' | 'read';
-  /** The kind whose identity flow cookie (`Path=/api/auth/<kind>/oidc`) the route sets or reads. */
-  identityKind?: AccountKind;
+  /**
+   * A flow bound to the browser that started it by a cookie of its own, `Path=/api/auth/<kind>/<family>`
+   * (a sign-in with an identity provider, `oidc`; a sign-in by email, `email-sign-in`): `set` starts
+   * one (the cookie set), `read` ends it (the cookie read, then cleared when the service says).
+   */
+  browserFlow?: { step: 'set' | 'read'; kind: AccountKind; family: BrowserFlowFamily };
   /**
    * The proof an act needs beyond a live session (test/repo/route-proof.test.ts holds every row that
    * changes a credential, an address, a role, a way in or another account to one): `recent`, the
@@ -50,6 +52,9 @@ export interface RouteSpec {
   /** Also read the session from the store, not only the revocation feed: an admin's act on another account must not ride on the second a feed may take. */
   fresh?: boolean;
 }
+
+/** The kinds of browser-bound flow, each with its own cookie under its routes. */
+export type BrowserFlowFamily = 'oidc' | 'email-sign-in';
 
 /** Whether the route acts on a session's access token: one of an ended session is refused at the gateway. */
 export const actsOnSession = (route: Pick<RouteSpec, 'caller'>): boolean => route.caller === 'user' || route.caller === 'admin';

@@ -1,4 +1,4 @@
-// Forgot-password requests waiting for their mail (MongoDB `password_reset_requests`). The route
+// Forgot-password requests (and verification resends, and email sign-ins) waiting for their mail (MongoDB `password_reset_requests`). The route
 // stores every request for an address alike, whether or not an account has it, and answers; a
 // worker takes them later on its own schedule, so neither the answer nor the requests after it say
 // whether the address exists, and a request outlives a crash or a dependency outage.
@@ -21,6 +21,7 @@ const resetRequestSchema = new mongoose.Schema<ResetRequestDoc>(
     ip: { type: String, required: true },
     requestId: String,
     mail: { type: Boolean, required: true },
+    flowId: String,
     createdAt: { type: Date, required: true, index: { expireAfterSeconds: 86_400 } },
     leaseUntil: { type: Date, required: true },
     attempts: { type: Number, default: 0 },
@@ -51,7 +52,7 @@ export class MongoResetRequestQueue implements ResetRequests {
   async claim(now = new Date()): Promise<ClaimedResetRequest | undefined> {
     const doc = await this.queue.claim(now);
     if (!doc) return undefined;
-    return { id: doc._id.toString(), purpose: doc.purpose ?? 'reset', kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts };
+    return { id: doc._id.toString(), purpose: doc.purpose ?? 'reset', kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts, ...(doc.flowId ? { flowId: doc.flowId } : {}) };
   }
 
   async remove(id: string): Promise<void> {

@@ -3,6 +3,7 @@
 // builds the schema, the sections and the use cases' policy from this table alone.
 import { activitySettings } from './activity';
 import { adminSettings } from './admins';
+import { emailSignInSettings } from './email-sign-in';
 import { identityProviderSettings } from './identity-providers';
 import { mailedLinkSettings } from './mailed-links';
 import { otpSettings } from './otp';
@@ -18,6 +19,7 @@ export const FEATURES = {
   mfa: secondFactorSettings,
   sessions: sessionSettings,
   links: mailedLinkSettings,
+  emailSignIn: emailSignInSettings,
   rateLimits: rateLimitSettings,
   identity: identityProviderSettings,
   activity: activitySettings,

@@ -37,7 +37,7 @@ async function setUp() {
     outbox: new MemoryOutbox(),
     activity: new MemoryActivity(),
     logger: silentLogger,
-    policy: { mfa: { totpIssuer: 'Example', webauthn: rp } } as unknown as AuthPolicy,
+    policy: { mfa: { totpIssuer: 'Example', webauthn: rp }, emailSignIn: { kinds: [] } } as unknown as AuthPolicy,
     rateLimits: { consume: async () => ({ allowed: true, retryAfterMs: 0 }) },
     metrics: { login() {}, refresh() {}, rateLimited() {}, otp() {} },
   };

@@ -29,6 +29,8 @@ const SUBJECTS: Record<TemplateName, (product: string) => string> = {
   'security-notice': (p) => `Security notice for your ${p} account`,
   'email-verification': (p) => `Confirm your email address for ${p}`,
   'factor-recovery-requested': (p) => `Confirm the removal of your ${p} second factors`,
+  'email-sign-in': (p) => `Sign in to ${p}`,
+  'email-sign-up': (p) => `Create your ${p} account`,
   'email-change-confirm': (p) => `Confirm your new email address for ${p}`,
   'email-change-notice': (p) => `The email address of your ${p} account was changed`,
   'account-deleted': (p) => `Your ${p} account was deleted`,
@@ -44,6 +46,7 @@ export const SECURITY_CHANGE_WORDS: Record<SecurityChange, string> = {
   recovery_code_used: 'A recovery code was used to sign in.',
   factors_reset: 'An administrator removed every second factor of your account, and every session was signed out.',
   password_changed: 'Your password was changed, and your other sessions were signed out.',
+  password_removed: 'Your password was turned off: you now sign in without one (a passkey, a sign-in provider or your email), and your other sessions were signed out.',
   email_change_undone:
     'The change of your email address was undone: every session was signed out and the password removed. Choose a new password with the link we sent to this address just now.',
   identity_linked: 'A sign-in with an identity provider (such as Google) was linked to your account.',
@@ -112,6 +115,10 @@ export const handlers: { [T in EventType]: Handler<T> } = {
   'account.factor_recovery.requested': {
     queue: 'email',
     handle: (deps, p) => mail(deps, 'factor-recovery-requested', p.email, p.eventId, { name: p.name, linkUrl: p.linkUrl, minutes: minutesUntil(p.expiresAt) }),
+  },
+  'account.email_sign_in.requested': {
+    queue: 'email',
+    handle: (deps, p) => mail(deps, p.signUp ? 'email-sign-up' : 'email-sign-in', p.email, p.eventId, { name: p.name, linkUrl: p.linkUrl, code: p.code, minutes: minutesUntil(p.expiresAt) }),
   },
   'account.email_change.requested': {
     queue: 'email',

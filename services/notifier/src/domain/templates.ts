@@ -10,6 +10,8 @@ export type TemplateName =
   | 'security-notice'
   | 'email-verification'
   | 'factor-recovery-requested'
+  | 'email-sign-in'
+  | 'email-sign-up'
   | 'email-change-confirm'
   | 'email-change-notice'
   | 'account-deleted';

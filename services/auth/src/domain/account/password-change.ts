@@ -12,6 +12,7 @@ import { securityNotice } from '../shared/security-notices';
 import { endEverySession, openSession, type OpenedSession } from '../shared/sessions';
 import { asBody } from '../shared/validation';
 import { assertStillAwaited } from '../shared/request-deadline';
+import { removeWayIn } from '../shared/ways-in';
 
 export async function changePassword(
   deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'flows' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
@@ -35,4 +36,31 @@ export async function changePassword(
   await securityNotice(deps, kind, changed, 'password_changed', ctx);
   const session = await openSession(deps, kind, changed, ctx);
   return { account: toAccountRecord(kind, changed), ...session };
+}
+
+/**
+ * Turns the password off, for an account that keeps another way in (a passkey, a provider, or its
+ * mailbox where the kind may sign in by email: shared/ways-in.ts). Like a change, every session and
+ * pending sign-in ends (a login with the old password in progress too) and the caller gets a new
+ * session; the owner is told by mail. The route asks for a recent proof.
+ */
+export async function removePassword(
+  deps: Needs<'accounts' | 'factors' | 'factorMethods' | 'identities' | 'locks' | 'policy' | 'sessions' | 'flows' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
+  caller: AccessClaims,
+  ctx: RequestContext,
+): Promise<{ account: AccountRecord } & OpenedSession> {
+  const kind = caller.kind;
+  const account = await callerAccount(deps, caller);
+  if (account.passwordHash === null) throw AuthErrors.noPassword();
+  const changed = await removeWayIn(deps, kind, account, { type: 'password' }, () => deps.accounts[kind].update(account.id, { passwordHash: null, endSessions: true }));
+  if (!changed || changed === 'email_taken') throw AuthErrors.sessionRevoked();
+  await endEverySession(deps, kind, changed, ctx);
+  await securityNotice(deps, kind, changed, 'password_removed', ctx);
+  const session = await openSession(deps, kind, changed, ctx);
+  return { account: toAccountRecord(kind, changed), ...session };
+}
+
+/** Whether the signed-in account has a password (its console offers to change it or, if not, how to set one). */
+export async function hasPassword(deps: Needs<'accounts'>, caller: AccessClaims): Promise<boolean> {
+  return (await callerAccount(deps, caller)).passwordHash !== null;
 }

@@ -44,7 +44,7 @@ export async function userIdentities(deps: Needs<'accounts' | 'identities' | 'id
 
 /** Unlinks a provider from a user, never their last way to sign in; the user is told by mail. */
 export async function unlinkUserIdentity(
-  deps: Needs<'accounts' | 'ceremonies' | 'identities' | 'factors' | 'factorMethods' | 'locks' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'accounts' | 'ceremonies' | 'identities' | 'factors' | 'factorMethods' | 'locks' | 'policy' | 'outbox' | 'activity' | 'logger'>,
   userId: string,
   providerId: string,
   ctx: RequestContext,

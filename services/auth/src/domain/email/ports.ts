@@ -51,8 +51,10 @@ export interface AccountLinks {
 }
 
 export interface ResetRequest {
-  /** What the queued request asks for: a reset link (the default), or a new verification link. */
-  purpose?: 'reset' | 'verify';
+  /** What the queued request asks for: a reset link (the default), a new verification link, or an email sign-in's link and code. */
+  purpose?: 'reset' | 'verify' | 'sign_in';
+  /** An email sign-in's flow (its id), which the mail arms. */
+  flowId?: string;
   kind: AccountKind;
   /** Normalised. */
   email: string;

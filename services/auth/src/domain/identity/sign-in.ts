@@ -160,7 +160,7 @@ export async function unlinkIdentity(deps: UnlinkNeeds, caller: AccessClaims, pr
   await unlinkFrom(deps, caller.kind, await callerAccount(deps, caller), providerId, ctx);
 }
 
-type UnlinkNeeds = Needs<'identities' | 'accounts' | 'factors' | 'factorMethods' | 'locks' | 'outbox' | 'activity' | 'logger'>;
+type UnlinkNeeds = Needs<'identities' | 'accounts' | 'factors' | 'factorMethods' | 'locks' | 'policy' | 'outbox' | 'activity' | 'logger'>;
 
 /** Unlinks a provider from an account (its owner's act, or an admin's), never its last way in; the owner is mailed a notice. */
 export async function unlinkFrom(deps: UnlinkNeeds, kind: AccountKind, account: Account, providerId: string, ctx: RequestContext): Promise<void> {

@@ -258,6 +258,8 @@ export interface AuthPolicy {
   mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[]; anyLocalhostPort?: boolean } };
   /** Sign-in with identity providers: the app URLs it may return to (the first by default), and how long a flow may take. */
   identity: { appUrls: string[]; flowTtlMs: number; /** The providers admins may use too. */ adminProviders: string[] };
+  /** Signing in with a mailed link or code: the kinds that may, whether the first link makes a user, how long a mail works, the page that takes its link. */
+  emailSignIn: { kinds: AccountKind[]; signUp: boolean; ttlSeconds: number; urlBase: Record<AccountKind, string> };
 }
 
 /** What every feature's use cases may ask for. */

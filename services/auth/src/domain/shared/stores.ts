@@ -133,13 +133,16 @@ export interface FactorMethods {
 /** How a login's answer names the methods an account may use (`factors`), in the order offered. */
 export type SecondFactor = 'totp' | 'passkey' | 'recovery_code';
 
-export type FlowPurpose = 'second_step' | 'passkey' | 'provider';
+export type FlowPurpose = 'second_step' | 'passkey' | 'provider' | 'email';
 
-/** What the person has proven so far: their password, or who they are at a provider. */
-export type Proven = 'password' | `provider:${string}`;
+/** What the person has proven so far: their password, who they are at a provider, or their mailbox (an emailed link or code). */
+export type Proven = 'password' | `provider:${string}` | 'email';
 
-/** What they may do next: a second factor (`email_code`: the mailed one), a passkey's answer, the provider's callback. */
-export type NextStep = SecondFactor | 'email_code' | 'provider_callback';
+/**
+ * What they may do next: a second factor (`email_code`: the code mailed for an admin's second step),
+ * a passkey's answer, the provider's callback, or the link or code of an email sign-in (`email_sign_in`).
+ */
+export type NextStep = SecondFactor | 'email_code' | 'provider_callback' | 'email_sign_in';
 
 /** An identity provider's leg of a flow, kept server-side between the start and the callback. */
 export interface ProviderLeg {
@@ -167,6 +170,10 @@ export interface SignInFlow {
   /** The WebAuthn challenge handed out for it, when a passkey may answer. */
   webauthnChallenge?: string;
   provider?: ProviderLeg;
+  /** An email sign-in's address, as it was asked for (normalised). */
+  email?: string;
+  /** An email sign-in for an address no account has, where the deployment lets the first link make one. */
+  signUp?: true;
 }
 
 export type NewSignInFlow = Omit<SignInFlow, 'expiresAt' | 'attempts'> & {
@@ -212,6 +219,30 @@ export interface SignInFlows {
   cancel(token: string): Promise<void>;
   /** Ends the account's open second step, if any (a reset, a disable, a deletion). */
   cancelFor(kind: AccountKind, accountId: string): Promise<void>;
+  /**
+   * The mail of an email sign-in (`flowId`: its id, never its secret): binds the flow to the account
+   * it signs in (or to a sign-up) and draws its link and code, whose hashes alone are kept. Undefined
+   * when the flow is gone (used, expired) or was armed already.
+   */
+  arm(flowId: string, owner: { accountId: string; credentialEpoch: number } | { signUp: true }): Promise<MailedSignIn | undefined>;
+  /**
+   * An email sign-in's link, with the flow token of the browser that asked (its flow cookie): taken
+   * when both hold; `other_browser` (and left as it is) when the link holds and the browser is another.
+   */
+  takeLink(link: string, browserFlow: string | undefined): Promise<TakenFlow>;
+  /**
+   * An email sign-in's code, with the flow's token (the device that asked): one attempt counted
+   * first, against the flow and against the address's wrong codes (the same for an address no
+   * account has), then the code checked; a right one takes the flow.
+   */
+  enterCode(token: string, code: string): Promise<AttemptResult>;
+}
+
+/** What an email sign-in's mail carries: a link (`<flow id>.<secret>`) and a code, each good once, until `expiresAt`. */
+export interface MailedSignIn {
+  link: string;
+  code: string;
+  expiresAt: Date;
 }
 
 export type Reservation = { allowed: true } | { allowed: false; scope: 'account_ip' | 'account'; retryAfterMs: number };

@@ -1,22 +1,23 @@
 // An account's ways in: its password, the factors that sign in by themselves (passkeys, or any method
-// the registry says does) and its linked identities. The rule that lives here: an account never
-// removes its last way in, by any route, in any order (one check, under one lock per account, shared
-// by unlinking an identity and removing such a factor). What a mailbox may
-// remove is mailbox.ts's rule: nothing by itself.
+// the registry says does), its linked identities, and its mailbox where the deployment lets the kind
+// sign in by email (an admin's only beside a second factor of their own, which that sign-in asks for). The rule that lives here: an account never removes its last way in, by any
+// route, in any order (one check, under one lock per account, shared by unlinking an identity,
+// removing such a factor and turning the password off). What a mailbox may remove is mailbox.ts's
+// rule: nothing by itself.
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { exclusively } from './exclusively';
 import type { Account } from './account';
 import type { FactorRef, Needs } from './ports';
 
-export type WayIn = { type: 'factor'; factor: FactorRef } | { type: 'identity'; provider: string };
+export type WayIn = { type: 'factor'; factor: FactorRef } | { type: 'identity'; provider: string } | { type: 'password' };
 
 /**
  * Runs `remove` under the account's lock, after checking that the account keeps a way in without
  * `removing`; throws `last_sign_in_method` otherwise (and `notFound` when the account has no such way).
  */
 export async function removeWayIn<T>(
-  deps: Needs<'locks' | 'factors' | 'factorMethods' | 'identities'>,
+  deps: Needs<'locks' | 'factors' | 'factorMethods' | 'identities' | 'policy'>,
   kind: AccountKind,
   account: Account,
   removing: WayIn,
@@ -28,10 +29,14 @@ export async function removeWayIn<T>(
     const hasIt =
       removing.type === 'factor'
         ? alone.some((f) => f.method === removing.factor.method && f.id === removing.factor.id)
-        : identities.some((i) => i.provider === removing.provider);
+        : removing.type === 'identity'
+          ? identities.some((i) => i.provider === removing.provider)
+          : account.passwordHash !== null;
     if (hasIt) {
-      const left = (account.passwordHash !== null ? 1 : 0) + alone.length + identities.length - 1;
-      if (left < 1) throw AuthErrors.lastSignInMethod();
+      // The mailbox signs in where the kind may sign in by email: a user by it alone, an admin only with a factor of their own after it.
+      const mailbox = deps.policy.emailSignIn.kinds.includes(kind) && (kind === 'user' || deps.factorMethods.hasOwnFactor(factors)) ? 1 : 0;
+      const left = (account.passwordHash !== null ? 1 : 0) + alone.length + identities.length + mailbox - 1;
+      if (left < 1) throw removing.type === 'password' ? AuthErrors.lastWayInPassword() : AuthErrors.lastSignInMethod();
     }
     return remove();
   });

@@ -1,10 +1,12 @@
 // A sign-in in progress, whatever it waits for, as one object: someone who is not signed in yet, the
 // purpose of the flow, the account kind, what they have proven so far and what they may do next.
-// Three purposes come before a session exists:
+// Four purposes come before a session exists:
 //   second_step  the password (or a provider) held and a second factor is due: `next` names the
 //                factors the account may answer with (`email_code`: the code just mailed);
 //   passkey      a passkey sign-in waits for the browser's answer to its WebAuthn challenge;
-//   provider     a sign-in (or a link) with an identity provider waits for the provider's callback.
+//   provider     a sign-in (or a link) with an identity provider waits for the provider's callback;
+//   email        a sign-in by email waits for its mailed link (in the browser that asked) or code
+//                (email-sign-in.ts).
 // One lifetime rule: a flow lives for its purpose's lifetime from its opening, and nothing extends
 // it. One attempt rule: every use of a flow counts an attempt before anything is checked; a second
 // step has as many as the account's guesses allow, the others one (they are taken). Once a session
@@ -31,4 +33,5 @@ export function providerFlow(kind: AccountKind, provider: ProviderLeg, link?: { 
 }
 
 /** What the first factor proved, for the flow's record. */
-export const provenBy = (method: 'password' | `provider ${string}`): Proven => (method === 'password' ? 'password' : `provider:${method.slice('provider '.length)}`);
+export const provenBy = (method: 'password' | 'email' | `provider ${string}`): Proven =>
+  method === 'password' || method === 'email' ? method : `provider:${method.slice('provider '.length)}`;

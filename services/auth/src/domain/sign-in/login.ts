@@ -26,7 +26,7 @@ export type LoginResult =
   | { kind: 'otp_required'; challengeToken: string; expiresInSeconds: number; next: NextStep[]; factors?: SecondFactor[] };
 
 /** What signed a person in (or opened their second step), as their activity records it. */
-export type FirstFactor = 'password' | `provider ${string}`;
+export type FirstFactor = 'password' | `provider ${string}` | 'email';
 
 type FailureReason = 'not_found' | 'no_password' | 'wrong_password';
 

@@ -8,7 +8,9 @@ import type { HttpSettings } from './http-settings';
 import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/sign-in/login';
 import { secondStepPasskeyOptions } from '../../domain/factors';
 import { passkeySignInOptions } from '../../domain/sign-in/passkey-sign-in';
-import { changePassword } from '../../domain/account/password-change';
+import { requestEmailSignIn, signInWithEmailCode, signInWithEmailLink } from '../../domain/sign-in/email-sign-in';
+import { signInMethods } from '../../domain/sign-in/methods';
+import { changePassword, removePassword } from '../../domain/account/password-change';
 import { deleteOwnAccount } from '../../domain/account/deletion';
 import { confirmEmailChange, requestEmailChange, requestVerificationResend, undoEmailChange, verifyEmail } from '../../domain/email/ownership';
 import { requestPasswordReset, resetPassword } from '../../domain/email/password-reset';
@@ -23,6 +25,7 @@ import { forEachKind, type Handlers, type OpenHandler, type SessionHandler } fro
 const FORGOT_PASSWORD_MESSAGE = 'If that email is registered, a reset link has been sent.';
 const VERIFICATION_RESENT_MESSAGE = 'If that email is waiting to be verified, a new link has been sent.';
 const EMAIL_CHANGE_MESSAGE = 'If that address can be used, a confirmation link has been sent to it.';
+const EMAIL_SIGN_IN_MESSAGE = 'If that address can sign in, a link and a code have been sent to it.';
 
 
 export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, 'verifier' | 'refreshCookieMaxAgeSeconds'>) {
@@ -71,6 +74,27 @@ export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, '
       sendLogin(res, kind, await passkeyLogin(deps, kind, req.body, ctx(req)));
     }),
 
+    signInMethods: async (_req, res) => {
+      res.json(ok('Sign-in methods', signInMethods(deps)));
+    },
+
+    // Signing in by email: the flow's token answers the request and is this browser's flow cookie too (the link's binding).
+    ...forEachKind({ user: 'requestEmailSignInUser', admin: 'requestEmailSignInAdmin' }, (kind): OpenHandler => async (req, res) => {
+      const started = await requestEmailSignIn(deps, kind, req.body, ctx(req));
+      res.setHeader(InternalHeaders.setBrowserFlow, started.flowToken).setHeader(InternalHeaders.browserFlowMaxAge, String(started.expiresInSeconds));
+      res.json(ok(EMAIL_SIGN_IN_MESSAGE, { flow: { id: started.flowToken, next: ['email_sign_in'] }, expires_in: started.expiresInSeconds }));
+    }),
+
+    ...forEachKind({ user: 'emailLinkSignInUser', admin: 'emailLinkSignInAdmin' }, (kind): OpenHandler => async (req, res) => {
+      const result = await signInWithEmailLink(deps, kind, req.body, req.get(InternalHeaders.browserFlow) || undefined, ctx(req));
+      res.setHeader(InternalHeaders.clearBrowserFlow, '1');
+      sendLogin(res, kind, result);
+    }),
+
+    ...forEachKind({ user: 'emailCodeSignInUser', admin: 'emailCodeSignInAdmin' }, (kind): OpenHandler => async (req, res) => {
+      sendLogin(res, kind, await signInWithEmailCode(deps, kind, req.body, ctx(req)));
+    }),
+
     ...forEachKind({ user: 'refreshUser', admin: 'refreshAdmin' }, (kind): OpenHandler => async (req, res) => {
       const session = await refreshSession(deps, kind, presentedRefresh(req), ctx(req));
       sendRefresh(res, session.refreshToken);
@@ -87,6 +111,12 @@ export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, '
       const result = await changePassword(deps, caller, req.body, requestContextWithSignal(req));
       sendRefresh(res, result.refreshToken);
       res.json(ok('Password changed', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
+    }),
+
+    ...forEachKind({ user: 'removePasswordUser', admin: 'removePasswordAdmin' }, (kind): SessionHandler => async (req, res, caller) => {
+      const result = await removePassword(deps, caller, ctx(req));
+      sendRefresh(res, result.refreshToken);
+      res.json(ok('Password removed', { accessToken: result.accessToken, expiresIn, [kind]: result.account }));
     }),
 
     ...forEachKind({ user: 'deleteOwnUserAccount', admin: 'deleteOwnAdminAccount' }, (): SessionHandler => async (req, res, caller) => {

@@ -15,6 +15,7 @@ import {
   startAuthenticator,
   userFactorSummary,
 } from '../../domain/factors';
+import { hasPassword } from '../../domain/account/password-change';
 import type { AuthDeps } from '../../domain/ports';
 import { cancelOwnFactorRecovery, confirmFactorRecovery, pendingRecovery, requestFactorRecovery } from '../../domain/email/factor-recovery';
 import { requestContext as ctx, requestContextOf, requestContextWithSignal } from './request-context';
@@ -28,8 +29,8 @@ export function factorsOperations(deps: AuthDeps, settings: { stepUpSeconds: num
     }),
 
     ...forEachKind({ user: 'listFactorsUser', admin: 'listFactorsAdmin' }, (): SessionHandler => async (req, res, caller) => {
-      const [factors, recovery] = await Promise.all([listOwnFactors(deps, caller), pendingRecovery(deps, caller)]);
-      res.json(ok('Factors', { factors, recovery }));
+      const [factors, recovery, password] = await Promise.all([listOwnFactors(deps, caller), pendingRecovery(deps, caller), hasPassword(deps, caller)]);
+      res.json(ok('Factors', { factors, recovery, password }));
     }),
 
     ...forEachKind({ user: 'cancelFactorRecoveryUser', admin: 'cancelFactorRecoveryAdmin' }, (): SessionHandler => async (req, res, caller) => {

@@ -12,7 +12,7 @@ import { forEachKind, type Handlers, type OpenHandler, type SessionHandler } fro
 export function identityOperations(deps: AuthDeps, settings: { refreshCookieMaxAgeSeconds: number }) {
   const flowMaxAge = String(Math.ceil(deps.policy.identity.flowTtlMs / 1000));
   const setFlowCookie = (res: Response, flow: StartedFlow) =>
-    res.setHeader(InternalHeaders.setIdentityFlow, flow.binding).setHeader(InternalHeaders.identityFlowMaxAge, flowMaxAge);
+    res.setHeader(InternalHeaders.setBrowserFlow, flow.binding).setHeader(InternalHeaders.browserFlowMaxAge, flowMaxAge);
 
   return {
     listIdentityProviders: async (_req, res) => {
@@ -26,9 +26,9 @@ export function identityOperations(deps: AuthDeps, settings: { refreshCookieMaxA
 
     ...forEachKind({ user: 'completeIdentitySignIn', admin: 'completeAdminIdentitySignIn' }, (kind): OpenHandler => async (req, res, params) => {
       const query = new URL(req.originalUrl, 'http://callback').searchParams;
-      const outcome = await completeCallback(deps, kind, params.provider, query, req.get(InternalHeaders.identityFlow) || undefined, requestContext(req));
+      const outcome = await completeCallback(deps, kind, params.provider, query, req.get(InternalHeaders.browserFlow) || undefined, requestContext(req));
       // The cookie goes with its flow only: a callback of another flow (a leaked URL, a forged state) leaves it to the flow it belongs to.
-      if (outcome.flowUsed) res.setHeader(InternalHeaders.clearIdentityFlow, '1');
+      if (outcome.flowUsed) res.setHeader(InternalHeaders.clearBrowserFlow, '1');
       if (outcome.refreshToken) sendRefreshToken(res, outcome.refreshToken, settings.refreshCookieMaxAgeSeconds);
       res.redirect(302, outcome.location);
     }),

@@ -1,0 +1,22 @@
+// What a sign-in page of each kind may offer beside the password: a passkey by itself, a link or
+// code mailed to an address alone, and a sign-up by that mail. Identity providers have their own list.
+import type { AccountKind } from '@acct/shared';
+import type { Needs } from './ports';
+
+export interface SignInMethods {
+  password: true;
+  passkey: boolean;
+  email: boolean;
+  emailSignUp: boolean;
+}
+
+export function signInMethods(deps: Needs<'policy'>): Record<AccountKind, SignInMethods> {
+  const { emailSignIn, mfa } = deps.policy;
+  const of = (kind: AccountKind): SignInMethods => ({
+    password: true,
+    passkey: mfa.webauthn !== undefined,
+    email: emailSignIn.kinds.includes(kind),
+    emailSignUp: kind === 'user' && emailSignIn.kinds.includes(kind) && emailSignIn.signUp,
+  });
+  return { user: of('user'), admin: of('admin') };
+}
