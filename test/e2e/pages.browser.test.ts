@@ -39,6 +39,7 @@ let idp: TestIdentityProvider;
 let browser: Browser;
 let origin: string;
 let app: { origin: string; close(): Promise<void> };
+let firstRun: { heading: string | undefined; problems: string[]; done: string | undefined; afterwards: string | undefined; methods: unknown };
 const cspViolations: string[] = [];
 const pageErrors: string[] = [];
 
@@ -70,6 +71,8 @@ beforeAll(async () => {
     gateway: { PORT: String(port), PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin, SUPPORT_CONTACT: 'help@example.com' },
   });
   browser = await launchChromium((chromium as { path: string }).path);
+  // The first-run page exists only while no admin does, so it is met before any test makes one.
+  firstRun = await createTheFirstAdmin();
 }, 120_000);
 
 afterAll(async () => {
@@ -698,6 +701,41 @@ describe('hosted sign-in and the account console', () => {
     expect(await signIn('/\t/evil.example/steal')).toBe(`${origin}/account`);
     expect(await signIn('/account?from=test')).toBe(`${origin}/account?from=test`);
     expect(await signIn(`${app.origin}/signed-in`)).toBe(`${app.origin}/signed-in`);
+  });
+});
+
+/** The admin sign-in page of a deployment with no admin: the first-run form, filled in; then the same page once the admin exists. */
+async function createTheFirstAdmin(): Promise<typeof firstRun> {
+  const page = await freshPage();
+  await page.goto(`${origin}/admin/login`);
+  // Whichever view the page chose: the first-run form, or (were an admin there) the sign-in.
+  await page.waitForFunction(() => ['Set up the first administrator', 'Sign in as an administrator'].includes(document.querySelector('h1')?.textContent), { timeout: 10_000 });
+  const heading = await page.$eval('h1', (e) => e.textContent ?? undefined);
+  const problems = await accessibilityProblems(page);
+  const admin = buildAccount({ name: 'First Admin' });
+  await fill(page, 'Name', admin.name);
+  await fill(page, 'Email', admin.email);
+  await fill(page, 'Password', admin.password);
+  await press(page, 'Create the administrator');
+  await page.waitForFunction(() => document.querySelector('[role=status]')?.textContent?.startsWith('The first administrator is ready'), { timeout: 10_000 });
+  const done = await page.$eval('[role=status]', (e) => e.textContent ?? undefined);
+  const methods = (await call(stack.url, 'GET', '/api/auth/sign-in-methods')).body.data.firstAdmin;
+  await page.goto(`${origin}/admin/login`);
+  await waitForHeading(page, 'Sign in as an administrator');
+  const afterwards = await page.$eval('h1', (e) => e.textContent ?? undefined);
+  await page.browserContext().close();
+  return { heading, problems, done, afterwards, methods };
+}
+
+describe('the first run', () => {
+  it('creates the first admin from the admin sign-in page while none exists, and the page is the sign-in once one does', () => {
+    expect(firstRun).toEqual({
+      heading: 'Set up the first administrator',
+      problems: [],
+      done: 'The first administrator is ready. Sign in with it.',
+      afterwards: 'Sign in as an administrator',
+      methods: false,
+    });
   });
 });
 

@@ -347,19 +347,49 @@ async function emailLinkSignInView(token: string): Promise<void> {
   );
 }
 
-function registerView(): void {
-  const status = statusLine();
+/** A new account's fields (a name, an address, a password with its rules shown as they are met), and what they hold. */
+function newAccountFields() {
   const name = field(texts.register.name, { name: 'name', autocomplete: 'name', required: true, minlength: 2, maxlength: 20 }, texts.register.nameHint);
   const email = field(texts.register.email, { name: 'email', type: 'email', autocomplete: 'email', required: true });
   const password = withPasswordRules(
     field(texts.register.password, { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 }, texts.register.passwordHint),
     (typed) => client.checkPassword(typed),
   );
+  const values = () => ({ name: name.input.value.trim(), email: email.input.value.trim(), password: password.input.value });
+  return { fields: { name, email, password }, values, wrappers: [name.wrapper, email.wrapper, password.wrapper] };
+}
+
+/** A deployment with no admin yet: the first one is created here, and the page is gone once one exists. */
+function firstAdminView(): void {
+  const status = statusLine();
+  const { fields, values, wrappers } = newAccountFields();
   const form = validatedForm(
     async () => {
-      const answer = await client.register({ name: name.input.value.trim(), email: email.input.value.trim(), password: password.input.value });
+      const answer = await client.register(values());
       if (!answer.ok) {
-        showError(status, answer.error, { name, email, password });
+        showError(status, answer.error, fields);
+        // Someone else created the first admin meanwhile: this page is over.
+        if (answer.error.code === 'admin_registration_closed') form.replaceWith(h('p', {}, link('/admin/login', texts.reset.signIn)), status.element);
+        return;
+      }
+      // The answer names the account `admin`; the address is the one just given.
+      showView(texts.firstAdmin.title, h('p', { role: 'status' }, texts.firstAdmin.done), h('p', {}, link(withReturn('/admin/login', { email: values().email }), texts.reset.signIn)));
+    },
+    ...wrappers,
+    h('button', { type: 'submit' }, texts.firstAdmin.submit),
+    status.element,
+  );
+  showView(texts.firstAdmin.title, h('p', {}, texts.firstAdmin.intro), form);
+}
+
+function registerView(): void {
+  const status = statusLine();
+  const { fields, values, wrappers } = newAccountFields();
+  const form = validatedForm(
+    async () => {
+      const answer = await client.register(values());
+      if (!answer.ok) {
+        showError(status, answer.error, fields);
         return;
       }
       const needsProof = answer.data.user.emailVerified === false;
@@ -369,9 +399,7 @@ function registerView(): void {
         h('p', {}, link(withReturn('/login', { email: answer.data.user.email }), texts.register.signInNow)),
       );
     },
-    name.wrapper,
-    email.wrapper,
-    password.wrapper,
+    ...wrappers,
     h('button', { type: 'submit' }, texts.register.submit),
     status.element,
   );
@@ -504,5 +532,10 @@ void (async () => {
   const mailedLink = params.get('email_sign_in');
   if ((path === '/login' || path === '/admin/login') && mailedLink) return emailLinkSignInView(mailedLink);
   if ((path === '/login' || path === '/admin/login') && (await afterProvider())) return;
+  // No admin yet: the admin sign-in page is the first-run form instead.
+  if (path === '/admin/login') {
+    const methods = await client.signInMethods();
+    if (methods.ok && methods.data.firstAdmin) return firstAdminView();
+  }
   (views[path] ?? signInView)();
 })();

@@ -80,6 +80,13 @@ export const texts = {
     signInNow: 'Sign in',
     haveAccount: 'Already have an account?',
   },
+  /** The admin sign-in page while no admin exists. */
+  firstAdmin: {
+    title: 'Set up the first administrator',
+    intro: 'No administrator exists yet. The account you create here is the first one; it can then add the others. This page is gone once it exists.',
+    submit: 'Create the administrator',
+    done: 'The first administrator is ready. Sign in with it.',
+  },
   forgot: {
     title: 'Reset your password',
     intro: 'Enter your email address and we will send you a link to choose a new password.',

@@ -172,9 +172,12 @@ export class AccountClient {
     return this.signIn(this.api.POST(this.own('/email-sign-in/code'), { body: { flow, code } }));
   }
 
-  /** What this client's kind may sign in with beside the password (a passkey alone, a mailed link or code, a sign-up by mail). */
-  async signInMethods(): Promise<Result<SignInMethods>> {
-    return this.pick(await this.settle(this.api.GET('/api/auth/sign-in-methods')), (data) => data[this.kind]);
+  /**
+   * What this client's kind may sign in with beside the password (a passkey alone, a mailed link or
+   * code, a sign-up by mail), and `firstAdmin`: no admin exists yet (a first-run page creates one).
+   */
+  async signInMethods(): Promise<Result<SignInMethods & { firstAdmin: boolean }>> {
+    return this.pick(await this.settle(this.api.GET('/api/auth/sign-in-methods')), (data) => ({ ...data[this.kind], firstAdmin: data.firstAdmin }));
   }
 
   /** The identity providers this deployment offers (for sign-in buttons). */

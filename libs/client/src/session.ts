@@ -4,7 +4,7 @@
 // as one middleware and one fetch: the middleware puts the token on the operations whose security
 // names it (`bearerOperations`, from the contract), the fetch makes such a call again after a refresh.
 import type { Middleware } from 'openapi-fetch';
-import { bearerOperations } from './openapi';
+import { bearerOperations, optionalBearerOperations } from './openapi';
 
 /** The 401 codes that say the token, not the request, is the trouble: a refresh may fix them. */
 const REFRESHABLE = new Set(['unauthorized', 'session_revoked']);
@@ -62,10 +62,16 @@ export class SessionKeeper {
     return this.refreshing;
   }
 
-  /** Puts the token on the operations the contract says take it; with none yet, a refresh first (a reload keeps the cookie). */
+  /**
+   * Puts the token on the operations the contract says take it; with none yet, a refresh first (a
+   * reload keeps the cookie). One that takes it only if there is one (the first admin's
+   * registration) goes without it.
+   */
   readonly middleware: Middleware = {
     onRequest: async ({ request, schemaPath }) => {
-      if (!bearerOperations.has(`${request.method} ${schemaPath}`)) return undefined;
+      const operation = `${request.method} ${schemaPath}`;
+      if (!bearerOperations.has(operation)) return undefined;
+      if (!this.accessToken && optionalBearerOperations.has(operation)) return undefined;
       if (!this.accessToken && !(await this.refresh())) {
         this.options.onSignedOut?.();
         // Answered here, as the service would: a call it can only refuse is not sent.

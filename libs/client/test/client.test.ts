@@ -49,6 +49,7 @@ function api() {
         return;
       }
       if (req.method === 'POST' && path.endsWith('/forgot-password')) return answer(res, 200, { success: true, message: 'Reset link sent' });
+      if (req.method === 'POST' && path === '/api/auth/admin/register') return answer(res, 201, { success: true, message: 'Admin registered successfully', data: { admin: { id: 'a2', granted: bearer } } });
       if (!bearer) return refuse(res, 401, 'unauthorized');
       if (req.method === 'POST' && path.endsWith('/factors/totp')) return refuse(res, 401, 'step_up_required');
       if (req.method === 'PUT' && path === '/api/auth/user/me/avatar') return answer(res, 200, { success: true, message: 'Avatar updated', data: { user: { id: 'a1', avatarBytes: body.length } } });
@@ -84,6 +85,16 @@ describe('the typed client', () => {
     expect(stub.calls('GET', '/api/auth/user/me')[0].authorization).toBe('Bearer t1');
     expect(stub.calls('POST', '/api/auth/user/forgot-password')[0].authorization).toBeUndefined();
     expect(stub.calls('POST', '/api/auth/user/login')[0].authorization).toBeUndefined();
+  });
+
+  it('sends an operation that takes the token only if there is one (the first admin’s registration) without it when signed out, and with it when signed in', async () => {
+    const stranger = new AccountClient({ kind: 'admin', base });
+    expect(await stranger.register({ name: 'Ada', email: 'ada@example.com', password: 'a long password' })).toMatchObject({ ok: true, data: { admin: { granted: false } } });
+    expect(stub.calls('POST', '/api/auth/admin/refresh')).toHaveLength(0);
+    const admin = new AccountClient({ kind: 'admin', base });
+    await admin.login('ada@example.com', 'right');
+    expect(await admin.register({ name: 'Bob', email: 'bob@example.com', password: 'a long password' })).toMatchObject({ ok: true, data: { admin: { granted: true } } });
+    expect(stub.calls('POST', '/api/auth/admin/register').map((c) => c.authorization)).toEqual([undefined, 'Bearer t1']);
   });
 
   it('refreshes once when a call that carried the token is refused, and makes the call again with the new one', async () => {

@@ -37,5 +37,14 @@ describe('MongoFirstAdminClaim', () => {
   it('is never granted while an admin exists, marker or not', async () => {
     await connection.collection('admins').insertOne({ email: 'ada@example.com', role: 'admin' });
     expect(await claims.claim()).toBeUndefined();
+    expect(await claims.available()).toBe(false);
+  });
+
+  it('says it is available until it is claimed, and again once released', async () => {
+    expect(await claims.available()).toBe(true);
+    const release = await claims.claim();
+    expect(await claims.available()).toBe(false);
+    await release!();
+    expect(await claims.available()).toBe(true);
   });
 });

@@ -7,6 +7,11 @@ import { isDuplicateKey } from '@acct/shared/mongo';
 export class MongoFirstAdminClaim implements FirstAdminClaim {
   constructor(private readonly mongo: Connection) {}
 
+  async available(): Promise<boolean> {
+    if ((await this.mongo.collection('admins').estimatedDocumentCount()) > 0) return false;
+    return (await this.mongo.collection<{ _id: string }>('settings').findOne({ _id: 'first-admin' })) === null;
+  }
+
   async claim(): Promise<(() => Promise<void>) | undefined> {
     if ((await this.mongo.collection('admins').estimatedDocumentCount()) > 0) return undefined;
     const settings = this.mongo.collection<{ _id: string; at: Date }>('settings');

@@ -1,6 +1,7 @@
 // The admin console's rules on in-memory ports (test/fakes.ts), in milliseconds: the desktop
 // releases (the admin's recent proof, the activity log, the admin's own token to desktop), the users'
 // list and its filters, and who reads which activity. The end-to-end files keep to the contract.
+import { signInMethods } from '../../src/domain/account/sign-in-methods';
 import { toErrorAnswer } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
 import { listUsers } from '../../src/domain/admin/users';
@@ -188,5 +189,23 @@ describe('the first admin (registration closed, no admin yet)', () => {
 
   it('refuses a closed registration with the contract’s status and words', () => {
     expect(toErrorAnswer(AuthErrors.adminRegistrationClosed(), silentLogger)).toMatchObject({ status: 403, body: { success: false, message: 'Admin registration is closed', code: 'admin_registration_closed' } });
+  });
+});
+
+describe('what a sign-in page offers', () => {
+  it('offers each kind what the deployment turned on, and the first-run form only while the first admin can be made', async () => {
+    const { deps } = await memorySignIn();
+    let open = true;
+    const ports = {
+      policy: { ...deps.policy, emailSignIn: { ...deps.policy.emailSignIn, kinds: ['user' as const], signUp: true } },
+      firstAdmin: { available: async () => open, claim: async () => undefined },
+    };
+    expect(await signInMethods(ports)).toEqual({
+      user: { password: true, passkey: true, email: true, emailSignUp: true },
+      admin: { password: true, passkey: true, email: false, emailSignUp: false },
+      firstAdmin: true,
+    });
+    open = false;
+    expect((await signInMethods(ports)).firstAdmin).toBe(false);
   });
 });

@@ -39,6 +39,8 @@ export interface DesktopData {
 export interface FirstAdminClaim {
   /** Claims the one-time right to create the first admin; answers a release for when creation fails. */
   claim(): Promise<(() => Promise<void>) | undefined>;
+  /** Whether that right is still there to claim (no admin, and nobody is creating the first): a first-run page offers it. */
+  available(): Promise<boolean>;
 }
 
 /**

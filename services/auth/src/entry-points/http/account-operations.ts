@@ -9,7 +9,7 @@ import { login, passkeyLogin, verifyOtp, type LoginResult } from '../../domain/s
 import { secondStepPasskeyOptions } from '../../domain/factors';
 import { passkeySignInOptions } from '../../domain/sign-in/passkey-sign-in';
 import { requestEmailSignIn, signInWithEmailCode, signInWithEmailLink } from '../../domain/sign-in/email-sign-in';
-import { signInMethods } from '../../domain/sign-in/methods';
+import { signInMethods } from '../../domain/account/sign-in-methods';
 import { changePassword, removePassword } from '../../domain/account/password-change';
 import { deleteOwnAccount } from '../../domain/account/deletion';
 import { confirmEmailChange, requestEmailChange, requestVerificationResend, undoEmailChange, verifyEmail } from '../../domain/email/ownership';
@@ -75,7 +75,7 @@ export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, '
     }),
 
     signInMethods: async (_req, res) => {
-      res.json(ok('Sign-in methods', signInMethods(deps)));
+      res.json(ok('Sign-in methods', await signInMethods(deps)));
     },
 
     // Signing in by email: the flow's token answers the request and is this browser's flow cookie too (the link's binding).
