@@ -163,6 +163,18 @@ async function signInByKeyboard(page: Page, email: string, password: string): Pr
   await page.keyboard.press('Enter');
 }
 
+/** A user with an authenticator app, on a fresh page at the second step after the password. */
+async function appUserAtSecondStep() {
+  const user = await registerAndLogin(stack);
+  const code = await enableAuthenticatorApp(stack, user.accessToken);
+  const page = await freshPage();
+  await page.goto(`${origin}/login`);
+  await waitForHeading(page, 'Sign in');
+  await signInByKeyboard(page, user.account.email, user.account.password);
+  await waitForHeading(page, 'Confirm it is you');
+  return { user, code, page };
+}
+
 describe('hosted sign-in and the account console', () => {
   it('registers, proves the address from the mailed link, signs in by keyboard and shows the account; each page passes the accessibility check', async () => {
     const page = await freshPage();
@@ -215,14 +227,7 @@ describe('hosted sign-in and the account console', () => {
   });
 
   it('asks for the app code as the second step, and signs in with it', async () => {
-    const user = await registerAndLogin(stack);
-    const code = await enableAuthenticatorApp(stack, user.accessToken);
-
-    const page = await freshPage();
-    await page.goto(`${origin}/login`);
-    await waitForHeading(page, 'Sign in');
-    await signInByKeyboard(page, user.account.email, user.account.password);
-    await waitForHeading(page, 'Confirm it is you');
+    const { page, code } = await appUserAtSecondStep();
     expect(await accessibilityProblems(page)).toEqual([]);
     // Focus is on the code field: type it and press Enter.
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('code');
@@ -235,6 +240,45 @@ describe('hosted sign-in and the account console', () => {
     await page.keyboard.type(code(30_000));
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+  });
+
+  it('trusts this browser at the second step: the password alone signs in from it, the console lists it, and once forgotten the step is asked again', async () => {
+    const { page, code, user } = await appUserAtSecondStep();
+    await page.waitForFunction(() => !document.querySelector('#trust-browser')?.closest('[hidden]'), { timeout: 10_000 });
+    expect(await page.$eval('label[for=trust-browser]', (l) => l.textContent)).toBe('Trust this browser for 30 days: your password alone signs you in here');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.click('#trust-browser');
+    await page.focus('input[name=code]');
+    await page.keyboard.type(code(30_000));
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+    await page.waitForSelector('.trusted-browsers li[data-browser]');
+    expect(await page.$eval('.trusted-browsers li[data-browser] .session-name', (e) => e.textContent)).toContain('Chrome on Linux');
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    // Signed out and in again with the password: no second step from this browser.
+    await page.click('#sign-out');
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await page.waitForFunction(() => location.pathname === '/account', { timeout: 10_000 });
+    await page.waitForSelector('.activity li[data-type=signed_in]');
+    expect(await page.$eval('.activity li[data-type=signed_in]', (i) => i.textContent ?? '')).toContain('second step: a trusted browser');
+
+    // Another browser is asked, as before.
+    const other = await freshPage();
+    await other.goto(`${origin}/login`);
+    await waitForHeading(other, 'Sign in');
+    await signInByKeyboard(other, user.account.email, user.account.password);
+    await waitForHeading(other, 'Confirm it is you');
+
+    // Forgotten from the console: the next sign-in here asks again.
+    await page.waitForSelector('.trusted-browsers li[data-browser]');
+    await press(page, 'Forget');
+    await page.waitForFunction(() => document.querySelector('.trusted-browsers li')?.textContent === 'None.', { timeout: 10_000 });
+    await page.click('#sign-out');
+    await waitForHeading(page, 'Sign in');
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await waitForHeading(page, 'Confirm it is you');
   });
 
   it('asks from the second step for the factors to go, confirms from the mailed link after a wait, and the console shows and cancels it', async () => {

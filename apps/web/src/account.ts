@@ -47,6 +47,7 @@ async function start(): Promise<void> {
     ),
     activitySection(),
     factorsSection(),
+    trustedBrowsersSection(),
     identitiesSection(),
     section(texts.account.emailTitle, h('p', {}, texts.account.emailCurrent(account.email)), emailForm()),
     passwordSection(sessionsList),
@@ -300,6 +301,40 @@ function passwordForm(sessionsList: HTMLElement): HTMLFormElement {
     formStatus.element,
   );
   return form;
+}
+
+// ---- Trusted browsers ----
+
+/** The browsers trusted at a second step ("trust this browser"), each forgotten with a press: its next sign-in asks for the second step again. */
+function trustedBrowsersSection(): HTMLElement {
+  const list = h('ul', { class: 'trusted-browsers' });
+  const render = async () => {
+    const answer = await client.trustedBrowsers();
+    if (!answer.ok) return status.error(errorText(answer.error));
+    if (answer.data.length === 0) return list.replaceChildren(h('li', {}, texts.account.noTrustedBrowser));
+    list.replaceChildren(
+      ...answer.data.map((browser) =>
+        h(
+          'li',
+          { 'data-browser': browser.id },
+          h('span', { class: 'session-name' }, placeAndDevice(browser) || texts.account.aBrowser),
+          h('span', { class: 'session-meta' }, texts.account.trustedUntil(formatDate(browser.createdAt), formatDate(browser.expiresAt))),
+          actionButton(
+            texts.account.forgetBrowser,
+            async () => {
+              const forgotten = await client.forgetBrowser(browser.id);
+              if (!forgotten.ok && forgotten.error.code !== 'factor_not_found') return status.error(errorText(forgotten.error));
+              status.info(texts.account.browserForgotten);
+              await render();
+            },
+            { secondary: true, ariaLabel: texts.account.forgetBrowserOf(formatDate(browser.createdAt)) },
+          ),
+        ),
+      ),
+    );
+  };
+  void render();
+  return section(texts.account.trustedBrowsers, h('p', {}, texts.account.trustedBrowsersIntro), list);
 }
 
 // ---- Recent activity ----

@@ -15,6 +15,8 @@ const prefix = kind === 'admin' ? '/admin' : '';
 const client = new AccountClient({ kind });
 useProblemWords(texts.problems);
 const params = new URLSearchParams(location.search);
+/** What this deployment offers (asked once a page): sign-in by email, trusting a browser, the first-run form. */
+const offered = client.signInMethods();
 
 /**
  * Where a sign-in goes back to: `return_to` when it is a path of this site or an app origin the
@@ -139,7 +141,7 @@ function signInView(initialError?: ApiError): void {
     );
   // Signing in with the address alone, where the deployment offers it (GET /api/auth/sign-in-methods).
   const byEmail = h('p', { hidden: true }, actionButton(texts.emailSignIn.choose, () => emailSignInView(email.input.value.trim()), { secondary: true }));
-  void client.signInMethods().then((answer) => {
+  void offered.then((answer) => {
     if (answer.ok && answer.data.email) byEmail.hidden = false;
   });
   const providers = h('div', { class: 'providers' });
@@ -183,6 +185,15 @@ function secondStepView(challenge: Challenge): void {
   const hasRecovery = challenge.factors?.includes('recovery_code') ?? false;
   let useRecovery = ownFactors && !hasApp && hasRecovery;
   const expires = Date.now() + challenge.expiresIn * 1000;
+  // "Trust this browser", where the deployment trusts browsers: kept across the views of this step.
+  const trust = h('input', { type: 'checkbox', id: 'trust-browser', name: 'trust_browser' });
+  const trustField = h('div', { class: 'field checkbox', hidden: true }, trust, ' ', h('label', { for: 'trust-browser' }, ''));
+  void offered.then((answer) => {
+    if (!answer.ok || answer.data.trustedBrowserDays <= 0) return;
+    trustField.querySelector('label')!.textContent = texts.secondStep.trustBrowser(answer.data.trustedBrowserDays);
+    trustField.hidden = false;
+  });
+  const trusting = () => ({ trustBrowser: trust.checked });
 
   const render = () => {
     const code = useRecovery
@@ -210,7 +221,7 @@ function secondStepView(challenge: Challenge): void {
             showProblems(form, [{ input: code.input, message: texts.errors.invalid_otp }]);
             return;
           }
-          const answer = await busy(form, () => client.verifyOtp(challenge, useRecovery ? { recovery_code: value } : { code: value }));
+          const answer = await busy(form, () => client.verifyOtp(challenge, useRecovery ? { recovery_code: value } : { code: value }, trusting()));
           if (!answer.ok) {
             // The one field of this step, whether it holds an app code or a recovery code.
             const onFields = showError(status, answer.error, { code });
@@ -222,6 +233,7 @@ function secondStepView(challenge: Challenge): void {
         },
       },
       code.wrapper,
+      trustField,
       h('button', { type: 'submit' }, texts.secondStep.submit),
       status.element,
     );
@@ -245,7 +257,7 @@ function secondStepView(challenge: Challenge): void {
         actionButton(
           texts.secondStep.usePasskey,
           async () => {
-            const answer = await client.verifyWithPasskey(challenge, askForPasskey);
+            const answer = await client.verifyWithPasskey(challenge, askForPasskey, trusting());
             if (!answer.ok) return showError(status, answer.error);
             if (answer.data.signedIn) signedIn();
           },
@@ -534,7 +546,7 @@ void (async () => {
   if ((path === '/login' || path === '/admin/login') && (await afterProvider())) return;
   // No admin yet: the admin sign-in page is the first-run form instead.
   if (path === '/admin/login') {
-    const methods = await client.signInMethods();
+    const methods = await offered;
     if (methods.ok && methods.data.firstAdmin) return firstAdminView();
   }
   (views[path] ?? signInView)();

@@ -28,6 +28,7 @@ export type Account = Schemas['AccountBase'] & Partial<Omit<Schemas['User'], 'ro
 export type Session = Schemas['Session'];
 export type IdentityProvider = Schemas['IdentityProvider'];
 export type SignInMethods = Schemas['SignInMethods'];
+export type TrustedBrowser = Schemas['TrustedBrowser'];
 export type ActivityEntry = Schemas['ActivityEntry'];
 export type SecondFactorMethod = NonNullable<NonNullable<Schemas['SecondStepRequired']['data']>['factors']>[number];
 
@@ -122,8 +123,9 @@ export class AccountClient {
     return this.signIn(this.api.POST(this.own('/login'), { body: { email, password } }));
   }
 
-  verifyOtp(challenge: Challenge, proof: SecondStepProof): Promise<Result<SignIn>> {
-    return this.signIn(this.api.POST('/api/auth/verify-otp', { body: { flow: challenge.token, ...proof } }));
+  /** Answers a pending second step; `trustBrowser`: this browser skips it after the password for the deployment's days. */
+  verifyOtp(challenge: Challenge, proof: SecondStepProof, options: { trustBrowser?: boolean } = {}): Promise<Result<SignIn>> {
+    return this.signIn(this.api.POST('/api/auth/verify-otp', { body: { flow: challenge.token, ...proof, ...trusting(options) } }));
   }
 
   /**
@@ -139,12 +141,12 @@ export class AccountClient {
   }
 
   /** Answers a pending second step with one of the account's passkeys. */
-  async verifyWithPasskey(challenge: Challenge, ask: (options: unknown) => Promise<unknown>): Promise<Result<SignIn>> {
+  async verifyWithPasskey(challenge: Challenge, ask: (options: unknown) => Promise<unknown>, options: { trustBrowser?: boolean } = {}): Promise<Result<SignIn>> {
     const started = await this.settle(this.api.POST('/api/auth/verify-otp/passkey-options', { body: { flow: challenge.token } }));
     if (!started.ok) return started;
     const passkey = await askSafely(ask, started.data.options);
     if ('error' in passkey) return { ok: false, error: passkey.error };
-    return this.signIn(this.api.POST('/api/auth/verify-otp', { body: { flow: challenge.token, passkey: passkey.answer as Schemas['PasskeyAnswer'] } }));
+    return this.signIn(this.api.POST('/api/auth/verify-otp', { body: { flow: challenge.token, passkey: passkey.answer as Schemas['PasskeyAnswer'], ...trusting(options) } }));
   }
 
   /** A second step none of whose factors the person holds: the account's address gets a link to confirm their removal (after a wait). */
@@ -176,8 +178,8 @@ export class AccountClient {
    * What this client's kind may sign in with beside the password (a passkey alone, a mailed link or
    * code, a sign-up by mail), and `firstAdmin`: no admin exists yet (a first-run page creates one).
    */
-  async signInMethods(): Promise<Result<SignInMethods & { firstAdmin: boolean }>> {
-    return this.pick(await this.settle(this.api.GET('/api/auth/sign-in-methods')), (data) => ({ ...data[this.kind], firstAdmin: data.firstAdmin }));
+  async signInMethods(): Promise<Result<SignInMethods & { firstAdmin: boolean; trustedBrowserDays: number }>> {
+    return this.pick(await this.settle(this.api.GET('/api/auth/sign-in-methods')), (data) => ({ ...data[this.kind], firstAdmin: data.firstAdmin, trustedBrowserDays: data.trustedBrowserDays }));
   }
 
   /** The identity providers this deployment offers (for sign-in buttons). */
@@ -376,6 +378,16 @@ export class AccountClient {
     return this.settle(this.api.DELETE(this.own('/factors/passkeys/{passkeyId}'), { params: { path: { passkeyId: id } } }));
   }
 
+  /** The browsers one trusted at a second step (each skips it after the password until it ends). */
+  async trustedBrowsers(): Promise<Result<TrustedBrowser[]>> {
+    return this.pick(await this.settle(this.api.GET(this.own('/trusted-browsers'))), (data) => data.browsers);
+  }
+
+  /** Forgets a trusted browser: its next sign-in asks for the second step again. */
+  forgetBrowser(id: string): Promise<Result<unknown>> {
+    return this.settle(this.api.DELETE(this.own('/trusted-browsers/{browserId}'), { params: { path: { browserId: id } } }));
+  }
+
   /** Removes any of one's factors by its `id` in the list's `items`, whatever its method. */
   removeFactor(id: string): Promise<Result<unknown>> {
     return this.settle(this.api.DELETE(this.own('/factors/{factorId}'), { params: { path: { factorId: id } } }));
@@ -442,6 +454,9 @@ export function challengeFromReturn(fragment: string): Challenge | undefined {
   // `email_code` (an admin's mailed code) is the challenge without factors of its own.
   return { token, expiresIn, ...(factors.length ? { factors } : {}) };
 }
+
+/** The body's part that asks to trust this browser, only when asked. */
+const trusting = (options: { trustBrowser?: boolean }) => (options.trustBrowser ? { trust_browser: true } : {});
 
 /** The browser's part of a WebAuthn ceremony; a refusal (the person cancelled, no passkey) is an error `passkey_cancelled`. */
 async function askSafely(ask: (options: unknown) => Promise<unknown>, options: unknown): Promise<{ answer: unknown } | { error: ApiError }> {

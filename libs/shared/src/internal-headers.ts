@@ -26,4 +26,9 @@ export const InternalHeaders = {
   browserFlowMaxAge: 'x-browser-flow-max-age',
   /** Outbound, on its end: the flow cookie is spent. */
   clearBrowserFlow: 'x-clear-browser-flow',
+  /** Inbound, on a login: the kind's trusted-browser cookie. */
+  trustedBrowser: 'x-trusted-browser',
+  /** Outbound, on a second step the person asked to trust this browser at: the cookie's value, and its lifetime (seconds). */
+  setTrustedBrowser: 'x-set-trusted-browser',
+  trustedBrowserMaxAge: 'x-trusted-browser-max-age',
 } as const;

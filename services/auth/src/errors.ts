@@ -21,7 +21,7 @@ export const authErrorCatalogue = errorCatalogue({
   last_admin: { status: 409, meaning: 'The only admin cannot delete their account: make another admin first.' },
   step_up_required: { status: 403, meaning: 'Adding or removing a second factor needs the password or a code in the last few minutes: call `reauthenticate`, then retry.' },
   factor_exists: { status: 409, meaning: 'An authenticator app is already set up (remove it first), or this passkey is already registered.' },
-  factor_not_found: { status: 404, meaning: 'No such factor of the signed-in account, no authenticator enrolment waiting for its first code, or no factor that recovery codes could stand in for.' },
+  factor_not_found: { status: 404, meaning: 'No such factor (or trusted browser) of the signed-in account, no authenticator enrolment waiting for its first code, or no factor that recovery codes could stand in for.' },
   passkey_rejected: { status: 401, meaning: 'The passkey answer did not verify: another relying party, a used or expired ceremony, an unknown passkey, or a bad signature. Start the ceremony again.' },
   passkey_origin_refused: { status: 401, meaning: 'The page that ran the passkey ceremony is on an origin `WEBAUTHN_ORIGINS` does not list (the message names it): the deployment lists it, or the page moves to a listed origin.' },
   passkeys_disabled: { status: 404, meaning: 'This deployment has no passkey relying party (`WEBAUTHN_RP_ID` unset in production).' },
@@ -138,6 +138,7 @@ export const AuthErrors = {
   lastSignInMethod: () => error('last_sign_in_method', 'This is the account\'s last way to sign in; set a password or link another provider first'),
   lastWayInPassword: () => error('last_sign_in_method', 'The password is the account\'s only way to sign in; add a passkey or link a provider first'),
   noPassword: () => error('password_not_set', 'The account has no password'),
+  trustedBrowserNotFound: () => error('factor_not_found', 'No such trusted browser'),
   // Signing in with an emailed link or code.
   emailSignInOff: () => error('email_sign_in_disabled', 'Signing in by email is not enabled on this service'),
   emailSignInMissing: () => bad('Please provide email'),

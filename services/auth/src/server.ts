@@ -22,6 +22,7 @@ import { SecretBox } from './security/secret-box';
 import { CommonPasswordList } from './security/common-passwords';
 import { RedisLoginAttempts } from './data-access/redis-login-attempts';
 import { RedisSignInFlows } from './data-access/redis-sign-in-flows';
+import { RedisTrustedBrowsers } from './data-access/redis-trusted-browsers';
 import { AccountCopies, AnnouncedAccounts } from './data-access/account-copies';
 import { RedisCodeGuesses } from './data-access/redis-code-guesses';
 import { RedisRateLimits } from './data-access/redis-rate-limits';
@@ -117,6 +118,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
         codeGuesses,
       ),
       codeGuesses,
+      trustedBrowsers: new RedisTrustedBrowsers(redis, { ttlMs: Math.max(1, config.mfa.trustedBrowserDays) * 86_400_000 }),
       factors,
       factorMethods,
       totp: new OtpauthTotp(),

@@ -57,6 +57,7 @@ import type {
   SignInFlows,
   TakenFlow,
   TotpCodes,
+  TrustedBrowsers,
 } from '../src/domain/ports';
 
 const objectId = () => randomBytes(12).toString('hex');
@@ -514,6 +515,7 @@ export async function memorySignIn() {
     identityProviders: new FakeProviders(),
     links: new MemoryLinks(),
     resetRequests: new MemoryResetRequests(),
+    trustedBrowsers: new MemoryTrustedBrowsers(),
     resets: new MemoryResetTokens(),
     recoveries: new MemoryFactorRecoveries(),
     /** One process: the lock is always free. */
@@ -526,7 +528,7 @@ export async function memorySignIn() {
       emailLinks: { urlBase: 'https://app.example/email', ttlSeconds: 86_400, undoSeconds: 604_800 },
       recovery: { delaySeconds: 72 * 3600, reminderSeconds: 24 * 3600 },
       emailVerification: 'soft',
-      mfa: { totpIssuer: 'Example', webauthn: signInRp },
+      mfa: { totpIssuer: 'Example', webauthn: signInRp, trustedBrowserDays: 30 },
       identity: { appUrls: ['https://app.example/'], flowTtlMs: 600_000, adminProviders: ['idp'] },
       // Off, as a deployment's default; a test of it turns it on.
       emailSignIn: { kinds: [], signUp: false, ttlSeconds: 600, urlBase: { user: 'https://app.example/login', admin: 'https://admin.example/login' } },
@@ -536,6 +538,34 @@ export async function memorySignIn() {
   const make = async (kind: AccountKind, email: string, extra: Partial<NewAccount> = {}) =>
     (await accounts[kind].create({ email, name: 'Grace', passwordHash: 'h:right password', role: kind, ...extra })) as { id: string; credentialEpoch: number };
   return { deps, make, opened, attempts, ended };
+}
+
+/** Trusted browsers in memory, with the store's rules (redis-trusted-browsers.ts): good under their epoch, until they end. */
+export class MemoryTrustedBrowsers implements TrustedBrowsers {
+  readonly browsers = new Map<string, { kind: AccountKind; accountId: string; epoch: number; secret: string; createdAt: Date; expiresAt: Date; ip?: string; userAgent?: string }>();
+  now = () => Date.now();
+  constructor(private readonly ttlMs = 30 * 86_400_000) {}
+  async add(kind: AccountKind, accountId: string, epoch: number, seen: { ip?: string; userAgent?: string }) {
+    const id = objectId();
+    const secret = objectId();
+    this.browsers.set(id, { kind, accountId, epoch, secret, createdAt: new Date(this.now()), expiresAt: new Date(this.now() + this.ttlMs), ...seen });
+    return `${id}.${secret}`;
+  }
+  async holds(kind: AccountKind, accountId: string, epoch: number, token: string) {
+    const [id, secret] = token.split('.');
+    const b = this.browsers.get(id);
+    return b !== undefined && b.kind === kind && b.accountId === accountId && b.epoch === epoch && b.secret === secret && b.expiresAt.getTime() > this.now();
+  }
+  async list(kind: AccountKind, accountId: string, epoch: number) {
+    return [...this.browsers.entries()]
+      .filter(([, b]) => b.kind === kind && b.accountId === accountId && b.epoch === epoch && b.expiresAt.getTime() > this.now())
+      .map(([id, b]) => ({ id, createdAt: b.createdAt, expiresAt: b.expiresAt, ...(b.ip ? { ip: b.ip } : {}), ...(b.userAgent ? { userAgent: b.userAgent } : {}) }))
+      .reverse();
+  }
+  async remove(kind: AccountKind, accountId: string, id: string) {
+    const b = this.browsers.get(id);
+    return b !== undefined && b.kind === kind && b.accountId === accountId && this.browsers.delete(id);
+  }
 }
 
 /** Pending factor recoveries in memory: one per account, each step taken once. */

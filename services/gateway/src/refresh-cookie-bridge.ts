@@ -8,7 +8,7 @@
 import type http from 'node:http';
 import { InternalHeaders, type AccountKind } from '@acct/shared';
 import type { BrowserFlowFamily, RouteSpec } from '@acct/shared/routes';
-import { FLOW_COOKIES, clearedFlowCookie, clearedRefreshCookie, flowCookie, refreshCookie, refreshCookieName } from './refresh-cookie';
+import { FLOW_COOKIES, clearedFlowCookie, clearedRefreshCookie, flowCookie, refreshCookie, refreshCookieName, trustedBrowserCookie, trustedBrowserCookieName } from './refresh-cookie';
 
 const HEADER_SAFE_TOKEN = /^[\x21-\x7e]{1,512}$/;
 /**
@@ -27,6 +27,10 @@ export function cookiesToService(route: RouteSpec, cookieHeader: string | undefi
     const value = presentedFlow(cookieHeader, route.browserFlow.family);
     if (value) outgoing[InternalHeaders.browserFlow] = value;
   }
+  if (route.trustedBrowser === 'read' && route.cookieKind) {
+    const value = readCookie(cookieHeader, trustedBrowserCookieName(route.cookieKind));
+    if (value && HEADER_SAFE_TOKEN.test(value)) outgoing[InternalHeaders.trustedBrowser] = value;
+  }
 }
 
 /** Outbound: the Set-Cookie lines auth's answer asks for on this route, pushed onto the flat header list. */
@@ -38,6 +42,11 @@ export function cookiesFromService(route: RouteSpec, answer: http.IncomingHttpHe
   if (route.browserFlow) {
     const cookie = flowCookieFromAnswer(answer, route.browserFlow.family, route.browserFlow.kind, production);
     if (cookie) headers.push('Set-Cookie', cookie);
+  }
+  const trusted = answer[InternalHeaders.setTrustedBrowser];
+  if (route.trustedBrowser === 'set' && route.cookieKind && typeof trusted === 'string' && HEADER_SAFE_TOKEN.test(trusted)) {
+    const maxAge = Number(answer[InternalHeaders.trustedBrowserMaxAge]);
+    headers.push('Set-Cookie', trustedBrowserCookie(cookieKindOf(route, answer), trusted, production, Number.isSafeInteger(maxAge) && maxAge > 0 ? maxAge : 30 * 86_400));
   }
 }
 

@@ -31,6 +31,17 @@ export function clearedRefreshCookie(kind: AccountKind, production: boolean): st
 }
 
 /**
+ * The cookie of a browser its owner trusted at a second step: only the kind's login reads it
+ * (`Path=/api/auth/<kind>/login`), HttpOnly, SameSite=Strict (the login is the page's own call),
+ * Secure in production, for the days auth says.
+ */
+export const trustedBrowserCookieName = (kind: AccountKind) => (kind === 'admin' ? 'adminTrustedBrowser' : 'userTrustedBrowser');
+
+export function trustedBrowserCookie(kind: AccountKind, value: string, production: boolean, maxAgeSeconds: number, now = Date.now()): string {
+  return `${trustedBrowserCookieName(kind)}=${encodeURIComponent(value)}; Max-Age=${maxAgeSeconds}; Path=/api/auth/${kind}/login; Expires=${new Date(now + maxAgeSeconds * 1000).toUTCString()}; HttpOnly${production ? '; Secure' : ''}; SameSite=Strict`;
+}
+
+/**
  * The cookie that binds a flow to the browser that started it (a sign-in with an identity provider,
  * or by email): one per family, only its kind's routes of that family get it, SameSite=Lax so that a
  * provider's top-level redirect back carries it, Secure in production. The provider's keeps its name.

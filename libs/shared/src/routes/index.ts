@@ -33,7 +33,7 @@ const TABLE = [
   // The contract's account routes, for each kind: their answers set or clear the kind's refresh cookie.
   // Admin registration reads a token too, but only to grant: an ended session's counts as none (403, auth decides).
   { operationId: 'registerAdmin', method: 'post', path: '/api/auth/admin/register', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', proof: 'recent' },
-  { operationId: 'loginAdmin', method: 'post', path: '/api/auth/admin/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
+  { operationId: 'loginAdmin', method: 'post', path: '/api/auth/admin/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', trustedBrowser: 'read' },
   { operationId: 'refreshAdmin', method: 'post', path: '/api/auth/admin/refresh', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', readsCookie: true },
   { operationId: 'logoutAdmin', method: 'post', path: '/api/auth/admin/logout', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'admin', readsCookie: true },
   { operationId: 'forgotAdminPassword', method: 'post', path: '/api/auth/admin/forgot-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
@@ -41,7 +41,7 @@ const TABLE = [
   // A new password's rules as they are met, while a form is typed in (nothing is kept).
   { operationId: 'checkPassword', method: 'post', path: '/api/auth/password-check', upstream: 'auth', body: 'json', caller: 'anyone' },
   { operationId: 'registerUser', method: 'post', path: '/api/auth/user/register', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
-  { operationId: 'loginUser', method: 'post', path: '/api/auth/user/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
+  { operationId: 'loginUser', method: 'post', path: '/api/auth/user/login', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user', trustedBrowser: 'read' },
   { operationId: 'refreshUser', method: 'post', path: '/api/auth/user/refresh', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', readsCookie: true },
   { operationId: 'logoutUser', method: 'post', path: '/api/auth/user/logout', upstream: 'auth', body: 'none', caller: 'anyone', cookieKind: 'user', readsCookie: true },
   { operationId: 'forgotUserPassword', method: 'post', path: '/api/auth/user/forgot-password', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'user' },
@@ -55,7 +55,7 @@ const TABLE = [
   { operationId: 'emailLinkSignInAdmin', method: 'post', path: '/api/auth/admin/email-sign-in/link', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', browserFlow: { step: 'read', kind: 'admin', family: 'email-sign-in' } },
   { operationId: 'emailCodeSignInAdmin', method: 'post', path: '/api/auth/admin/email-sign-in/code', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin' },
   // The second step of a sign-in, and the proof of an address and its changes.
-  { operationId: 'verifyOtp', method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', cookieKindFromAnswer: true },
+  { operationId: 'verifyOtp', method: 'post', path: '/api/auth/verify-otp', upstream: 'auth', body: 'json', caller: 'anyone', cookieKind: 'admin', cookieKindFromAnswer: true, trustedBrowser: 'set' },
   { operationId: 'secondStepPasskeyOptions', method: 'post', path: '/api/auth/verify-otp/passkey-options', upstream: 'auth', body: 'json', caller: 'anyone' },
   // Getting back in without the second factors: asked from a second step, confirmed by the mailbox, then a wait.
   { operationId: 'requestFactorRecovery', method: 'post', path: '/api/auth/verify-otp/recovery', upstream: 'auth', body: 'json', caller: 'anyone' },
@@ -79,6 +79,9 @@ const TABLE = [
   // On the caller's own account, each line the route of both kinds: a recent proof, and the factors.
   ...ownRoute('reauthenticate', '/reauthenticate', { method: 'post', body: 'json' }),
   ...ownRoute('listFactors', '/factors', { method: 'get', body: 'none' }),
+  // Browsers trusted at a second step: listed, and each forgotten (forgetting asks for no proof: it only takes trust away).
+  ...ownRoute('listTrustedBrowsers', '/trusted-browsers', { method: 'get', body: 'none' }),
+  ...ownRoute('forgetTrustedBrowser', '/trusted-browsers/:browserId', { method: 'delete', body: 'none' }),
   ...ownRoute('cancelFactorRecovery', '/factor-recovery', { method: 'delete', body: 'none', proof: 'recent' }),
   ...ownRoute('startTotp', '/factors/totp', { method: 'post', body: 'none', proof: 'recent' }),
   ...ownRoute('confirmTotp', '/factors/totp/confirm', { method: 'post', body: 'json' }),

@@ -41,6 +41,8 @@ export interface RouteSpec {
    * one (the cookie set), `read` ends it (the cookie read, then cleared when the service says).
    */
   browserFlow?: { step: 'set' | 'read'; kind: AccountKind; family: BrowserFlowFamily };
+  /** The kind's trusted-browser cookie (`Path=/api/auth/<kind>/login`): a login `read`s it, a second step may `set` it (for the kind its answer names). */
+  trustedBrowser?: 'read' | 'set';
   /**
    * The proof an act needs beyond a live session (test/repo/route-proof.test.ts holds every row that
    * changes a credential, an address, a role, a way in or another account to one): `recent`, the

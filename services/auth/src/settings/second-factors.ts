@@ -19,8 +19,10 @@ export const secondFactorSettings = feature({
     WEBAUTHN_RP_NAME: env.string('Account Service'),
     /** Pages allowed to run a passkey ceremony (exact origins); by default the RP id's https origin, or outside production any localhost port. */
     WEBAUTHN_ORIGINS: env.list([], { test: (o) => /^https?:\/\/[^/\s*]+$/.test(o), expected: 'origins such as https://app.example.com' }),
-    /** How long a password or second-factor proof lets a session add or remove factors. */
+    /** How long a proof lets a session add or remove factors. */
     STEP_UP_SECONDS: env.int(300, 30),
+    /** How long a browser trusted at a second step lets the password alone sign in from it; 0: no browser is trusted. */
+    TRUSTED_BROWSER_DAYS: env.int(30, 0).pipe(z.number().max(365)),
   },
   section: (v) => {
     const rpId = v.WEBAUTHN_RP_ID ?? (v.NODE_ENV === 'production' ? undefined : 'localhost');
@@ -33,6 +35,7 @@ export const secondFactorSettings = feature({
       totpIssuer: v.TOTP_ISSUER,
       stepUpSeconds: v.STEP_UP_SECONDS,
       stepUpMs: v.STEP_UP_SECONDS * 1000,
+      trustedBrowserDays: v.TRUSTED_BROWSER_DAYS,
       /** The passkeys' relying party; undefined: passkeys are off. */
       webauthn: rpId ? { rpId, rpName: v.WEBAUTHN_RP_NAME, origins, ...(anyLocalhostPort ? { anyLocalhostPort } : {}) } : undefined,
     };
@@ -55,7 +58,7 @@ export const secondFactorSettings = feature({
     return refused;
   },
   weakened: (s) => (s.webauthn ? [] : ['WEBAUTHN_RP_ID unset: passkeys are off (set it to the site passkeys belong to)']),
-  policy: (s) => ({ mfa: { totpIssuer: s.totpIssuer, webauthn: s.webauthn } }),
+  policy: (s) => ({ mfa: { totpIssuer: s.totpIssuer, webauthn: s.webauthn, trustedBrowserDays: s.trustedBrowserDays } }),
 });
 
 function parseMfaKey(value: string): Buffer | undefined {

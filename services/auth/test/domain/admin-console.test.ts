@@ -204,6 +204,7 @@ describe('what a sign-in page offers', () => {
       user: { password: true, passkey: true, email: true, emailSignUp: true },
       admin: { password: true, passkey: true, email: false, emailSignUp: false },
       firstAdmin: true,
+      trustedBrowserDays: 30,
     });
     open = false;
     expect((await signInMethods(ports)).firstAdmin).toBe(false);

@@ -163,7 +163,7 @@ describe('validateOtp', () => {
   });
 
   it('takes the flow id in place of challenge_token, or both when they are the same; two different ones are refused', () => {
-    expect(validateOtp({ flow: 't', code: '123456' })).toEqual({ challengeToken: 't', proof: { type: 'code', code: '123456' } });
+    expect(validateOtp({ flow: 't', code: '123456' })).toEqual({ challengeToken: 't', proof: { type: 'code', code: '123456' }, trustBrowser: false });
     expect(validateOtp({ flow: 't', recovery_code: 'abcde-23456' }).challengeToken).toBe('t');
     expect(validateOtp({ challenge_token: 't', flow: 't', code: '123456' }).challengeToken).toBe('t');
     refuses(() => validateOtp({ challenge_token: 't', flow: 'u', code: '123456' }), 'challenge_token and flow name different sign-ins: send one of them');

@@ -1,6 +1,7 @@
 // What a sign-in page may offer: for each kind, beside the password, a passkey by itself, a link or
 // code mailed to an address alone, and a sign-up by that mail; and, while no admin exists, the
-// first-run form that creates the first one. Identity providers have their own list.
+// first-run form that creates the first one; and how long a second step may trust the browser.
+// Identity providers have their own list.
 import type { AccountKind } from '@acct/shared';
 import type { Needs } from './ports';
 
@@ -11,7 +12,7 @@ export interface SignInMethods {
   emailSignUp: boolean;
 }
 
-export async function signInMethods(deps: Needs<'policy' | 'firstAdmin'>): Promise<Record<AccountKind, SignInMethods> & { firstAdmin: boolean }> {
+export async function signInMethods(deps: Needs<'policy' | 'firstAdmin'>): Promise<Record<AccountKind, SignInMethods> & { firstAdmin: boolean; trustedBrowserDays: number }> {
   const { emailSignIn, mfa } = deps.policy;
   const of = (kind: AccountKind): SignInMethods => ({
     password: true,
@@ -19,5 +20,5 @@ export async function signInMethods(deps: Needs<'policy' | 'firstAdmin'>): Promi
     email: emailSignIn.kinds.includes(kind),
     emailSignUp: kind === 'user' && emailSignIn.kinds.includes(kind) && emailSignIn.signUp,
   });
-  return { user: of('user'), admin: of('admin'), firstAdmin: await deps.firstAdmin.available() };
+  return { user: of('user'), admin: of('admin'), firstAdmin: await deps.firstAdmin.available(), trustedBrowserDays: mfa.trustedBrowserDays };
 }

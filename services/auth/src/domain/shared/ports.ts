@@ -2,7 +2,7 @@
 // limits, locks, password hashing, token signing, activity, metrics, and the policy the use cases apply.
 import type { AccessClaims, AccountKind, EventOutbox, Logger, RevocationCheck } from '@acct/shared';
 import type { Account, AccountChanges, NewAccount } from './account';
-import type { FactorMethods, FactorRecoveries, Factors, Identities, LoginAttempts, SignInFlows } from './stores';
+import type { FactorMethods, FactorRecoveries, Factors, Identities, LoginAttempts, SignInFlows, TrustedBrowsers } from './stores';
 
 export type * from './stores';
 
@@ -20,6 +20,8 @@ export interface RequestContext {
   fromBrowserPage?: boolean;
   /** The client's User-Agent (cut to 200 characters): the device an activity record names. */
   userAgent?: string;
+  /** On a login: the browser's trusted-browser cookie, if it has one (it may skip the second step). */
+  trustedBrowser?: string;
 }
 
 /** What happened to an account, as its owner and admins read it back (never a secret: names, dates, addresses of the request). */
@@ -255,7 +257,12 @@ export interface AuthPolicy {
   /** A removal of second factors confirmed by the mailbox: how long it waits, and how long before it the owner is mailed again. */
   recovery: { delaySeconds: number; reminderSeconds: number };
   /** The second factors' settings; `webauthn` undefined: passkeys are off. */
-  mfa: { totpIssuer: string; webauthn?: { rpId: string; rpName: string; origins: string[]; anyLocalhostPort?: boolean } };
+  mfa: {
+    totpIssuer: string;
+    webauthn?: { rpId: string; rpName: string; origins: string[]; anyLocalhostPort?: boolean };
+    /** How long a browser trusted at a second step skips it after the password; 0: browsers are never trusted. */
+    trustedBrowserDays: number;
+  };
   /** Sign-in with identity providers: the app URLs it may return to (the first by default), and how long a flow may take. */
   identity: { appUrls: string[]; flowTtlMs: number; /** The providers admins may use too. */ adminProviders: string[] };
   /** Signing in with a mailed link or code: the kinds that may, whether the first link makes a user, how long a mail works, the page that takes its link. */
@@ -289,6 +296,8 @@ export interface SharedDeps {
   loginAttempts: LoginAttempts;
   identities: Identities;
   recoveries: FactorRecoveries;
+  /** Browsers trusted to skip the second step after the password. */
+  trustedBrowsers: TrustedBrowsers;
 }
 
 /** The part of the ports a use case of shared/ works with: its signature says which. */

@@ -238,6 +238,31 @@ export interface SignInFlows {
   enterCode(token: string, code: string): Promise<AttemptResult>;
 }
 
+/** A browser its owner trusted at a second step: for its life, the password alone signs in from it. */
+export interface TrustedBrowser {
+  id: string;
+  createdAt: Date;
+  expiresAt: Date;
+  ip?: string;
+  userAgent?: string;
+}
+
+/**
+ * Browsers trusted to skip the second step after the password ("trust this browser for 30 days"),
+ * per account: each a secret whose hash alone is kept, good only under the credentials it was
+ * trusted under (a password change, a reset, an undo or a disable ends them all).
+ */
+export interface TrustedBrowsers {
+  /** Trusts a browser; answers the token its cookie keeps (`<id>.<secret>`). An account keeps its newest few. */
+  add(kind: AccountKind, accountId: string, credentialEpoch: number, seen: { ip?: string; userAgent?: string }): Promise<string>;
+  /** Whether `token` is one of the account's live trusted browsers under `credentialEpoch`. */
+  holds(kind: AccountKind, accountId: string, credentialEpoch: number, token: string): Promise<boolean>;
+  /** The account's live trusted browsers under `credentialEpoch`, newest first. */
+  list(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<TrustedBrowser[]>;
+  /** Forgets one; false when the account has no such browser. */
+  remove(kind: AccountKind, accountId: string, id: string): Promise<boolean>;
+}
+
 /** What an email sign-in's mail carries: a link (`<flow id>.<secret>`) and a code, each good once, until `expiresAt`. */
 export interface MailedSignIn {
   link: string;

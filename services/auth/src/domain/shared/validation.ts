@@ -93,19 +93,21 @@ export type PasskeyAnswer = Record<string, unknown> & { id: string; response: Re
  * The contract's fields and words for a code; beside them, for accounts with factors of their own,
  * `recovery_code` or `passkey` in place of `code`, and `flow` in place of `challenge_token`.
  */
-export function validateOtp(raw: unknown): { challengeToken: string; proof: SecondStepProof } {
+export function validateOtp(raw: unknown): { challengeToken: string; proof: SecondStepProof; trustBrowser: boolean } {
   const body = asBody(raw);
   const { code, recovery_code: recoveryCode, passkey } = body;
   const challengeToken = flowTokenOf(body, 'challenge_token');
   const token = challengeToken ?? '';
   const sent = challengeToken !== undefined;
+  // Only `true` asks for it: anything else (absent, a string) trusts nothing.
+  const trustBrowser = body.trust_browser === true;
   if (sent && !present(code)) {
-    if (present(recoveryCode)) return { challengeToken: token, proof: { type: 'recovery', code: requireRecoveryCode(recoveryCode) } };
-    if (present(passkey)) return { challengeToken: token, proof: { type: 'passkey', response: requirePasskeyAnswer(passkey) } };
+    if (present(recoveryCode)) return { challengeToken: token, proof: { type: 'recovery', code: requireRecoveryCode(recoveryCode) }, trustBrowser };
+    if (present(passkey)) return { challengeToken: token, proof: { type: 'passkey', response: requirePasskeyAnswer(passkey) }, trustBrowser };
   }
   if (!sent || !present(code)) throw AuthErrors.otpMissing();
   if (typeof code !== 'string' || !OTP_PATTERN.test(code)) throw AuthErrors.otpFormat();
-  return { challengeToken: token, proof: { type: 'code', code } };
+  return { challengeToken: token, proof: { type: 'code', code }, trustBrowser };
 }
 
 /** A 6-digit code outside the contract's route (enrolment, step-up): the same rule and words. */

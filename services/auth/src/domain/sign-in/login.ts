@@ -43,7 +43,7 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'passkeys' | 'ceremonies' | 'recoveries' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'passkeys' | 'ceremonies' | 'recoveries' | 'trustedBrowsers' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
@@ -81,6 +81,8 @@ export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, 
   assertMaySignIn(deps, kind, found);
   upgradeHashLater(deps, kind, found, input.password);
 
+  // A browser its owner trusted at an earlier second step skips it (after the password alone, and only under the credentials it was trusted under).
+  if (await trustedBrowser(deps, kind, found, ctx)) return signIn(deps, kind, found, ctx, 'password', 'a trusted browser');
   // An account with factors of its own answers with one of them; an admin without, with a mailed code.
   const ownFactors = await challengeOwnFactors(deps, kind, found, ctx, 'password');
   if (ownFactors) return ownFactors;
@@ -107,11 +109,12 @@ export async function signIn(
   account: Account,
   ctx: RequestContext,
   method: FirstFactor | 'passkey',
+  secondStep?: 'a trusted browser',
 ): Promise<LoginResult> {
   const session = await openSession(deps, kind, account, ctx);
   deps.metrics.login(kind, 'success');
   if (kind === 'user') notifyLogin(deps, account.id, ctx);
-  await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'signed_in', details: [`method: ${method}`] });
+  await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'signed_in', details: [`method: ${method}`, ...(secondStep ? [`second step: ${secondStep}`] : [])] });
   return { kind: 'session', account: toAccountRecord(kind, account), ...session };
 }
 
@@ -163,11 +166,12 @@ export async function challengeAdmin(
  * passkey. Each is one attempt against the challenge, so a recovery code guess costs a code guess.
  */
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'flows' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'recoveries' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
+  deps: Needs<'rateLimits' | 'flows' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'recoveries' | 'trustedBrowsers' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
   body: unknown,
   ctx: RequestContext,
-): Promise<{ kind: AccountKind; account: AccountRecord } & OpenedSession> {
+): Promise<{ kind: AccountKind; account: AccountRecord; trustedBrowser?: string } & OpenedSession> {
   const input = validateOtp(body);
+  const trust = input.trustBrowser && deps.policy.mfa.trustedBrowserDays > 0;
   await enforceLimit(deps, 'otpIp', ctx.budget);
   const result = await deps.flows.attempt(input.challengeToken, (challenge) => proveSecondStep(deps, challenge, input.proof, ctx));
   deps.metrics.otp(result.outcome);
@@ -186,8 +190,16 @@ export async function verifyOtp(
     notifyLogin(deps, account.id, ctx);
   }
   const step = { code: 'a code', recovery: 'a recovery code', passkey: 'a passkey' }[input.proof.type];
-  await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'signed_in', details: [`second step: ${step}`] });
-  return { kind, account: toAccountRecord(kind, account), ...session };
+  // Asked for with the step: this browser skips it after the password, for the deployment's days.
+  const trustedBrowser = trust ? await deps.trustedBrowsers.add(kind, account.id, account.credentialEpoch, { ip: ctx.ip, ...(ctx.userAgent ? { userAgent: ctx.userAgent } : {}) }) : undefined;
+  await noteActivity(deps, ctx, { kind, accountId: account.id, type: 'signed_in', details: [`second step: ${step}`, ...(trustedBrowser ? [`browser trusted for ${deps.policy.mfa.trustedBrowserDays} days`] : [])] });
+  return { kind, account: toAccountRecord(kind, account), ...session, ...(trustedBrowser ? { trustedBrowser } : {}) };
+}
+
+/** Whether the login comes from a browser the account trusted at a second step (and browsers may be trusted at all). */
+async function trustedBrowser(deps: Needs<'trustedBrowsers' | 'policy'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<boolean> {
+  if (!ctx.trustedBrowser || deps.policy.mfa.trustedBrowserDays <= 0) return false;
+  return deps.trustedBrowsers.holds(kind, account.id, account.credentialEpoch, ctx.trustedBrowser);
 }
 
 /** Answers the failure reason, having spent one bcrypt compare whatever the case. */

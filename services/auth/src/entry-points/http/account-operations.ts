@@ -138,6 +138,8 @@ export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, '
     verifyOtp: async (req, res) => {
       const result = await verifyOtp(deps, req.body, requestContextWithSignal(req));
       sendRefresh(res, result.refreshToken);
+      // Asked for with the step: the gateway keeps this browser's trust in the kind's cookie.
+      if (result.trustedBrowser) res.setHeader(InternalHeaders.setTrustedBrowser, result.trustedBrowser).setHeader(InternalHeaders.trustedBrowserMaxAge, String(deps.policy.mfa.trustedBrowserDays * 86_400));
       // The contract's route is an admin's; an account of either kind may now take a second step.
       res.setHeader(InternalHeaders.refreshTokenKind, result.kind);
       // `token` and `user` are the interface's names; `accessToken` beside them is what every other answer calls it.

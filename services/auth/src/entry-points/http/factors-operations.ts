@@ -16,6 +16,7 @@ import {
   userFactorSummary,
 } from '../../domain/factors';
 import { hasPassword } from '../../domain/account/password-change';
+import { forgetTrustedBrowser, listTrustedBrowsers } from '../../domain/factors/trusted-browsers';
 import type { AuthDeps } from '../../domain/ports';
 import { cancelOwnFactorRecovery, confirmFactorRecovery, pendingRecovery, requestFactorRecovery } from '../../domain/email/factor-recovery';
 import { requestContext as ctx, requestContextOf, requestContextWithSignal } from './request-context';
@@ -31,6 +32,16 @@ export function factorsOperations(deps: AuthDeps, settings: { stepUpSeconds: num
     ...forEachKind({ user: 'listFactorsUser', admin: 'listFactorsAdmin' }, (): SessionHandler => async (req, res, caller) => {
       const [factors, recovery, password] = await Promise.all([listOwnFactors(deps, caller), pendingRecovery(deps, caller), hasPassword(deps, caller)]);
       res.json(ok('Factors', { factors, recovery, password }));
+    }),
+
+    ...forEachKind({ user: 'listTrustedBrowsersUser', admin: 'listTrustedBrowsersAdmin' }, (): SessionHandler => async (_req, res, caller) => {
+      const browsers = await listTrustedBrowsers(deps, caller);
+      res.json(ok('Trusted browsers', { browsers: browsers.map((b) => ({ id: b.id, createdAt: b.createdAt.toISOString(), expiresAt: b.expiresAt.toISOString(), ip: b.ip ?? null, userAgent: b.userAgent ?? null })) }));
+    }),
+
+    ...forEachKind({ user: 'forgetTrustedBrowserUser', admin: 'forgetTrustedBrowserAdmin' }, (): SessionHandler => async (req, res, caller, params) => {
+      await forgetTrustedBrowser(deps, caller, params.browserId, ctx(req));
+      res.json(ok('Browser forgotten'));
     }),
 
     ...forEachKind({ user: 'cancelFactorRecoveryUser', admin: 'cancelFactorRecoveryAdmin' }, (): SessionHandler => async (req, res, caller) => {

@@ -13,6 +13,7 @@ export function requestContext(req: Request): RequestContext {
     requestId: req.get(InternalHeaders.requestId),
     fromBrowserPage: req.get('origin') !== undefined,
     ...(userAgent ? { userAgent: userAgent.slice(0, 200) } : {}),
+    ...(req.get(InternalHeaders.trustedBrowser) ? { trustedBrowser: req.get(InternalHeaders.trustedBrowser) } : {}),
   };
 }
 
