@@ -566,6 +566,9 @@ export class MemoryTrustedBrowsers implements TrustedBrowsers {
     const b = this.browsers.get(id);
     return b !== undefined && b.kind === kind && b.accountId === accountId && this.browsers.delete(id);
   }
+  async removeAll(kind: AccountKind, accountId: string) {
+    for (const [id, b] of this.browsers) if (b.kind === kind && b.accountId === accountId) this.browsers.delete(id);
+  }
 }
 
 /** Pending factor recoveries in memory: one per account, each step taken once. */

@@ -62,6 +62,10 @@ export class RedisTrustedBrowsers implements TrustedBrowsers {
     return (await this.redis.hdel(keyOf(kind, accountId), id)) === 1;
   }
 
+  async removeAll(kind: AccountKind, accountId: string): Promise<void> {
+    await this.redis.del(keyOf(kind, accountId));
+  }
+
   private async entries(kind: AccountKind, accountId: string): Promise<Array<[string, Stored]>> {
     const raw = await this.redis.hgetall(keyOf(kind, accountId));
     return Object.entries(raw).flatMap(([id, value]) => {

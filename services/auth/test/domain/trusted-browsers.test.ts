@@ -6,6 +6,7 @@
 import { AuthErrors } from '../../src/errors';
 import { login, verifyOtp } from '../../src/domain/sign-in/login';
 import { forgetTrustedBrowser, listTrustedBrowsers } from '../../src/domain/factors/trusted-browsers';
+import { endEverySession } from '../../src/domain/shared/sessions';
 import { memorySignIn, requestOf, claimsOf, APP, startApp } from '../fakes';
 
 const code = (step: number) => String(step).padStart(6, '0');
@@ -60,6 +61,15 @@ describe('trusting a browser', () => {
     const { deps, token, user } = await trustedOnce();
     await deps.accounts.user.update(user.id, { passwordHash: 'h:right password', endSessions: true });
     expect(await login(deps, 'user', { email: 'grace@example.com', password: 'right password' }, fromBrowser(token))).toMatchObject({ kind: 'otp_required' });
+  });
+
+  it('is forgotten, not only outdated, whenever every session of the account ends (a reset of its factors, a new password, a disable)', async () => {
+    const { deps, user } = await trustedOnce();
+    expect(deps.trustedBrowsers.browsers.size).toBe(1);
+    const account = await deps.accounts.user.update(user.id, { endSessions: true });
+    if (!account) throw new Error('no account');
+    await endEverySession(deps, 'user', account, requestOf());
+    expect(deps.trustedBrowsers.browsers.size).toBe(0);
   });
 
   it('is listed for its owner with where it was trusted, and forgotten one by one; another account’s is not found', async () => {

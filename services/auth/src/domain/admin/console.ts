@@ -31,7 +31,7 @@ export async function endUserSession(deps: Needs<'accounts' | 'ceremonies' | 'se
   await announceEnded(deps, 'user', userId, [sessionId], ctx);
 }
 
-export async function endUserSessions(deps: Needs<'accounts' | 'ceremonies' | 'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<void> {
+export async function endUserSessions(deps: Needs<'accounts' | 'ceremonies' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<void> {
   const user = await existingUser(deps, userId);
   await assertAdminProof(deps, ctx);
   await endEverySession(deps, 'user', user, ctx);

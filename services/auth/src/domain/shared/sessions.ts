@@ -58,12 +58,14 @@ export async function refreshSession(
 }
 
 /**
- * Ends every session of an account whose credentials just changed (its epoch already moved on in
- * the store of accounts), and an admin's pending code challenge with them.
+ * Ends every session of an account whose credentials or factors just changed (its epoch already
+ * moved on in the store of accounts), its pending second step, and the trust of every browser that
+ * skipped that step: a reset of the factors must not leave a browser that skips the new ones.
  */
-export async function endEverySession(deps: Needs<'sessions' | 'flows' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
+export async function endEverySession(deps: Needs<'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch);
   await deps.flows.cancelFor(kind, account.id);
+  await deps.trustedBrowsers.removeAll(kind, account.id);
   await announceEnded(deps, kind, account.id, 'all', ctx);
 }
 

@@ -261,6 +261,8 @@ export interface TrustedBrowsers {
   list(kind: AccountKind, accountId: string, credentialEpoch: number): Promise<TrustedBrowser[]>;
   /** Forgets one; false when the account has no such browser. */
   remove(kind: AccountKind, accountId: string, id: string): Promise<boolean>;
+  /** Forgets every one of the account (its sessions all ended: a reset of its factors, a new password, a disable). */
+  removeAll(kind: AccountKind, accountId: string): Promise<void>;
 }
 
 /** What an email sign-in's mail carries: a link (`<flow id>.<secret>`) and a code, each good once, until `expiresAt`. */
