@@ -9,7 +9,7 @@ import { eventMetrics } from './metrics';
 import { DeviceTokenRepository } from './data-access/device-token-repository';
 import { IdempotencyStore } from './data-access/idempotency-store';
 import type { Mailer, PushSender } from './domain/ports';
-import { Templates } from './domain/templates';
+import { mailTemplates } from './mail-templates';
 import { EventConsumer } from './entry-points/amqp/event-consumer';
 import { queueSpecs } from './entry-points/amqp/topology';
 import { FolderMailer, SmtpMailer } from './transports/mailer';
@@ -23,6 +23,7 @@ export interface NotifierOverrides {
 }
 
 export async function startNotifier(config: NotifierConfig, logger: Logger, overrides: NotifierOverrides = {}): Promise<RunningService> {
+  const templates = mailTemplates(config);
   const push = overrides.push ?? (await choosePushSender(config, logger));
   return composeService('notifier', logger, async (open) => {
     const mailer = await open('mailer', overrides.mailer ?? chooseMailer(config, logger), (m) => m.close());
@@ -32,7 +33,7 @@ export async function startNotifier(config: NotifierConfig, logger: Logger, over
     const devices = new DeviceTokenRepository(mongo);
     await devices.init();
     const consumer = new EventConsumer(
-      { devices, push, mailer, templates: new Templates(), productName: config.PRODUCT_NAME, logger },
+      { devices, push, mailer, templates, productName: config.PRODUCT_NAME, logger },
       new IdempotencyStore(redis, { claimTtlMs: config.CLAIM_TTL_MS, doneTtlSeconds: config.DONE_TTL_SECONDS }),
       { exchange: config.EVENTS_EXCHANGE, prefetch: config.PREFETCH, queues: queueSpecs(config.QUEUE_PREFIX, config.RETRY_DELAYS_MS), observe: eventMetrics(registry) },
       logger,
@@ -50,7 +51,7 @@ export async function startNotifier(config: NotifierConfig, logger: Logger, over
   });
 }
 
-function chooseMailer(config: NotifierConfig, logger: Logger): Mailer {
+export function chooseMailer(config: NotifierConfig, logger: Logger): Mailer {
   if (config.SMTP_URL) {
     logger.info({ mailer: 'smtp' }, 'Mail goes out through SMTP');
     return new SmtpMailer(config.SMTP_URL, config.MAIL_FROM);

@@ -173,9 +173,13 @@ async function pushTo(deps: Needs<'devices' | 'push' | 'logger'>, userId: string
 }
 
 async function mail(deps: Needs<'templates' | 'mailer' | 'productName'>, template: TemplateName, to: string, eventId: string, values: Record<string, string>): Promise<Outcome> {
-  const body = deps.templates.render(template, { ...values, productName: deps.productName });
-  await deps.mailer.send({ to, subject: SUBJECTS[template](deps.productName), id: eventId, ...body });
+  await deps.mailer.send({ to, id: eventId, ...composeMail(deps, template, values) });
   return 'sent';
+}
+
+/** A mail as it goes out: its subject and both bodies, filled with the event's values and the product's name. */
+export function composeMail(deps: Needs<'templates' | 'productName'>, template: TemplateName, values: Record<string, string>): { subject: string; text: string; html: string } {
+  return { subject: SUBJECTS[template](deps.productName), ...deps.templates.render(template, { ...values, productName: deps.productName }) };
 }
 
 function hoursUntil(iso: string): string {

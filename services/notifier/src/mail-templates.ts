@@ -1,0 +1,14 @@
+// The mail templates a notifier runs with: the built-in ones, each replaced by the deployment's own
+// file of the same name in MAIL_TEMPLATES_DIR. A folder that would fail a mail (a file that names no
+// mail, a template asking for a value its mail does not give) refuses the start, naming each problem.
+import { configError } from '@acct/shared';
+import type { NotifierConfig } from './config';
+import { Templates } from './domain/templates';
+import { mailSamples } from './domain/mail-samples';
+
+export function mailTemplates(config: Pick<NotifierConfig, 'MAIL_TEMPLATES_DIR' | 'PRODUCT_NAME'>): Templates {
+  const templates = new Templates(undefined, config.MAIL_TEMPLATES_DIR);
+  const problems = templates.problems(mailSamples(config.PRODUCT_NAME));
+  if (problems.length) throw configError('MAIL_TEMPLATES_DIR', problems.join('; '));
+  return templates;
+}
