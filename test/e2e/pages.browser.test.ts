@@ -26,12 +26,17 @@ import { startStack, type TestStack } from '@acct/test-stack/stack';
 // The page's own names, inside the functions run in the browser (this program is typed for Node).
 declare const document: any;
 declare const location: any;
+declare const getComputedStyle: any;
 type HTMLInputElement = { name: string; value: string };
 
 const chromium = findChromium();
 if ('missing' in chromium) throw new Error(`pages.browser.test.ts needs Chromium: ${chromium.missing}`);
 
 const pagesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-pages-'));
+/** The deployment's brand: a logo and a rule of its own (BRAND_DIR), beside its name and colour. */
+const brandDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-brand-'));
+fs.writeFileSync(path.join(brandDir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="10" fill="#6b2fb3"/></svg>');
+fs.writeFileSync(path.join(brandDir, 'brand.css'), 'header { border-bottom-width: 3px; }\n');
 const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let stack: TestStack;
@@ -68,7 +73,8 @@ beforeAll(async () => {
       // The API's origin: the hosted pages are where a provider's sign-in may come back to.
       OIDC_REDIRECT_URL_BASE: origin,
     },
-    gateway: { PORT: String(port), PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin, SUPPORT_CONTACT: 'help@example.com' },
+    // Branded, as a deployment would be: every page test below meets the brand (axe checks its colour too).
+    gateway: { PORT: String(port), PAGES_DIR: pagesDir, CORS_ORIGINS: app.origin, SUPPORT_CONTACT: 'help@example.com', PRODUCT_NAME: 'Northwind', BRAND_COLOR: '#6b2fb3', BRAND_DIR: brandDir },
   });
   browser = await launchChromium((chromium as { path: string }).path);
   // The first-run page exists only while no admin does, so it is met before any test makes one.
@@ -81,6 +87,7 @@ afterAll(async () => {
   await idp?.stop();
   await app?.close();
   fs.rmSync(pagesDir, { recursive: true, force: true });
+  fs.rmSync(brandDir, { recursive: true, force: true });
 });
 
 afterEach(() => {
@@ -1086,6 +1093,24 @@ describe('the admin console', () => {
     await page.waitForFunction(() => document.body.textContent?.includes('win32 7.1.0 is withdrawn'), { timeout: 10_000 });
     expect(await page.$eval('tr[data-release="win32-7.1.0"]', (r) => r.textContent)).toContain('withdrawn');
     expect((await call(stack.url, 'GET', '/api/desktop/latest-version?platform=win32')).status).toBe(404);
+  });
+});
+
+describe('a branded deployment', () => {
+  it('shows its name and logo in every page’s header and title, and its colour on the buttons', async () => {
+    const page = await freshPage();
+    await page.goto(`${origin}/login`);
+    await waitForHeading(page, 'Sign in');
+    expect(await page.$eval('header', (h) => h.textContent?.trim())).toBe('Northwind');
+    expect(await page.$eval('header img.logo', (i) => (i as any).naturalWidth > 0 && i.getAttribute('src'))).toBe('/brand/logo.svg');
+    expect(await page.title()).toBe('Sign in · Northwind');
+    expect(await page.$eval('button[type=submit]', (b) => getComputedStyle(b).backgroundColor)).toBe('rgb(107, 47, 179)');
+    // The folder's own rule comes after the pages' styles.
+    expect(await page.$eval('header', (h) => getComputedStyle(h).borderBottomWidth)).toBe('3px');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    const theme = await call(origin, 'GET', '/brand/theme.css');
+    expect([theme.status, theme.headers.get('content-type')]).toEqual([200, 'text/css; charset=utf-8']);
+    expect((await call(origin, 'GET', '/brand/brand.css')).status).toBe(404);
   });
 });
 

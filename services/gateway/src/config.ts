@@ -27,6 +27,16 @@ export const gatewaySchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   /** Who a person turns to, shown by the hosted pages where they cannot help themselves (a disabled account): an address or a URL. */
   SUPPORT_CONTACT: z.string().max(200).optional(),
+  /** The product's name on the hosted pages (the notifier's mails read the same variable). Unset: "Account". */
+  PRODUCT_NAME: z.string().trim().min(1).max(60).optional(),
+  /** The pages' accent colour (buttons, links), `#rrggbb`; white text on it must read (a contrast of 4.5:1 or more). */
+  BRAND_COLOR: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, 'expected a colour as #rrggbb')
+    .refine((c) => contrastWithWhite(c) >= 4.5, (c) => ({ message: `white text on ${c} reads at ${contrastWithWhite(c).toFixed(2)}:1; choose a darker colour (4.5:1 at least)` }))
+    .optional(),
+  /** A folder of the pages' brand: `logo.svg` or `logo.png` (shown in every page's header) and `brand.css` (added after the pages' own styles). */
+  BRAND_DIR: z.string().min(1).optional(),
   /** The hosted pages (sign-in, the mailed links' pages, the account console): on, or off for an API alone. */
   PAGES: z.enum(['on', 'off']).default('on'),
   /** Where the pages' build is (npm run build makes apps/web/dist, the default; the gateway image has it there too). */
@@ -89,3 +99,13 @@ export function browserCookieWarnings(config: { NODE_ENV: string; PUBLIC_URL?: s
 export type GatewayConfig = z.infer<typeof gatewayConfig>;
 
 export const loadGatewayConfig = (source: NodeJS.ProcessEnv = process.env): GatewayConfig => loadConfig(gatewayConfig, source, [productionRules]);
+
+/** WCAG's contrast ratio of white text on a `#rrggbb` colour. */
+export function contrastWithWhite(hex: string): number {
+  const channel = (i: number) => {
+    const c = parseInt(hex.slice(1 + i * 2, 3 + i * 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
+  return 1.05 / (luminance + 0.05);
+}

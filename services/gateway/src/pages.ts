@@ -66,21 +66,27 @@ export class Pages {
    */
   constructor(
     readonly dir: string | undefined,
-    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean; supportContact?: string },
+    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean; supportContact?: string; brand?: Brand },
   ) {
     if (!dir || !fs.existsSync(path.join(dir, 'signin.html'))) return;
     const security = withoutHeaders(options.securityHeaders, ['content-security-policy', 'x-frame-options']);
     const common = [...security, 'Content-Security-Policy', pagesPolicy(options.production), 'X-Frame-Options', 'DENY', 'Vary', 'Accept-Encoding'];
     const origins = escapeAttribute(options.returnOrigins.join(' '));
+    const brand = brandFiles(options.brand ?? {});
     const html = new Map<string, StaticFile>();
     for (const name of fs.readdirSync(dir)) {
       if (!name.endsWith('.html')) continue;
-      const text = fs
-        .readFileSync(path.join(dir, name), 'utf8')
-        .replace('<meta name="acct:return-origins" content="" />', `<meta name="acct:return-origins" content="${origins}" />`)
-        .replace('<meta name="acct:support" content="" />', `<meta name="acct:support" content="${escapeAttribute(options.supportContact ?? '')}" />`);
+      const text = branded(
+        fs
+          .readFileSync(path.join(dir, name), 'utf8')
+          .replace('<meta name="acct:return-origins" content="" />', `<meta name="acct:return-origins" content="${origins}" />`)
+          .replace('<meta name="acct:support" content="" />', `<meta name="acct:support" content="${escapeAttribute(options.supportContact ?? '')}" />`),
+        options.brand ?? {},
+        brand,
+      );
       html.set(name, prepared(Buffer.from(text), [...common, 'Content-Type', TYPES['.html'], 'Cache-Control', 'no-cache', 'Referrer-Policy', 'no-referrer']));
     }
+    for (const [name, body] of brand.files) this.files.set(`/brand/${name}`, prepared(body, [...common, 'Content-Type', TYPES[path.extname(name)], 'Cache-Control', 'no-cache']));
     for (const [route, name] of Object.entries(PAGE_PATHS)) {
       const file = html.get(name);
       if (file) this.files.set(route, file);
@@ -118,6 +124,37 @@ export class Pages {
     res.end(method === 'HEAD' ? undefined : body);
     return true;
   }
+}
+
+/** A deployment's look: the product's name, the accent colour, a folder with a logo and extra styles (gateway config, BRAND_*). */
+export interface Brand {
+  productName?: string;
+  color?: string;
+  dir?: string;
+}
+
+/** What the brand adds to the pages: `/brand/theme.css` (the colour, then the folder's brand.css) and the logo, each served from memory. */
+function brandFiles(brand: Brand): { files: Map<string, Buffer>; logo?: string } {
+  const files = new Map<string, Buffer>();
+  const css: string[] = [];
+  // The light scheme's accent (the dark scheme keeps its own, made to read on a dark background).
+  if (brand.color) css.push(`@media not (prefers-color-scheme: dark) { :root { --accent: ${brand.color}; } }\n`);
+  const own = brand.dir ? path.join(brand.dir, 'brand.css') : undefined;
+  if (own && fs.existsSync(own)) css.push(fs.readFileSync(own, 'utf8'));
+  if (css.length) files.set('theme.css', Buffer.from(css.join('\n')));
+  const logo = brand.dir ? ['logo.svg', 'logo.png'].find((name) => fs.existsSync(path.join(brand.dir as string, name))) : undefined;
+  if (logo) files.set(logo, fs.readFileSync(path.join(brand.dir as string, logo)));
+  return { files, ...(logo ? { logo } : {}) };
+}
+
+/** A page with the brand in it: the product's name in its header and root, the logo before it, the theme after the pages' own styles. */
+function branded(html: string, brand: Brand, files: { files: Map<string, Buffer>; logo?: string }): string {
+  const name = brand.productName ? escapeAttribute(brand.productName) : undefined;
+  let text = html;
+  if (name) text = text.replace('data-product="Account"', `data-product="${name}"`).replace('<span class="brand">Account</span>', `<span class="brand">${name}</span>`);
+  if (files.logo) text = text.replace('<span class="brand">', `<img class="logo" src="/brand/${files.logo}" alt="" /><span class="brand">`);
+  if (files.files.has('theme.css')) text = text.replace('</head>', '  <link rel="stylesheet" href="/brand/theme.css" />\n  </head>');
+  return text;
 }
 
 function prepared(body: Buffer, headers: string[]): StaticFile {

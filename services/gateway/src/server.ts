@@ -48,7 +48,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
 function openPages(config: GatewayConfig, logger: Logger): Pages | undefined {
   if (config.PAGES === 'off') return undefined;
   const dir = config.PAGES_DIR ?? defaultPagesDir();
-  const pages = new Pages(dir, { returnOrigins: config.CORS_ORIGINS, securityHeaders: helmetHeaders().flat(), production: config.NODE_ENV === 'production', supportContact: config.SUPPORT_CONTACT });
+  const pages = new Pages(dir, { returnOrigins: config.CORS_ORIGINS, securityHeaders: helmetHeaders().flat(), production: config.NODE_ENV === 'production', supportContact: config.SUPPORT_CONTACT, brand: { productName: config.PRODUCT_NAME, color: config.BRAND_COLOR, dir: config.BRAND_DIR } });
   if (pages.enabled) logger.info({ dir }, 'serving the hosted pages');
   else logger.warn({ dir }, 'the hosted pages are not built there (npm run build makes them; PAGES=off to serve the API alone): /login and /account answer 404');
   return pages.enabled ? pages : undefined;

@@ -36,4 +36,11 @@ describe('gateway config', () => {
     const { loadGatewayConfig } = await import('@acct/gateway');
     expect(() => loadGatewayConfig({ BODY_LIMIT: 'lots' })).toThrow(/^Invalid configuration: BODY_LIMIT: expected a size/);
   });
+
+  it('takes a brand colour only when white text on it reads (WCAG 4.5:1), saying how well it would', async () => {
+    const { loadGatewayConfig } = await import('@acct/gateway');
+    expect(loadGatewayConfig({ BRAND_COLOR: '#6b2fb3' }).BRAND_COLOR).toBe('#6b2fb3');
+    expect(() => loadGatewayConfig({ BRAND_COLOR: '#ffcc00' })).toThrow(/BRAND_COLOR: white text on #ffcc00 reads at 1\.51:1; choose a darker colour/);
+    expect(() => loadGatewayConfig({ BRAND_COLOR: 'purple' })).toThrow(/BRAND_COLOR: expected a colour as #rrggbb/);
+  });
 });
