@@ -3,7 +3,9 @@
 //   npm start            (in another terminal)
 //   npm run docs:screenshots
 // It registers a throwaway user through the API, signs in through the page, and photographs each
-// page at a phone's width in Debian's Chromium (CHROMIUM_PATH to use another).
+// page at a phone's width in Debian's Chromium (CHROMIUM_PATH to use another). SCREENSHOTS_PREFIX
+// names another set (`branded-` for a stack started with PRODUCT_NAME, BRAND_COLOR and BRAND_DIR),
+// SCREENSHOTS_ONLY a few of them (`login,account`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,12 +44,15 @@ const browser = await puppeteer.launch({
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1 });
+  const prefix = process.env.SCREENSHOTS_PREFIX ?? '';
+  const only = process.env.SCREENSHOTS_ONLY ? new Set(process.env.SCREENSHOTS_ONLY.split(',')) : undefined;
   const shoot = async (name, url, settle) => {
     if (url) await page.goto(`${origin}${url}`);
     await page.waitForSelector('h1');
     if (settle) await settle();
-    await page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
-    console.log(`docs/screenshots/${name}.png  ${url ?? page.url().replace(origin, '')}`);
+    if (only && !only.has(name)) return;
+    await page.screenshot({ path: path.join(out, `${prefix}${name}.png`), fullPage: true });
+    console.log(`docs/screenshots/${prefix}${name}.png  ${url ?? page.url().replace(origin, '')}`);
   };
   await shoot('register', '/register');
   await shoot('forgot-password', '/forgot-password');
@@ -68,7 +73,9 @@ try {
   // The admin console, when this deployment lets a first admin register (a fresh npm start does).
   const admin = { name: 'Ada', email: `ada.${stamp}@example.com`, password: 'correct horse battery staple' };
   const adminRegistered = await fetch(`${gateway}/api/auth/admin/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) });
-  if (adminRegistered.status !== 201) {
+  if (only && !only.has('admin-users')) {
+    // Not asked for.
+  } else if (adminRegistered.status !== 201) {
     console.log(`admin console: skipped (the first admin could not register here: ${adminRegistered.status})`);
   } else {
     const adminPage = await browser.newPage();
