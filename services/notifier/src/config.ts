@@ -24,6 +24,8 @@ export const notifierSchema = z.object({
   MAIL_DIR: env.string('.stack/mail'),
   MAIL_FROM: env.string('Account Service <no-reply@example.com>'),
   PRODUCT_NAME: env.string('Account Service'),
+  /** Who a person turns to (an address or a URL), named at the end of every mail; the gateway's pages read the same variable. */
+  SUPPORT_CONTACT: z.string().trim().max(200).optional(),
   /** A folder of the deployment's own mail templates (`<name>.txt`, `<name>.html`), each replacing the built-in one; checked at start. */
   MAIL_TEMPLATES_DIR: z.string().optional(),
   /** Firebase service-account JSON (inline or a file); without it pushes are logged, not sent. */

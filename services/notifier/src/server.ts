@@ -33,7 +33,7 @@ export async function startNotifier(config: NotifierConfig, logger: Logger, over
     const devices = new DeviceTokenRepository(mongo);
     await devices.init();
     const consumer = new EventConsumer(
-      { devices, push, mailer, templates, productName: config.PRODUCT_NAME, logger },
+      { devices, push, mailer, templates, productName: config.PRODUCT_NAME, supportContact: config.SUPPORT_CONTACT, logger },
       new IdempotencyStore(redis, { claimTtlMs: config.CLAIM_TTL_MS, doneTtlSeconds: config.DONE_TTL_SECONDS }),
       { exchange: config.EVENTS_EXCHANGE, prefetch: config.PREFETCH, queues: queueSpecs(config.QUEUE_PREFIX, config.RETRY_DELAYS_MS), observe: eventMetrics(registry) },
       logger,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Templates, TEMPLATE_NAMES } from '../src/domain/templates';
 import { mailSamples } from '../src/domain/mail-samples';
 import { mailTemplates } from '../src/mail-templates';
+import { composeMail } from '../src/domain/notifications';
 import { writePreviews } from '../src/tools/mail-preview';
 import { sendTestMail } from '../src/tools/mail-test';
 
@@ -30,6 +31,17 @@ describe('mail templates', () => {
     expect(templates.problems(samples)).toEqual([]);
   });
 
+  it('end every mail with who to turn to where the deployment names someone (SUPPORT_CONTACT), and with nothing where it does not', () => {
+    const deps = { templates: new Templates(), productName: 'Acme' };
+    const values = mailSamples('Acme')['password-reset-completed'];
+    const helped = composeMail({ ...deps, supportContact: 'help@acme.example' }, 'password-reset-completed', values);
+    expect(helped.text.trimEnd().endsWith('Questions? Contact help@acme.example.')).toBe(true);
+    expect(helped.html).toContain('<p>Questions? Contact help@acme.example.</p>');
+    for (const name of TEMPLATE_NAMES) expect([name, composeMail({ ...deps, supportContact: 'help@acme.example' }, name, mailSamples('Acme')[name]).text.includes('help@acme.example')]).toEqual([name, true]);
+    const alone = composeMail(deps, 'password-reset-completed', values);
+    expect(alone.text).not.toContain('Questions?');
+  });
+
   it('take a deployment’s own file over the built-in one of its name, and keep the built-in rest', () => {
     const own = folder();
     fs.writeFileSync(path.join(own, 'admin-otp.txt'), 'Your code for {{productName}}: {{code}}');
@@ -43,7 +55,7 @@ describe('mail templates', () => {
     fs.writeFileSync(path.join(own, 'admin-code.txt'), 'misnamed');
     fs.writeFileSync(path.join(own, 'account-deleted.html'), '<p>Goodbye {{name}}, from {{teamName}}</p>');
     expect(() => mailTemplates({ MAIL_TEMPLATES_DIR: own, PRODUCT_NAME: 'Acme' })).toThrow(
-      /MAIL_TEMPLATES_DIR: admin-code\.txt in MAIL_TEMPLATES_DIR names no mail .*; account-deleted: template value missing: teamName \(the values this mail gives: productName, name\)/,
+      /MAIL_TEMPLATES_DIR: admin-code\.txt in MAIL_TEMPLATES_DIR names no mail .*; account-deleted: template value missing: teamName \(the values this mail gives: productName, support, name\)/,
     );
     expect(() => mailTemplates({ MAIL_TEMPLATES_DIR: path.join(own, 'nowhere'), PRODUCT_NAME: 'Acme' })).toThrow(/does not exist/);
   });

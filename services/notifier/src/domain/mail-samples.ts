@@ -5,8 +5,8 @@ import type { TemplateName } from './templates';
 
 const link = (path: string) => `https://app.example.com${path}`;
 
-export function mailSamples(productName: string): Record<TemplateName, Record<string, string>> {
-  const base = { productName, name: 'Grace' };
+export function mailSamples(productName: string, support = ''): Record<TemplateName, Record<string, string>> {
+  const base = { productName, support, name: 'Grace' };
   return {
     'admin-otp': { ...base, code: '042917', minutes: '5' },
     'password-reset-requested': { ...base, resetUrl: link('/reset-password?token=example'), minutes: '30' },

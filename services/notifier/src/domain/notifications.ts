@@ -172,15 +172,18 @@ async function pushTo(deps: Needs<'devices' | 'push' | 'logger'>, userId: string
   return 'sent';
 }
 
-async function mail(deps: Needs<'templates' | 'mailer' | 'productName'>, template: TemplateName, to: string, eventId: string, values: Record<string, string>): Promise<Outcome> {
+async function mail(deps: Needs<'templates' | 'mailer' | 'productName' | 'supportContact'>, template: TemplateName, to: string, eventId: string, values: Record<string, string>): Promise<Outcome> {
   await deps.mailer.send({ to, id: eventId, ...composeMail(deps, template, values) });
   return 'sent';
 }
 
-/** A mail as it goes out: its subject and both bodies, filled with the event's values and the product's name. */
-export function composeMail(deps: Needs<'templates' | 'productName'>, template: TemplateName, values: Record<string, string>): { subject: string; text: string; html: string } {
-  return { subject: SUBJECTS[template](deps.productName), ...deps.templates.render(template, { ...values, productName: deps.productName }) };
+/** A mail as it goes out: its subject and both bodies, filled with the event's values, the product's name and who to turn to. */
+export function composeMail(deps: Needs<'templates' | 'productName' | 'supportContact'>, template: TemplateName, values: Record<string, string>): { subject: string; text: string; html: string } {
+  return { subject: SUBJECTS[template](deps.productName), ...deps.templates.render(template, { ...values, productName: deps.productName, support: supportLine(deps.supportContact) }) };
 }
+
+/** The last line of every mail: who to turn to, where the deployment names someone. */
+export const supportLine = (contact: string | undefined): string => (contact ? `Questions? Contact ${contact}.` : '');
 
 function hoursUntil(iso: string): string {
   return String(Math.max(1, Math.round((Date.parse(iso) - Date.now()) / 3_600_000)));

@@ -56,6 +56,8 @@ export interface NotifierDeps {
   mailer: Mailer;
   templates: Templates;
   productName: string;
+  /** Who a person turns to, named at the end of every mail (SUPPORT_CONTACT); none: the line is empty. */
+  supportContact?: string;
   logger: Logger;
 }
 

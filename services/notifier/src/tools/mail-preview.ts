@@ -14,7 +14,7 @@ const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp
 
 export function writePreviews(folder: string, env: NodeJS.ProcessEnv = process.env): string {
   const config = loadNotifierConfig(env);
-  const deps = { templates: mailTemplates(config), productName: config.PRODUCT_NAME };
+  const deps = { templates: mailTemplates(config), productName: config.PRODUCT_NAME, supportContact: config.SUPPORT_CONTACT };
   const samples = mailSamples(config.PRODUCT_NAME);
   fs.mkdirSync(folder, { recursive: true });
   const items: string[] = [];

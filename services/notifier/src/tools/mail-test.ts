@@ -14,7 +14,7 @@ export async function sendTestMail(to: string, name: string, env: NodeJS.Process
   if (!isDeliverableEmail(to)) throw new Error(`Not an address to send to: ${JSON.stringify(to)}. Usage: npm run mail:test -- you@example.com [${TEMPLATE_NAMES.join('|')}]`);
   if (!(TEMPLATE_NAMES as readonly string[]).includes(name)) throw new Error(`No mail is called ${JSON.stringify(name)}; the mails are: ${TEMPLATE_NAMES.join(', ')}`);
   const config = loadNotifierConfig(env);
-  const deps = { templates: mailTemplates(config), productName: config.PRODUCT_NAME };
+  const deps = { templates: mailTemplates(config), productName: config.PRODUCT_NAME, supportContact: config.SUPPORT_CONTACT };
   const mail = composeMail(deps, name as TemplateName, mailSamples(config.PRODUCT_NAME)[name as TemplateName]);
   const mailer = chooseMailer(config, createLogger({ level: 'silent' }));
   try {
