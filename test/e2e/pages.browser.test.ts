@@ -808,8 +808,8 @@ describe('signing in by email', () => {
   const signInMails = (address: string) => mails().filter((m) => m.includes(`To: ${address}`) && m.includes('Subject: Sign in to')).length;
 
   /** On the sign-in page: the email choice, the address, and the mail asked for; the page then waits for the link or the code. */
-  async function askByEmail(page: Page, address: string): Promise<void> {
-    await page.goto(`${origin}/login`);
+  async function askByEmail(page: Page, address: string, from = '/login'): Promise<void> {
+    await page.goto(`${origin}${from}`);
     await waitForHeading(page, 'Sign in');
     await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b: any) => b.textContent === 'Email me a sign-in link' && !b.closest('[hidden]')), { timeout: 10_000 });
     await press(page, 'Email me a sign-in link');
@@ -820,14 +820,19 @@ describe('signing in by email', () => {
     await waitForHeading(page, 'Check your email');
   }
 
-  it('signs the browser that asked in from the mailed link, once: the link leaves the address bar, and used again it says so', async () => {
+  it('signs the browser that asked in from the mailed link, once, and goes where the sign-in was to return; the link leaves the address bar, and used again it says so', async () => {
     const user = await registerAndLogin(stack);
     const page = await freshPage();
-    await askByEmail(page, user.account.email);
+    await askByEmail(page, user.account.email, `/login?return_to=${encodeURIComponent('/account?came=back')}`);
     expect(await accessibilityProblems(page)).toEqual([]);
     const { link } = await signInMail(user.account.email);
     expect(new URL(link).pathname).toBe('/login');
-    await page.goto(link);
+    // Opened as a mail's link is: a new tab of the same browser.
+    const tab = await page.browserContext().newPage();
+    await tab.goto(link);
+    await tab.waitForFunction(() => location.pathname === '/account' && location.search === '?came=back', { timeout: 10_000 });
+    await tab.close();
+    await page.goto(`${origin}/account`);
     await page.waitForFunction(() => location.pathname === '/account' && document.querySelector('h1')?.textContent === 'Your account', { timeout: 10_000 });
     await page.waitForSelector('.activity li[data-type=signed_in]');
     expect(await page.$eval('.activity li[data-type=signed_in]', (i) => i.textContent ?? '')).toContain('method: email');

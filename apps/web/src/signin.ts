@@ -38,7 +38,13 @@ const offerPasskeyInAutofill = (options: unknown) =>
 
 /** Kept in this tab across a provider's round trip: where to go once it signed in. */
 const PROVIDER_RETURN = 'acct:after-provider';
-const afterSignIn = returnTarget(sessionStorage.getItem(PROVIDER_RETURN) ?? params.get('return_to'), allowedOrigins, kind === 'admin' ? '/admin' : '/account');
+/** Kept in this browser (not only this tab: a mail's link opens a new one) between asking for a sign-in by email and its link. */
+const EMAIL_RETURN = 'acct:after-email';
+const afterSignIn = returnTarget(
+  sessionStorage.getItem(PROVIDER_RETURN) ?? (params.has('email_sign_in') ? localStorage.getItem(EMAIL_RETURN) : null) ?? params.get('return_to'),
+  allowedOrigins,
+  kind === 'admin' ? '/admin' : '/account',
+);
 /** A page of this site, carrying the return address on. */
 function withReturn(to: string, query: Record<string, string> = {}): string {
   const search = new URLSearchParams(query);
@@ -66,6 +72,7 @@ function showError(status: ReturnType<typeof statusLine>, error: ApiError, field
 
 function signedIn(): void {
   sessionStorage.removeItem(PROVIDER_RETURN);
+  localStorage.removeItem(EMAIL_RETURN);
   if (afterSignIn) {
     location.assign(afterSignIn);
     return;
@@ -298,6 +305,8 @@ function emailSignInView(prefill = ''): void {
         showError(status, answer.error, { email });
         return;
       }
+      // The link comes back to this browser, maybe in another tab: where to go then.
+      localStorage.setItem(EMAIL_RETURN, afterSignIn);
       emailCodeView(address, answer.data.flow, answer.data.expiresIn);
     },
     email.wrapper,
