@@ -113,6 +113,9 @@ export const splitList = (value: string): string[] =>
 /** What proxy-addr (and express's `trust proxy`) takes: none, all, a hop count, or addresses and subnets. */
 export type TrustProxy = boolean | number | string[];
 
+/** Whether a boolean variable's value is on, as `env.bool` reads it (a rule reading a raw value asks this too). */
+export const isOn = (value: string | undefined): boolean => value === 'true' || value === '1' || value === 'yes';
+
 /** Helpers for the variable shapes every service repeats. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
@@ -123,7 +126,7 @@ export const env = {
     z
       .enum(['true', 'false', '1', '0', 'yes', 'no'])
       .default(fallback ? 'true' : 'false')
-      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+      .transform(isOn),
   nodeEnv: () => z.enum(['development', 'test', 'production']).default('development'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Comma-separated values, trimmed, empty ones dropped; each must pass `item` when given. */

@@ -354,7 +354,7 @@ export class MemorySignInFlows implements SignInFlows {
       if (previous) this.flows.delete(previous);
       this.owners.set(`${flow.kind}:${secondStep}`, id);
     }
-    return { token: `${id}.${secret}`, code, expiresAt };
+    return { id, token: `${id}.${secret}`, code, expiresAt };
   }
 
   async attempt(token: string, prove: (challenge: OpenChallenge) => Promise<ProofVerdict>): Promise<AttemptResult> {

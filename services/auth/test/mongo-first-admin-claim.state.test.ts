@@ -9,7 +9,6 @@ let connection: Connection;
 let claims: MongoFirstAdminClaim;
 beforeAll(async () => {
   connection = await mongoose.createConnection(testUrls().mongo, { dbName: isolatedNames('firstadmin').mongoDb }).asPromise();
-  claims = new MongoFirstAdminClaim(connection);
 });
 afterAll(async () => {
   await connection.dropDatabase();
@@ -18,6 +17,8 @@ afterAll(async () => {
 beforeEach(async () => {
   await connection.collection('admins').deleteMany({});
   await connection.collection('settings').deleteMany({});
+  // A replica's own: it keeps "an admin exists" once it has seen one.
+  claims = new MongoFirstAdminClaim(connection);
 });
 
 describe('MongoFirstAdminClaim', () => {
@@ -38,6 +39,16 @@ describe('MongoFirstAdminClaim', () => {
     await connection.collection('admins').insertOne({ email: 'ada@example.com', role: 'admin' });
     expect(await claims.claim()).toBeUndefined();
     expect(await claims.available()).toBe(false);
+  });
+
+  it('keeps "not available" once it has seen an admin, which never goes (a sign-in page asks on every view)', async () => {
+    expect(await claims.available()).toBe(true);
+    await connection.collection('admins').insertOne({ email: 'ada@example.com', role: 'admin' });
+    expect(await claims.available()).toBe(false);
+    await connection.collection('admins').deleteMany({});
+    expect(await claims.available()).toBe(false);
+    // A replica that never saw one reads the store.
+    expect(await new MongoFirstAdminClaim(connection).available()).toBe(true);
   });
 
   it('says it is available until it is claimed, and again once released', async () => {

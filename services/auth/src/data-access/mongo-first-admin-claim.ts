@@ -5,10 +5,17 @@ import type { FirstAdminClaim } from '../domain/account/ports';
 import { isDuplicateKey } from '@acct/shared/mongo';
 
 export class MongoFirstAdminClaim implements FirstAdminClaim {
+  /** Once an admin exists it always will (the last one cannot go): every sign-in page asks, so the answer is then kept. */
+  private adminExists = false;
+
   constructor(private readonly mongo: Connection) {}
 
   async available(): Promise<boolean> {
-    if ((await this.mongo.collection('admins').estimatedDocumentCount()) > 0) return false;
+    if (this.adminExists) return false;
+    if ((await this.mongo.collection('admins').estimatedDocumentCount()) > 0) {
+      this.adminExists = true;
+      return false;
+    }
     return (await this.mongo.collection<{ _id: string }>('settings').findOne({ _id: 'first-admin' })) === null;
   }
 

@@ -118,7 +118,7 @@ export class RedisSignInFlows implements SignInFlows {
     this.redis = redis as ScriptClient;
   }
 
-  async open(flow: NewSignInFlow, options: { mailCode?: boolean; key?: { id: string; secret: string } } = {}): Promise<{ token: string; code?: string; expiresAt: Date }> {
+  async open(flow: NewSignInFlow, options: { mailCode?: boolean; key?: { id: string; secret: string } } = {}): Promise<{ id: string; token: string; code?: string; expiresAt: Date }> {
     if (options.key && !STATE.test(options.key.id)) throw new Error('A flow id must be 20-128 base64url characters');
     const token = options.key ? { ...options.key, value: `${options.key.id}.${options.key.secret}` } : mintToken();
     const ttlMs = this.options.ttlMs[flow.purpose];
@@ -153,7 +153,7 @@ export class RedisSignInFlows implements SignInFlows {
       const previous = await this.redis.set(ownerKey(flow.kind, secondStep), token.id, 'PX', ttlMs, 'GET');
       if (previous && previous !== token.id) await this.redis.del(flowKey(previous));
     }
-    return { token: token.value, code, expiresAt };
+    return { id: token.id, token: token.value, code, expiresAt };
   }
 
   async attempt(challengeToken: string, prove: (challenge: OpenChallenge) => Promise<ProofVerdict>): Promise<AttemptResult> {

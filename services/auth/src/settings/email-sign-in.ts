@@ -2,7 +2,7 @@
 // may, whether the first link may make a user's account, how long a mail's link and code work, and
 // the page that takes the link. Off unless turned on: a new way in is the deployment's choice.
 import { z } from 'zod';
-import { env, isLocalUrl, type AccountKind } from '@acct/shared';
+import { env, isLocalUrl, isOn, type AccountKind } from '@acct/shared';
 import { feature } from './feature';
 
 /** The gateway's hosted sign-in pages on a development machine. */
@@ -29,7 +29,7 @@ export const emailSignInSettings = feature({
     ttlSeconds: v.EMAIL_SIGN_IN_TTL_SECONDS,
     urlBase: { user: v.EMAIL_SIGN_IN_URL_BASE_USER ?? DEVELOPMENT_PAGES.user, admin: v.EMAIL_SIGN_IN_URL_BASE_ADMIN ?? DEVELOPMENT_PAGES.admin },
   }),
-  rules: (given) => (on(given.EMAIL_SIGN_UP) && !on(given.EMAIL_SIGN_IN) ? [['EMAIL_SIGN_UP', 'needs EMAIL_SIGN_IN=true: a sign-up by email is the first email sign-in']] : []),
+  rules: (given) => (isOn(given.EMAIL_SIGN_UP) && !isOn(given.EMAIL_SIGN_IN) ? [['EMAIL_SIGN_UP', 'needs EMAIL_SIGN_IN=true: a sign-up by email is the first email sign-in']] : []),
   /** Every page that takes a link is a public https page: the link carries a sign-in. */
   production: (given) => {
     const refused: Array<[string, string]> = [];
@@ -38,7 +38,7 @@ export const emailSignInSettings = feature({
       ['EMAIL_SIGN_IN_ADMINS', 'EMAIL_SIGN_IN_URL_BASE_ADMIN'],
     ];
     for (const [flag, name] of pages) {
-      if (!on(given[flag])) continue;
+      if (!isOn(given[flag])) continue;
       const url = given[name];
       if (!url) refused.push([name, `required in production with ${flag}: the public page that takes a sign-in link`]);
       else if (isLocalUrl(url) || !/^https:\/\//i.test(url)) refused.push([name, 'must be a public https page in production (the link signs a browser in)']);
@@ -48,5 +48,3 @@ export const emailSignInSettings = feature({
   weakened: (s) => (s.kinds.includes('admin') ? ['EMAIL_SIGN_IN_ADMINS=true: admins may start a sign-in from their mailbox (their own second factor is still asked for)'] : []),
   policy: (s) => ({ emailSignIn: s }),
 });
-
-const on = (value: string | undefined) => value === 'true' || value === '1' || value === 'yes';

@@ -63,6 +63,14 @@ describe('trusting a browser', () => {
     expect(await login(deps, 'user', { email: 'grace@example.com', password: 'right password' }, fromBrowser(token))).toMatchObject({ kind: 'otp_required' });
   });
 
+  it('cancels no pending removal of the second factors: a trusted browser proves no factor now (the recovery model)', async () => {
+    const { deps, token, user } = await trustedOnce();
+    const now = new Date();
+    await deps.recoveries.schedule({ kind: 'user', accountId: user.id, requestedAt: now, dueAt: new Date(now.getTime() + 3_600_000), remindAt: now });
+    expect(await login(deps, 'user', { email: 'grace@example.com', password: 'right password' }, fromBrowser(token))).toMatchObject({ kind: 'session' });
+    expect(await deps.recoveries.pendingFor('user', user.id)).toBeDefined();
+  });
+
   it('is forgotten, not only outdated, whenever every session of the account ends (a reset of its factors, a new password, a disable)', async () => {
     const { deps, user } = await trustedOnce();
     expect(deps.trustedBrowsers.browsers.size).toBe(1);

@@ -24,7 +24,8 @@ export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
 const TEMPLATE_DIR = path.resolve(__dirname, '..', '..', 'templates');
 
-const escapeHtml = (value: string) =>
+/** A value as HTML text (the HTML body's values, a preview's). */
+export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 export class Templates {

@@ -8,9 +8,7 @@ import { loadNotifierConfig } from '../config';
 import { mailTemplates } from '../mail-templates';
 import { mailSamples } from '../domain/mail-samples';
 import { composeMail } from '../domain/notifications';
-import { TEMPLATE_NAMES } from '../domain/templates';
-
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+import { TEMPLATE_NAMES, escapeHtml as escape } from '../domain/templates';
 
 export function writePreviews(folder: string, env: NodeJS.ProcessEnv = process.env): string {
   const config = loadNotifierConfig(env);

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import type { AccessClaims, AccountKind } from '@acct/shared';
 import { AppError, allowedReturnTarget, kindLabel } from '@acct/shared';
 import { AuthErrors, identityRedirectErrors, type IdentityErrorCode } from '../../errors';
-import type { Account } from '../shared/account';
+import { displayName, type Account } from '../shared/account';
 import { callerAccount, hasRecentProof } from '../shared/access';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { removeWayIn } from '../shared/ways-in';
@@ -298,12 +298,6 @@ function withParams(target: string, params: Record<string, string>): string {
   const url = new URL(target);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   return url.href;
-}
-
-/** The contract's 2-20 characters: the provider's name, else the address's local part, cut to fit. */
-function displayName(name: string | undefined, email: string): string {
-  const candidate = [name?.trim(), email.split('@')[0]].find((n) => n && [...n].length >= 2) ?? 'User';
-  return [...candidate].slice(0, 20).join('').trim();
 }
 
 const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');

@@ -76,6 +76,12 @@ export function toAccountRecord(kind: AccountKind, account: Account): AccountRec
 }
 
 /** An account id as the stores make them: 24 hexadecimal digits. */
+/** A new account's name when none was typed (an identity provider's sign-up, a sign-up by email): the given name, else the address's local part, as the contract's 2-20 characters. */
+export function displayName(name: string | undefined, email: string): string {
+  const candidate = [name?.trim(), email.split('@')[0]].find((n) => n && [...n].length >= 2) ?? 'User';
+  return [...candidate].slice(0, 20).join('').trim();
+}
+
 export const isAccountId = (id: string) => /^[0-9a-fA-F]{24}$/.test(id);
 
 /** A session id as the session store makes them: 128 random bits, base64url. */

@@ -204,7 +204,7 @@ export interface SignInFlows {
    * Opens a flow. A second step ends the account's older one and, with `mailCode`, draws the 6-digit
    * code to mail; `key` gives the id and secret (an identity flow's), else a token is minted.
    */
-  open(flow: NewSignInFlow, options?: { mailCode?: boolean; key?: { id: string; secret: string } }): Promise<{ token: string; code?: string; expiresAt: Date }>;
+  open(flow: NewSignInFlow, options?: { mailCode?: boolean; key?: { id: string; secret: string } }): Promise<{ id: string; token: string; code?: string; expiresAt: Date }>;
   /**
    * A second step: counts one attempt, then asks `prove` whether the presented proof holds. A true
    * answer uses the flow up, a false one counts as a wrong code, `used` as neither.

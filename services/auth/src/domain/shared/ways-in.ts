@@ -1,9 +1,10 @@
 // An account's ways in: its password, the factors that sign in by themselves (passkeys, or any method
 // the registry says does), its linked identities, and its mailbox where the deployment lets the kind
-// sign in by email (an admin's only beside a second factor of their own, which that sign-in asks for). The rule that lives here: an account never removes its last way in, by any
-// route, in any order (one check, under one lock per account, shared by unlinking an identity,
-// removing such a factor and turning the password off). What a mailbox may remove is mailbox.ts's
-// rule: nothing by itself.
+// sign in by email (an admin's only beside a second factor of their own, which that sign-in asks
+// for). The rule that lives here: an account never removes its last way in, by any route, in any
+// order (one check, under one lock per account, shared by unlinking an identity, removing such a
+// factor and turning the password off). What a mailbox may remove is mailbox.ts's rule: nothing by
+// itself.
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { exclusively } from './exclusively';

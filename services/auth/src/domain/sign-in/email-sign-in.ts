@@ -22,7 +22,7 @@
 // - A credential change between the mail and its use (a reset, an undo, a disable) ends it.
 import { kindLabel, type AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../errors';
-import type { Account } from '../shared/account';
+import { displayName, type Account } from '../shared/account';
 import { enforceLimit, withinLimit } from '../shared/limits';
 import type { MailedSignIn, Needs, RequestContext, SignInFlow } from './ports';
 import { asBody, requireCode, requireEmail } from '../shared/validation';
@@ -65,7 +65,7 @@ export async function requestEmailSignIn(
   // Per address, whoever asks: bounds the mail it gets without a 429 that would say "no" (as forgot-password does).
   const mail = (await deps.loginAttempts.isKnown(kind, email, ctx.budget)) || (await withinLimit(deps, 'forgotEmail', `sign-in:${kind}:${email}`));
   const flow = await deps.flows.open({ purpose: 'email', kind, proven: [], next: ['email_sign_in'], email, ip: ctx.ip });
-  await deps.resetRequests.enqueue({ purpose: 'sign_in', kind, email, ip: ctx.ip, requestId: ctx.requestId, mail, flowId: flow.token.split('.')[0] });
+  await deps.resetRequests.enqueue({ purpose: 'sign_in', kind, email, ip: ctx.ip, requestId: ctx.requestId, mail, flowId: flow.id });
   return { flowToken: flow.token, expiresInSeconds: deps.policy.emailSignIn.ttlSeconds };
 }
 
@@ -174,7 +174,7 @@ async function signUp(deps: Needs<'accounts' | 'policy' | 'activity' | 'logger'>
   if (!email || flow.kind !== 'user' || !deps.policy.emailSignIn.signUp) throw AuthErrors.emailLinkInvalid();
   const created = await deps.accounts.user.create({
     email,
-    name: nameFromAddress(email),
+    name: displayName(undefined, email),
     passwordHash: null,
     role: 'user',
     ...(verifiesEmail(deps, 'user') ? { emailVerified: true } : {}),
@@ -196,11 +196,4 @@ async function proveAddress(deps: Needs<'accounts' | 'factors' | 'factorMethods'
   }
   await addressAnswered(deps, kind, account, ctx);
   return current;
-}
-
-/** A new account's name: the address's local part, as the contract's 2 to 20 characters. */
-function nameFromAddress(email: string): string {
-  const local = email.split('@')[0].replace(/[^\p{L}\p{N}._-]/gu, '');
-  const name = [...local].slice(0, 20).join('');
-  return name.length >= 2 ? name : 'User';
 }

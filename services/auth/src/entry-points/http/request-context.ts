@@ -7,13 +7,14 @@ import type { RequestContext } from '../../domain/ports';
 export function requestContext(req: Request): RequestContext {
   const ip = canonicalAddress(req.get(InternalHeaders.clientIp)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
   const userAgent = req.get('user-agent');
+  const trustedBrowser = req.get(InternalHeaders.trustedBrowser);
   return {
     ip,
     budget: addressBudget(ip),
     requestId: req.get(InternalHeaders.requestId),
     fromBrowserPage: req.get('origin') !== undefined,
     ...(userAgent ? { userAgent: userAgent.slice(0, 200) } : {}),
-    ...(req.get(InternalHeaders.trustedBrowser) ? { trustedBrowser: req.get(InternalHeaders.trustedBrowser) } : {}),
+    ...(trustedBrowser ? { trustedBrowser } : {}),
   };
 }
 
