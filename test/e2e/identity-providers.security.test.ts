@@ -1,6 +1,5 @@
 // Identity providers: sign-in, linking and the development provider.
 
-import net from 'node:net';
 import mongoose from 'mongoose';
 import path from 'node:path';
 import { Secret, TOTP } from 'otpauth';
@@ -10,6 +9,7 @@ import { proofRunsOut, testUrls } from '@acct/test-harness/isolation';
 import { startIdentityProvider, type TestIdentityProvider } from '@acct/test-harness/oidc-provider';
 import { RedirectBrowser, type Landing } from '@acct/test-harness/redirect-browser';
 import { until } from '@acct/test-harness/until';
+import { freePort } from '@acct/test-harness/ports';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { stopChild } from '@acct/test-harness/processes';
@@ -499,17 +499,6 @@ describe('identity-providers.security', () => {
       expect((await browser.follow(userCallback)).url.href).toBe(APP);
     });
   });
-
-  function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const server = net.createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as net.AddressInfo;
-        server.close(() => resolve(port));
-      });
-    });
-  }
 });
 
 // The guide's try-it recipe for sign-in with a provider (docs/guide.md): `npm run dev:idp` starts a provider and

@@ -21,6 +21,7 @@ import { deleteRedisPrefix, scanKeys } from '@acct/test-harness/isolation';
 import { startIdentityProvider, type TestIdentityProvider } from '@acct/test-harness/oidc-provider';
 import { decodeQuotedPrintable } from '@acct/test-harness/smtp';
 import { until } from '@acct/test-harness/until';
+import { freePort } from '@acct/test-harness/ports';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
 
 // The page's own names, inside the functions run in the browser (this program is typed for Node).
@@ -1163,13 +1164,6 @@ async function serveApp(): Promise<{ origin: string; close(): Promise<void> }> {
   return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** oidc-provider's development forms: the login (any password), then the consent. */
 async function signInAtProvider(page: Page, login: string): Promise<void> {

@@ -5,25 +5,15 @@
 // writes since (sessions, revocations) were undone.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { scaled } from '@acct/test-harness/time-scale';
 import { until } from '@acct/test-harness/until';
+import { freePort } from '@acct/test-harness/ports';
 
 const scripts = path.resolve(__dirname, '../../deploy/kubernetes/stores-ha');
 const HOST = '127.0.0.1';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * `count` distinct free ports. Each is given back to the system before the next is asked for, and the

@@ -80,6 +80,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw err;
   }
   closers.push(...options.closers, { name: 'health', close: () => health.close() });
+  // Last, once nothing serves /metrics: prom-client's GC observer holds the registry for the process's
+  // life, and a metric's collect holds what it reads (auth's outbox gauge, its every store). Emptied,
+  // the registry holds nothing of the stopped service (a test worker starts many in one process).
+  const registry = options.metrics;
+  if (registry) closers.push({ name: 'metrics', close: () => registry.clear() });
   logger.info({ port: options.app ? port : undefined, healthPort: health.port }, `${name} started`);
   return {
     port,
