@@ -16,7 +16,7 @@ module.exports = {
     // but jest's module system does not: they are compiled to CommonJS for the tests alone.
     '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', esModuleInterop: true }, diagnostics: false }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose|oidc-provider)/)'],
   moduleNameMapper: {
     '^bson$': '<rootDir>/test/setup/bson-once.js',
     '^@acct/(shared|mongo-standin|verifier|client)$': '<rootDir>/libs/$1/src',

@@ -126,6 +126,11 @@ async function main() {
     RESET_URL_BASE_USER: process.env.RESET_URL_BASE_USER ?? `http://localhost:${gatewayPort}/reset-password`,
     RESET_URL_BASE_ADMIN: process.env.RESET_URL_BASE_ADMIN ?? `http://localhost:${gatewayPort}/admin/reset-password`,
     EMAIL_LINK_URL_BASE: process.env.EMAIL_LINK_URL_BASE ?? `http://localhost:${gatewayPort}/account/email`,
+    // As an OpenID provider (OPENID_PROVIDER=true): the issuer is the gateway, and without apps of its
+    // own the desktop example (examples/desktop-sign-in.mjs) is one.
+    OPENID_ISSUER: process.env.OPENID_ISSUER ?? `http://localhost:${gatewayPort}`,
+    OPENID_CLIENTS:
+      process.env.OPENID_CLIENTS ?? JSON.stringify([{ id: 'desktop', name: 'Desktop (example)', firstParty: true, native: true, redirectUris: ['http://127.0.0.1/callback'] }]),
   }));
   const backends = [auth, desktop, notifier];
   const gateway = await launch('gateway', async () => ({

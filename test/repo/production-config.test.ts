@@ -43,9 +43,34 @@ describe('production configuration', () => {
     ['the published development MFA key', { MFA_ENCRYPTION_KEY: '0'.repeat(64) }, /^Invalid configuration: MFA_ENCRYPTION_KEY: the published development key/],
     ['a passkey relying party on localhost', { WEBAUTHN_RP_ID: 'localhost' }, /^Invalid configuration: WEBAUTHN_RP_ID: names this machine/],
     ['a plain-http passkey origin', { WEBAUTHN_ORIGINS: 'https://app.example.com,http://admin.example.com' }, /^Invalid configuration: WEBAUTHN_ORIGINS: .*refused: http:\/\/admin\.example\.com/],
+    ['the OpenID provider on without its issuer', { OPENID_PROVIDER: 'true' }, /^Invalid configuration: OPENID_ISSUER: required in production with OPENID_PROVIDER/],
+    ['the OpenID provider on a plain-http issuer', { OPENID_PROVIDER: 'true', OPENID_ISSUER: 'http://api.example.com' }, /^Invalid configuration: OPENID_ISSUER: must be the public https origin/],
   ])('refuses auth in production with %s', (_label, change, message) => {
     expect(() => loadAuthConfig({ ...authProduction, ...change })).toThrow(message);
     expect(() => loadAuthConfig({ ...authProduction, ...change, NODE_ENV: 'development' })).not.toThrow();
+  });
+
+  it('takes the OpenID provider on a public https issuer in production, its apps as given (the control)', () => {
+    const apps = [{ id: 'desktop', name: 'Desktop', firstParty: true, native: true, redirectUris: ['http://127.0.0.1/callback'] }];
+    expect(loadAuthConfig({ ...authProduction, OPENID_PROVIDER: 'true', OPENID_ISSUER: 'https://api.example.com/', OPENID_CLIENTS: JSON.stringify(apps) }).openid).toMatchObject({
+      enabled: true,
+      issuer: 'https://api.example.com',
+      clients: [{ id: 'desktop', kind: 'user', firstParty: true, native: true, scopes: ['openid', 'profile', 'email', 'offline_access'] }],
+      cookieKeys: [],
+    });
+  });
+
+  it.each([
+    ['apps that are not JSON', { OPENID_CLIENTS: '[{' }, /OPENID_CLIENTS: expected a JSON array/],
+    ['an app twice', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'] }, { id: 'a', name: 'A', redirectUris: ['https://a.example/cb'] }]) }, /OPENID_CLIENTS: app id "a" is given twice/],
+    ['an app without a redirect URI', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: [] }]) }, /OPENID_CLIENTS: app 0.redirectUris/],
+    ['a scope no app may have', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'], scopes: ['admin'] }]) }, /OPENID_CLIENTS: app 0.scopes.0/],
+    ['a secret of an app not listed', { OPENID_CLIENT_SECRETS: JSON.stringify({ b: 's'.repeat(32) }) }, /OPENID_CLIENT_SECRETS: secrets for apps not in OPENID_CLIENTS: b/],
+    ['a short app secret', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'] }]), OPENID_CLIENT_SECRETS: JSON.stringify({ a: 'short' }) }, /OPENID_CLIENT_SECRETS: expected a JSON object of app id to a secret of at least 32 characters/],
+    ['a secret for a native app', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', native: true, redirectUris: ['http://127.0.0.1/cb'] }]), OPENID_CLIENT_SECRETS: JSON.stringify({ a: 's'.repeat(32) }) }, /OPENID_CLIENT_SECRETS: a native app keeps no secret/],
+    ['a short cookie key', { OPENID_COOKIE_KEYS: 'short' }, /OPENID_COOKIE_KEYS: each key must be at least 32 characters/],
+  ])('refuses the OpenID provider\'s settings anywhere with %s', (_label, change, message) => {
+    expect(() => loadAuthConfig({ OPENID_PROVIDER: 'true', ...change })).toThrow(message);
   });
 
   it('lists every refused variable of a production start at once, the schema\'s and the rules\'', () => {

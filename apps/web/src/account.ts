@@ -191,7 +191,7 @@ function sessionItem(session: Session, list: HTMLElement): HTMLElement {
   return h(
     'li',
     { 'data-session': session.id },
-    h('span', { class: 'session-name' }, session.current ? texts.account.thisDevice : `${texts.account.started} ${started}`),
+    h('span', { class: 'session-name' }, session.current ? texts.account.thisDevice : session.app ? texts.account.appSession(session.app.name, started) : `${texts.account.started} ${started}`),
     h('span', { class: 'session-meta' }, [`${texts.account.lastUsed}: ${formatDate(session.lastUsedAt)}`, placeAndDevice(session)].filter(Boolean).join(' · ')),
     !session.current &&
       actionButton(

@@ -246,7 +246,7 @@ async function sessionsPart(id: string): Promise<HTMLElement> {
             h(
               'li',
               { 'data-session': s.id },
-              h('span', { class: 'session-name' }, formatDate(s.createdAt)),
+              h('span', { class: 'session-name' }, s.app ? texts.account.appSession(s.app.name, formatDate(s.createdAt)) : formatDate(s.createdAt)),
               h('span', { class: 'session-meta' }, [`${texts.account.lastUsed}: ${formatDate(s.lastUsedAt)}`, placeAndDevice(s)].filter(Boolean).join(' · ')),
               actionButton(t.endSession, () => end(() => client.endUserSession(id, s.id)), { secondary: true, ariaLabel: t.endSessionOf(formatDate(s.createdAt)) }),
             ),

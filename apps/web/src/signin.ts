@@ -8,6 +8,7 @@ import { actionButton, busy, field, h, link, showProblems, showView, statusLine,
 import { withPasswordRules } from './password-rules';
 import { errorText, texts } from './texts';
 import { allowedReturnTarget } from '@acct/shared/return-target';
+import { appRequest, appRequestEnded, continueToApp, interactionOf, type AppRequest } from './app-sign-in';
 
 const path = location.pathname.replace(/\/+$/, '');
 const kind: AccountKind = path.startsWith('/admin/') ? 'admin' : 'user';
@@ -45,6 +46,11 @@ const afterSignIn = returnTarget(
   allowedOrigins,
   kind === 'admin' ? '/admin' : '/account',
 );
+/** An app's sign-in request (this service as an OpenID provider) the sign-in goes back to, when it does. */
+const appInteraction = interactionOf(afterSignIn);
+/** What that app asks, read once on arrival. */
+let pendingApp: AppRequest | undefined;
+
 /** A page of this site, carrying the return address on. */
 function withReturn(to: string, query: Record<string, string> = {}): string {
   const search = new URLSearchParams(query);
@@ -73,6 +79,10 @@ function showError(status: ReturnType<typeof statusLine>, error: ApiError, field
 function signedIn(): void {
   sessionStorage.removeItem(PROVIDER_RETURN);
   localStorage.removeItem(EMAIL_RETURN);
+  if (appInteraction) {
+    void toApp(appInteraction);
+    return;
+  }
   if (afterSignIn) {
     location.assign(afterSignIn);
     return;
@@ -80,9 +90,20 @@ function signedIn(): void {
   showView(texts.signIn.title, h('p', {}, texts.signIn.signedInAdmin));
 }
 
-function signInView(initialError?: ApiError): void {
+/** Back to the app that sent the browser here, approving its request with this session. */
+async function toApp(uid: string): Promise<void> {
+  if (!pendingApp) {
+    const request = await appRequest(uid);
+    if (!request.ok) return appRequestEnded(errorText(request.error));
+    pendingApp = request.data;
+  }
+  await continueToApp(pendingApp, client.accessToken, (notice) => signInView(undefined, notice));
+}
+
+function signInView(initialError?: ApiError, notice?: string): void {
   const status = statusLine();
   if (initialError) status.error(errorText(initialError));
+  else if (notice) status.info(notice);
   // Back from undoing a change of address: the password went with it, and a link to choose one waits in the mail.
   else if (params.get('after') === 'undo') status.info(texts.signIn.resetWaiting);
   // `webauthn`: the browser may offer the site's passkeys among the field's suggestions.
@@ -553,6 +574,14 @@ void (async () => {
   const mailedLink = params.get('email_sign_in');
   if ((path === '/login' || path === '/admin/login') && mailedLink) return emailLinkSignInView(mailedLink);
   if ((path === '/login' || path === '/admin/login') && (await afterProvider())) return;
+  // Sent by an app: a browser already signed in goes straight back (unless the app asked for a fresh sign-in).
+  if ((path === '/login' || path === '/admin/login') && appInteraction) {
+    const request = await appRequest(appInteraction);
+    if (!request.ok) return appRequestEnded(errorText(request.error));
+    pendingApp = request.data;
+    if (!request.data.freshLogin && (await client.refresh())) return signedIn();
+    return signInView(undefined, texts.appSignIn.signInTo(request.data.app.name));
+  }
   // No admin yet: the admin sign-in page is the first-run form instead.
   if (path === '/admin/login') {
     const methods = await offered;

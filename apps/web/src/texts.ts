@@ -25,6 +25,21 @@ export const texts = {
     verificationSent: 'If the address needs proving, a new link is on its way. Open it, then sign in.',
     resetWaiting: 'The change of address is undone and every session has ended. We emailed the restored address a link to choose a new password: open it first, then sign in.',
   },
+  /** Signing in to an app through this service (OpenID Connect): the app's name, what it asks, consent. */
+  appSignIn: {
+    title: (app: string) => `Continuing to ${app}`,
+    signInTo: (app: string) => `Sign in to continue to ${app}`,
+    working: 'Going back to the app…',
+    signInAgain: (app: string) => `${app} asks you to sign in again.`,
+    consentTitle: (app: string) => `Allow ${app}?`,
+    consentIntro: (app: string) => `${app} is not part of this service. If you allow it, it can:`,
+    scopes: { openid: 'Know who you are (your account id)', profile: 'See your name', email: 'See your email address', offline_access: 'Stay signed in until you sign it out' },
+    consentNote: 'You can take this back at any time by signing out its session in your account.',
+    allow: 'Allow',
+    deny: 'Do not allow',
+    endedTitle: 'This sign-in has ended',
+    backToApp: 'Go back to the app and start again.',
+  },
   /** Signing in with the address alone: a mailed link for this browser, a mailed code for this device. */
   emailSignIn: {
     choose: 'Email me a sign-in link',
@@ -143,6 +158,7 @@ export const texts = {
     sessions: 'Where you are signed in',
     thisDevice: 'This device',
     started: 'Signed in',
+    appSession: (app: string, started: string) => `${app}, signed in ${started}`,
     lastUsed: 'Last used',
     endSession: 'Sign out',
     endSessionOf: (started: string) => `Sign out the session started ${started}`,
@@ -249,6 +265,7 @@ export const texts = {
     activityFrom: (place: string) => `from ${place}`,
     activityTypes: {
       signed_in: 'Signed in',
+      app_signed_in: 'Signed in to an app',
       browser_forgotten: 'A trusted browser forgotten',
       registered: 'Account created',
       sign_in_failed: 'Wrong password entered',
@@ -466,6 +483,8 @@ export const texts = {
     identity_account_exists: 'An account already uses this address. Sign in with its password, then link the provider from your account.',
     identity_taken: 'That identity belongs to another account.',
     identity_not_linked: 'That identity is not linked to an administrator. Sign in with your password, then link it.',
+    interaction_expired: 'This sign-in request has ended (they last ten minutes).',
+    consent_required: 'Choose whether to allow the app first.',
     second_factor_required: 'An administrator signs in this way only once a second step of their own is set up. Sign in with your password.',
     email_sign_in_disabled: 'Signing in by email is not available here.',
     email_link_invalid: 'This sign-in link is invalid, used or expired. Ask for a new one.',

@@ -37,6 +37,11 @@ const SECRET_FIELDS: Record<string, SecretField> = {
   code: { log: true, query: true, events: ['admin.otp.requested', 'account.email_sign_in.requested'] },
   // An email sign-in's link, as the page that takes it is addressed (`?email_sign_in=…`).
   email_sign_in: { query: true },
+  // This service as an OpenID provider: an app's logout names the person's ID token, an authorization
+  // may name their address, and a client may (wrongly) put its secret in the query.
+  id_token_hint: { query: true },
+  login_hint: { query: true },
+  client_secret: { query: true },
   cookie: { log: true },
   authorization: { log: true },
   // A device's push token belongs to the notifier: desktop hands it over and forgets it.

@@ -10,6 +10,7 @@ import { factorsOperations } from './entry-points/http/factors-operations';
 import { identityOperations } from './entry-points/http/identity-operations';
 import { profileOperations } from './entry-points/http/profile-operations';
 import { traceIncoming } from '@acct/shared/tracing';
+import { openIdInteractionRoutes, openIdProviderRoutes } from './entry-points/http/openid-operations';
 
 export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   const app = express();
@@ -18,7 +19,10 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   app.use(traceIncoming('auth'));
   app.use(requestScope);
   app.use(httpMetricsMiddleware(settings.http));
+  // The OpenID provider's routes read their own bodies (forms), so they come before the JSON parser.
+  if (settings.openid) app.use(openIdProviderRoutes(settings.openid.provider, settings.openid.issuer));
   app.use(jsonBody(settings.bodyLimit));
+  if (settings.openid) app.use(openIdInteractionRoutes(deps, settings.openid.provider, { verifier: settings.verifier, grantTtlMs: settings.openid.grantTtlMs }));
   // Every route auth answers, dispatched from the route table (operations.ts).
   const operations = new Operations('auth', (kind, authorization, options) => requireSession(deps, settings.verifier.verifyHeader(authorization), kind, options));
   operations.bind({

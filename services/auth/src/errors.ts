@@ -35,6 +35,8 @@ export const authErrorCatalogue = errorCatalogue({
   email_link_invalid: { status: 400, meaning: 'The sign-in link is unknown, used, expired, replaced by a newer sign-in, or the account\'s credentials changed since it was mailed: ask for a new one.' },
   email_link_other_browser: { status: 403, meaning: 'The sign-in link holds, but was asked for in another browser: open it in the browser that asked, or enter the code of the same mail on the device that asked. It stays good for that browser.' },
   second_factor_required: { status: 403, meaning: 'Admins only: a link or code from the mailbox is one factor, and the admin has no second factor of their own to add to it: sign in with the password.' },
+  interaction_expired: { status: 404, meaning: 'An app\'s sign-in request (this service as an OpenID provider) is unknown, finished, expired (10 minutes) or another browser\'s: go back to the app and start again.' },
+  consent_required: { status: 400, meaning: 'The app is not one of the product\'s own: the person\'s consent (`{"consent": true}`, after the page showed what the app asks) comes with the approval.' },
 });
 
 /**
@@ -122,6 +124,8 @@ export const AuthErrors = {
   passkeyName: () => bad('name must be 1-64 characters'),
   reauthenticateMissing: () => bad('Please provide password or code'),
   stepUpRequired: () => error('step_up_required', 'Confirm your password or a code first'),
+  interactionExpired: () => error('interaction_expired', 'This sign-in request has ended: go back to the app and start again'),
+  consentRequired: () => error('consent_required', 'The app asks for your consent first'),
   authenticatorExists: () => error('factor_exists', 'An authenticator app is already set up; remove it first'),
   passkeyExists: () => error('factor_exists', 'This passkey is already registered'),
   noPendingAuthenticator: () => error('factor_not_found', 'No authenticator app is waiting for its first code; start again'),

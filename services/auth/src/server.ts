@@ -1,6 +1,7 @@
 // Auth's composition root: config becomes policy, connections become stores, stores become the
 // deps the use cases need; then the outbox relay, the reset-mail worker, the internal HTTP port
 // and the health port. The one place auth is wired.
+import { hkdfSync } from 'node:crypto';
 import { createLogger, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { closeRedis, connectRedis, isRedisReady, openRevocationFeed } from '@acct/shared/redis';
@@ -44,6 +45,9 @@ import { loadTokenIssuer } from './security/access-token-issuer';
 import { OtpauthTotp } from './security/otpauth-totp';
 import { PngQrCodes } from './security/qr-codes';
 import { SimpleWebAuthnCeremonies } from './security/webauthn-ceremonies';
+import { RedisAppGrants } from './data-access/redis-app-grants';
+import { appTokenClaims, endAppGrant, liveAppGrant } from './domain/apps/app-sign-in';
+import { createOpenIdProvider, type Provider } from './security/openid-provider';
 
 /** A copy lives 30 s (a change stays in the feed a minute); 10,000 of them are a few MB. */
 const ACCOUNT_COPIES = { ttlMs: 30_000, max: 10_000 };
@@ -51,6 +55,35 @@ const ACCOUNT_COPIES = { ttlMs: 30_000, max: 10_000 };
 export interface AuthOverrides {
   /** Where the security records (failed logins, refresh reuse) go; stdout by default. */
   audit?: Logger;
+}
+
+/** This service as an OpenID provider (security/openid-provider.ts), its hooks the rules of domain/apps. */
+function openIdProvider(config: AuthConfig, deps: AuthDeps, redis: Parameters<typeof createOpenIdProvider>[1], privateKeyPem: string): { provider: Provider; issuer: string; grantTtlMs: number } {
+  const refreshTtlSeconds = config.sessions.idleTtlSeconds;
+  const provider = createOpenIdProvider(
+    {
+      issuer: config.openid.issuer,
+      clients: config.openid.clients,
+      // Every replica signs and reads the same cookies: without keys of its own, one derived from OTP_SECRET.
+      cookieKeys: config.openid.cookieKeys.length ? config.openid.cookieKeys : [Buffer.from(hkdfSync('sha256', config.otp.secret, '', 'openid-provider cookies', 32)).toString('base64url')],
+      productApi: { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, accessTokenTtlSeconds: config.sessions.accessTokenTtlSeconds },
+      refreshTtlSeconds,
+      privateKeyPem,
+    },
+    redis,
+    {
+      account: async (kind, id) => {
+        const account = await deps.accounts[kind].findById(id).catch(() => null);
+        if (!account || account.disabled) return undefined;
+        return { name: account.name, email: account.email, emailVerified: account.emailVerified === true || account.addressProvenAt !== undefined, updatedAt: account.updatedAt };
+      },
+      grantLive: async (grantId) => (await liveAppGrant(deps, grantId)) !== undefined,
+      tokenClaims: (grantId) => appTokenClaims(deps, grantId),
+      grantEnded: (grantId) => endAppGrant(deps, grantId),
+    },
+    deps.logger,
+  );
+  return { provider, issuer: config.openid.issuer, grantTtlMs: refreshTtlSeconds * 1000 };
 }
 
 export async function startAuth(config: AuthConfig, logger: Logger, overrides: AuthOverrides = {}): Promise<RunningService> {
@@ -136,7 +169,9 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       identityProviders,
       identities,
       metrics: authMetrics(registry),
+      appGrants: new RedisAppGrants(redis),
     };
+    const openid = config.openid.enabled ? openIdProvider(config, deps, redis, tokens.privateKeyPem) : undefined;
 
     outbox.start(publisher);
     await open('outbox', outbox, (o) => o.stop());
@@ -163,6 +198,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
         refreshCookieMaxAgeSeconds: config.sessions.idleTtlSeconds,
         http: httpMetrics(registry),
         stepUpSeconds: config.mfa.stepUpSeconds,
+        openid,
       }),
       metrics: registry,
       // Not the broker: while it is away the outbox keeps events, and logins go on.

@@ -51,6 +51,11 @@ import type {
   LinkedIdentity,
   LoginAttempts,
   Sessions,
+  SessionInfo,
+  NewSession,
+  RotateResult,
+  AppGrant,
+  AppGrants,
   TokenSigner,
   RequestContext,
   SignInFlow,
@@ -195,6 +200,97 @@ export const requestOf = (actor?: AccessClaims): RequestContext => ({ ip: '192.0
 
 /** The claims of an access token of the account's session `sid`. */
 export const claimsOf = (kind: AccountKind, account: Pick<Account, 'id'>, sid = objectId()): AccessClaims => ({ kind, sub: account.id, sid, role: kind });
+
+/**
+ * Sessions in memory, with the store's rules (redis-sessions.ts): a refresh token rotates once, the
+ * one it replaced presented again ends the session (`reused`), an ended session is not active, and
+ * revokeAll ends every session of the account.
+ */
+export class MemorySessions implements Sessions {
+  readonly live = new Map<string, { owner: NewSession; token: string; previous?: string; createdAt: Date; lastUsedAt: Date; endsAt: number }>();
+  private next = 0;
+  async create(owner: NewSession) {
+    const sessionId = `sid-${++this.next}`;
+    const token = `${sessionId}.0`;
+    const endsAt = Date.now() + 7 * 86_400_000;
+    this.live.set(sessionId, { owner, token, createdAt: new Date(), lastUsedAt: new Date(), endsAt });
+    return { token, sessionId, endsAt, evicted: [] };
+  }
+  async list(kind: AccountKind, accountId: string): Promise<SessionInfo[]> {
+    return [...this.live]
+      .filter(([, s]) => s.owner.kind === kind && s.owner.accountId === accountId)
+      .map(([id, s]) => ({ id, createdAt: s.createdAt, lastUsedAt: s.lastUsedAt, expiresAt: new Date(s.endsAt), ...(s.owner.app ? { app: s.owner.app } : {}) }));
+  }
+  async revokeSession(kind: AccountKind, accountId: string, sessionId: string) {
+    const s = this.live.get(sessionId);
+    if (!s || s.owner.kind !== kind || s.owner.accountId !== accountId) return false;
+    return this.live.delete(sessionId);
+  }
+  async revokeOthers(kind: AccountKind, accountId: string, keep: string) {
+    const ended = (await this.list(kind, accountId)).map((s) => s.id).filter((id) => id !== keep);
+    for (const id of ended) this.live.delete(id);
+    return ended;
+  }
+  async rotate(kind: AccountKind, presented: string): Promise<RotateResult> {
+    const sessionId = presented.split('.')[0];
+    const s = this.live.get(sessionId);
+    if (!s) return { outcome: 'missing' };
+    if (s.owner.kind !== kind) return { outcome: 'wrong_kind' };
+    const owner = { kind: s.owner.kind, accountId: s.owner.accountId, role: s.owner.role };
+    if (presented === s.previous) {
+      this.live.delete(sessionId);
+      return { outcome: 'reused', sessionId, owner };
+    }
+    if (presented !== s.token) return { outcome: 'invalid' };
+    s.previous = s.token;
+    s.token = `${sessionId}.${Number(s.token.split('.')[1]) + 1}`;
+    s.lastUsedAt = new Date();
+    return { outcome: 'rotated', token: s.token, sessionId, owner, endsAt: s.endsAt };
+  }
+  async isActive(kind: AccountKind, sessionId: string, accountId: string) {
+    const s = this.live.get(sessionId);
+    return !!s && s.owner.kind === kind && s.owner.accountId === accountId;
+  }
+  async revoke(kind: AccountKind, presented: string) {
+    const sessionId = presented.split('.')[0];
+    const s = this.live.get(sessionId);
+    if (!s || s.owner.kind !== kind || s.token !== presented) return undefined;
+    this.live.delete(sessionId);
+    return { sessionId, accountId: s.owner.accountId };
+  }
+  async revokeAll(kind: AccountKind, accountId: string) {
+    const ended = (await this.list(kind, accountId)).map((s) => s.id);
+    for (const id of ended) this.live.delete(id);
+    return ended.length;
+  }
+}
+
+/** The apps' grants in memory, with the store's rules (redis-app-grants.ts): a session attached once, a removed grant stays removed. */
+export class MemoryAppGrants implements AppGrants {
+  readonly grants = new Map<string, AppGrant>();
+  async save(grantId: string, grant: AppGrant) {
+    this.grants.set(grantId, { ...grant });
+  }
+  async find(grantId: string) {
+    const grant = this.grants.get(grantId);
+    return grant ? { ...grant } : undefined;
+  }
+  async attachSession(grantId: string, sessionId: string, sessionToken: string) {
+    const grant = this.grants.get(grantId);
+    if (!grant || grant.sessionId) return false;
+    Object.assign(grant, { sessionId, sessionToken });
+    return true;
+  }
+  async updateSessionToken(grantId: string, sessionToken: string) {
+    const grant = this.grants.get(grantId);
+    if (grant) grant.sessionToken = sessionToken;
+  }
+  async remove(grantId: string) {
+    const grant = this.grants.get(grantId);
+    this.grants.delete(grantId);
+    return grant;
+  }
+}
 
 /** Second factors in memory, one Map of them: codes kept as given (the store hashes them), steps used once and in order. */
 export class MemoryFactors implements Factors {

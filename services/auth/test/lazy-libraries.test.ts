@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '..', '..', '..');
-const LAZY = ['@simplewebauthn/server', 'qrcode', 'multer', 'busboy'];
+// oidc-provider too: only a deployment with OPENID_PROVIDER on loads it.
+const LAZY = ['@simplewebauthn/server', 'qrcode', 'multer', 'busboy', 'oidc-provider'];
 
 /** The packages a fresh node process holds after running `script` in the built auth service's folder. */
 function packagesLoadedBy(script: string): { loaded: string[]; answer: unknown } {

@@ -14,6 +14,8 @@ import { RedisLocks } from '../src/data-access/redis-locks';
 import { RedisRateLimits } from '../src/data-access/redis-rate-limits';
 import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
 import { IdempotencyStore } from '../../notifier/src/data-access/idempotency-store';
+import { RedisOpenIdStore } from '../src/data-access/redis-openid-store';
+import { RedisAppGrants } from '../src/data-access/redis-app-grants';
 
 const logger = pino({ level: 'silent' });
 let cluster: RedisClusterServers;
@@ -162,6 +164,27 @@ describe('the stores on a Redis Cluster', () => {
     if (claim.status !== 'claimed') throw new Error(claim.status);
     await claims.release('e1', claim.token);
     expect((await claims.claim('e1')).status).toBe('claimed');
+  });
+
+  it("keeps the OpenID provider's records (consumed, indexed, revoked by grant) and the apps' grants", async () => {
+    const codes = new RedisOpenIdStore(redis, 'AuthorizationCode');
+    const sessions = new RedisOpenIdStore(redis, 'Session');
+    await codes.upsert('code-1', { grantId: 'g1', accountId: 'u1' }, 60);
+    await codes.consume('code-1');
+    expect((await codes.find('code-1'))?.consumed).toEqual(expect.any(Number));
+    await sessions.upsert('s1', { uid: 'uid-1', accountId: 'u1' }, 60);
+    expect(await sessions.findByUid('uid-1')).toMatchObject({ accountId: 'u1' });
+    await codes.revokeByGrantId('g1');
+    expect(await codes.find('code-1')).toBeUndefined();
+    const grants = new RedisAppGrants(redis);
+    await grants.save('g1', { kind: 'user', accountId: 'u1', appId: 'desktop', appName: 'Desktop' }, 60_000);
+    expect(await grants.attachSession('g1', 'sid-1', 'refresh-1')).toBe(true);
+    expect(await grants.attachSession('g1', 'sid-2', 'refresh-2')).toBe(false);
+    await grants.updateSessionToken('g1', 'refresh-3');
+    expect(await grants.find('g1')).toMatchObject({ sessionId: 'sid-1', sessionToken: 'refresh-3' });
+    expect(await grants.remove('g1')).toMatchObject({ appId: 'desktop' });
+    await grants.updateSessionToken('g1', 'refresh-4');
+    expect(await grants.find('g1')).toBeUndefined();
   });
 
   it('follows and publishes the revocation feed on the cluster', async () => {

@@ -30,6 +30,7 @@ import { PublicCache, type Fill } from './public-cache';
 import type { RevocationEvents } from './revocation-events';
 import { ROUTES, RouteMatcher, actsOnSession, pathOf, type RouteSpec, type Upstream } from '@acct/shared/routes';
 import { helmetHeaders } from './security-headers';
+import { OPENID_REQUEST_HEADERS, OPENID_RESPONSE_HEADERS, OPENID_ROUTE, isOpenIdPath, providerCookies, providerSetCookies } from './openid-passthrough';
 import type { UpstreamAnswer, UpstreamClient } from './upstream';
 
 export interface GatewayDeps {
@@ -195,7 +196,8 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
   // by a guard, local (the gateway's own routes), or forwarded to a service.
   const handle: http.RequestListener = (req, res) => {
     const a = admit(req);
-    const route = matcher.match(a.method, a.path);
+    // The OpenID provider's paths (openid-passthrough.ts) are one route of their own.
+    const route = isOpenIdPath(a.path) ? OPENID_ROUTE : matcher.match(a.method, a.path);
     if (!route) {
       a.routeLabel = answerUnmatched(req, res, a.method, a.path, a.requestId);
       log(a, res.statusCode);
@@ -299,6 +301,15 @@ function upstreamHeaders(req: http.IncomingMessage, route: RouteSpec, ctx: Forwa
   outgoing[InternalHeaders.requestId] = ctx.requestId;
   outgoing[InternalHeaders.requestBudget] = ctx.upstreamTimeoutMs;
   ctx.span?.inject(outgoing);
+  if (route.protocol === 'openid') {
+    for (const name of OPENID_REQUEST_HEADERS) {
+      const value = req.headers[name];
+      if (value !== undefined) outgoing[name] = value;
+    }
+    const cookies = providerCookies(req.headers.cookie);
+    if (cookies) outgoing.cookie = cookies;
+    return outgoing;
+  }
   cookiesToService(route, req.headers.cookie, outgoing);
   return outgoing;
 }
@@ -335,8 +346,9 @@ async function requestBody(req: http.IncomingMessage, route: RouteSpec, ctx: For
 /** The service's answer to the client: security headers, the kind's cookie set or cleared, the allow-listed headers, the body piped. */
 function writeAnswer(res: http.ServerResponse, route: RouteSpec, answer: UpstreamAnswer, ctx: ForwardContext): void {
   const headers: string[] = [...ctx.security, 'X-Request-Id', ctx.requestId];
-  cookiesFromService(route, answer.headers, ctx.production, headers);
-  for (const name of RETURNED_RESPONSE_HEADERS) {
+  if (route.protocol === 'openid') providerSetCookies(answer.headers, headers);
+  else cookiesFromService(route, answer.headers, ctx.production, headers);
+  for (const name of route.protocol === 'openid' ? [...RETURNED_RESPONSE_HEADERS, ...OPENID_RESPONSE_HEADERS] : RETURNED_RESPONSE_HEADERS) {
     const value = answer.headers[name];
     if (typeof value === 'string') headers.push(name, value);
   }

@@ -20,7 +20,21 @@ import { startStack, type StackOptions } from './stack';
 export const SHARED_STACK_OPTIONS: StackOptions = {
   // Every file's requests come from 127.0.0.1: the limits the harness leaves at their defaults are
   // raised too, so one file's traffic never spends another's budget (the limit files have stacks of their own).
-  auth: { ADMIN_REGISTRATION_OPEN: 'true', BREACHED_PASSWORD_CHECK: 'true', RATE_PASSKEY_OPTIONS_IP_PER_MINUTE: '100000', RATE_EMAIL_LINK_IP_PER_HOUR: '100000' },
+  // The OpenID provider is on, with the apps openid-provider.browser.test.ts signs in to (SHARED_OPENID_APPS).
+  auth: {
+    ADMIN_REGISTRATION_OPEN: 'true',
+    BREACHED_PASSWORD_CHECK: 'true',
+    RATE_PASSKEY_OPTIONS_IP_PER_MINUTE: '100000',
+    RATE_EMAIL_LINK_IP_PER_HOUR: '100000',
+    OPENID_PROVIDER: 'true',
+    OPENID_CLIENTS: JSON.stringify([
+      { id: 'desktop', name: 'Desktop', firstParty: true, native: true, redirectUris: ['http://127.0.0.1/callback'] },
+      { id: 'admin-panel', name: 'Admin panel', kind: 'admin', firstParty: true, redirectUris: ['http://127.0.0.1:9/admin/callback'], scopes: ['openid', 'profile', 'email'] },
+      { id: 'partner', name: 'Partner app', redirectUris: ['http://127.0.0.1:9/partner/callback'], postLogoutRedirectUris: ['http://127.0.0.1:9/partner/signed-out'] },
+    ]),
+    OPENID_CLIENT_SECRETS: JSON.stringify({ partner: 'p'.repeat(40) }),
+    OPENID_COOKIE_KEYS: 'k'.repeat(40),
+  },
   // The latest release held ten minutes: a release published answers the version check at once
   // because publishing clears what was held, not because the hold ran out.
   desktop: { RELEASE_CACHE_MS: '600000' },

@@ -12,6 +12,7 @@ import { loadGatewayConfig, startGateway } from '@acct/gateway';
 import { EventTap } from '@acct/test-harness/event-tap';
 import { isolatedNames, openTestRedis, removeIsolated, testUrls, type TestNames } from '@acct/test-harness/isolation';
 import { testKeys, type TestKeys } from '@acct/test-harness/keys';
+import { freePort } from '@acct/test-harness/ports';
 import { checkAnswersOf, stopCheckingAnswersOf } from '@acct/test-harness/openapi';
 import { notifierQueues, startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
 
@@ -83,6 +84,9 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   const audit = captured('audit');
   const request = captured('request');
   const events = await EventTap.open(urls.amqp, names.exchange);
+  // As an OpenID provider auth names its issuer, the gateway's origin: the gateway's port is chosen first.
+  const issuerPort = options.auth?.OPENID_PROVIDER === 'true' && !options.auth.OPENID_ISSUER ? await freePort() : undefined;
+  const issuerEnv: Record<string, string> = issuerPort ? { OPENID_ISSUER: `http://localhost:${issuerPort}` } : {};
 
   // Every replica of every service follows the stack's own revocation feed.
   const feed = { REDIS_URL: urls.redis, REVOCATION_STREAM: `${names.redisPrefix}revocations` };
@@ -101,6 +105,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
         JWT_PRIVATE_KEY: keys.privateKey,
         DESKTOP_URL: `http://127.0.0.1:${desktop.port}`,
         ...options.auth,
+        ...issuerEnv,
         ...env,
       }),
       service.logger,
@@ -143,7 +148,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   // Desktop first: auth asks it for a user's export.
   const desktop = await startDesktopReplica();
   const auth = await startAuthReplica(desktop);
-  const gateway = await startGatewayReplica(auth, desktop);
+  const gateway = await startGatewayReplica(auth, desktop, issuerPort ? { PORT: String(issuerPort) } : {});
   const replicas: RunningService[] = [];
   const replicaUrls: string[] = [];
   const redis = openTestRedis(urls.redis);

@@ -53,6 +53,12 @@ export interface RouteSpec {
   proof?: 'recent' | 'password-or-recent';
   /** Also read the session from the store, not only the revocation feed: an admin's act on another account must not ride on the second a feed may take. */
   fresh?: boolean;
+  /**
+   * Answered by a protocol library, not by an operation (`openid`: this service as an OpenID
+   * provider, everything under /oidc/ and the discovery document): its own cookies (named `oidc_*`)
+   * and protocol headers pass both ways as they are; no refresh cookie ever does.
+   */
+  protocol?: 'openid';
 }
 
 /** The kinds of browser-bound flow, each with its own cookie under its routes. */

@@ -145,6 +145,7 @@ export class RedisSessions implements Sessions {
           // Where it was opened from, for the owner's list; never read by a script.
           ...(owner.ip ? { ip: owner.ip } : {}),
           ...(owner.userAgent ? { ua: owner.userAgent } : {}),
+          ...(owner.app ? { appId: owner.app.id, appName: owner.app.name } : {}),
         })
         .pexpire(key, Math.min(this.policy.idleTtlMs, absExp - now)),
     );
@@ -248,7 +249,7 @@ export class RedisSessions implements Sessions {
     const sessions: SessionInfo[] = [];
     const gone: string[] = [];
     for (const id of ids) {
-      const [owner, account, createdAt, usedAt, absExp, ip, ua] = await this.redis.hmget(sessionKey(id), 'kind', 'accountId', 'createdAt', 'usedAt', 'absExp', 'ip', 'ua');
+      const [owner, account, createdAt, usedAt, absExp, ip, ua, appId, appName] = await this.redis.hmget(sessionKey(id), 'kind', 'accountId', 'createdAt', 'usedAt', 'absExp', 'ip', 'ua', 'appId', 'appName');
       if (owner !== kind || account !== accountId || Number(absExp) <= now) {
         gone.push(id);
         continue;
@@ -260,6 +261,7 @@ export class RedisSessions implements Sessions {
         expiresAt: new Date(Number(absExp)),
         ...(ip ? { ip } : {}),
         ...(ua ? { userAgent: ua } : {}),
+        ...(appId && appName ? { app: { id: appId, name: appName } } : {}),
       });
     }
     // Sessions that ended by themselves (idle, absolute lifetime) leave their id behind.

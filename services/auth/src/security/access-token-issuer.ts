@@ -18,7 +18,8 @@ export class AccessTokenIssuer implements TokenSigner {
   readonly verifier: AccessTokenVerifier;
 
   constructor(
-    privateKeyPem: string,
+    /** The keys as configured: the OpenID provider signs ID tokens with the same ones. */
+    readonly privateKeyPem: string,
     private readonly options: { issuer: string; audience: string; ttlSeconds: number },
   ) {
     const blocks = pemBlocks(privateKeyPem, 'JWT_PRIVATE_KEY');

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { env, isLocalUrl, splitList } from '@acct/shared';
 import { pathOf } from '@acct/shared/routes';
-import { feature } from './feature';
+import { feature, parseJsonEntries, parseSecretsById } from './feature';
 
 /** Where a sign-in may return outside production when OIDC_APP_URLS is unset: the usual dev servers. */
 const DEVELOPMENT_APP_URLS = ['http://localhost:3000/', 'http://localhost:5173/', 'http://localhost:8080/'];
@@ -19,8 +19,6 @@ const providerSchema = z
   })
   .strict();
 
-type ProviderEntry = z.infer<typeof providerSchema>;
-
 export const identityProviderSettings = feature({
   variables: {
     /**
@@ -30,7 +28,7 @@ export const identityProviderSettings = feature({
     OIDC_PROVIDERS: z
       .string()
       .optional()
-      .transform((v, ctx) => parseProviders(v, ctx)),
+      .transform((v, ctx) => parseJsonEntries(v, ctx, providerSchema, { what: 'provider', expected: '{"id","issuer","clientId","name"?,"scopes"?}' })),
     /** The providers' client secrets, as a JSON object of provider id to secret; a provider without one is a public client (PKCE alone). */
     ...env.secret('OIDC_CLIENT_SECRETS'),
     /**
@@ -46,17 +44,8 @@ export const identityProviderSettings = feature({
     OIDC_FLOW_TTL_SECONDS: env.int(600, 30),
   },
   section: (v, ctx) => {
-    let secrets: Record<string, string> = {};
-    if (v.OIDC_CLIENT_SECRETS) {
-      try {
-        secrets = z.record(z.string().min(1)).parse(JSON.parse(v.OIDC_CLIENT_SECRETS));
-      } catch {
-        ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_SECRETS'], message: 'expected a JSON object of provider id to client secret' });
-      }
-    }
+    const secrets = parseSecretsById(v.OIDC_CLIENT_SECRETS, ctx, 'OIDC_CLIENT_SECRETS', { ids: v.OIDC_PROVIDERS.map((p) => p.id), listedIn: 'OIDC_PROVIDERS', what: 'provider', minLength: 1 });
     const known = (id: string) => v.OIDC_PROVIDERS.some((p) => p.id === id);
-    const unknown = Object.keys(secrets).filter((id) => !known(id));
-    if (unknown.length) ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_SECRETS'], message: `secrets for providers not in OIDC_PROVIDERS: ${unknown.join(', ')}` });
     const strangers = v.OIDC_ADMIN_PROVIDERS.filter((id) => !known(id));
     if (strangers.length) ctx.addIssue({ code: 'custom', path: ['OIDC_ADMIN_PROVIDERS'], message: `providers not in OIDC_PROVIDERS: ${strangers.join(', ')}` });
     const origin = (v.OIDC_REDIRECT_URL_BASE ?? 'http://localhost:8080').replace(/\/+$/, '');
@@ -93,24 +82,3 @@ export const identityProviderSettings = feature({
   },
   policy: (s) => ({ identity: { appUrls: s.appUrls, flowTtlMs: s.flowTtlMs, adminProviders: s.adminProviders } }),
 });
-
-function parseProviders(value: string | undefined, ctx: z.RefinementCtx): ProviderEntry[] {
-  if (value === undefined || value.trim() === '') return [];
-  let raw: unknown;
-  try {
-    raw = JSON.parse(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'expected a JSON array of {"id","issuer","clientId","name"?,"scopes"?}' });
-    return [];
-  }
-  const parsed = z.array(providerSchema).safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    ctx.addIssue({ code: 'custom', message: `provider ${issue.path.join('.')}: ${issue.message}` });
-    return [];
-  }
-  const ids = parsed.data.map((p) => p.id);
-  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (repeated) ctx.addIssue({ code: 'custom', message: `provider id "${repeated}" is given twice` });
-  return parsed.data;
-}

@@ -6,6 +6,7 @@ import { adminSettings } from './admins';
 import { emailSignInSettings } from './email-sign-in';
 import { identityProviderSettings } from './identity-providers';
 import { mailedLinkSettings } from './mailed-links';
+import { openIdProviderSettings } from './openid-provider';
 import { otpSettings } from './otp';
 import { passwordSettings } from './passwords';
 import { rateLimitSettings } from './rate-limits';
@@ -23,4 +24,5 @@ export const FEATURES = {
   rateLimits: rateLimitSettings,
   identity: identityProviderSettings,
   activity: activitySettings,
+  openid: openIdProviderSettings,
 };

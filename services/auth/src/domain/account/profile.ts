@@ -53,6 +53,8 @@ export interface SessionRecord {
   /** The address the session was opened from, and its browser or app (User-Agent); null when not kept. */
   ip: string | null;
   userAgent: string | null;
+  /** The app it signed in to (through this service as an OpenID provider), else null. */
+  app: { id: string; name: string } | null;
 }
 
 export async function ownSessions(deps: Needs<'sessions'>, user: AccessClaims): Promise<SessionRecord[]> {
@@ -69,6 +71,7 @@ export function toSessionRecord(s: SessionInfo, currentSid?: string): SessionRec
     expiresAt: s.expiresAt.toISOString(),
     ip: s.ip ?? null,
     userAgent: s.userAgent ?? null,
+    app: s.app ?? null,
   };
 }
 

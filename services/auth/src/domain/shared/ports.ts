@@ -105,7 +105,13 @@ export interface SessionOwner {
  * The owner of a session about to open, the credential epoch of the account it was checked against,
  * and where it was opened from (the address and User-Agent the owner sees in their session list).
  */
-export type NewSession = SessionOwner & { credentialEpoch: number; ip?: string; userAgent?: string };
+export type NewSession = SessionOwner & { credentialEpoch: number; ip?: string; userAgent?: string; /** The app it signed in to, through this service as an OpenID provider. */ app?: SessionApp };
+
+/** An app a session signed in to (domain/apps). */
+export interface SessionApp {
+  id: string;
+  name: string;
+}
 
 /** A session just opened: its first refresh token, and the oldest sessions it ended to stay within the cap per account. */
 export interface OpenedStoredSession {
@@ -132,6 +138,8 @@ export interface SessionInfo {
   /** The address and User-Agent of the sign-in that opened it (absent on sessions opened before they were kept). */
   ip?: string;
   userAgent?: string;
+  /** The app it signed in to, when it is an app's (domain/apps). */
+  app?: SessionApp;
 }
 
 export interface Sessions {

@@ -1,0 +1,50 @@
+// The grants people gave apps (domain/apps/ports.ts `AppGrants`), in Redis: one hash per grant
+// (`app-grant:<grantId>`), for as long as the session it opens could last. The session's refresh
+// token is kept as it is (it is renewed here, never sent anywhere).
+import type { Redis } from '@acct/shared/redis';
+import type { AppGrant, AppGrants } from '../domain/apps/ports';
+import { execOrThrow } from './redis-transaction';
+
+const keyOf = (grantId: string) => `app-grant:${grantId}`;
+
+// Sets the session once: a second issuer finds it set and is told so.
+const ATTACH = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HSETNX', KEYS[1], 'sessionId', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'sessionToken', ARGV[2])
+return 1`;
+
+// Renews the token of a grant still kept: one removed meanwhile stays removed.
+const UPDATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'sessionToken', ARGV[1])
+return 1`;
+
+export class RedisAppGrants implements AppGrants {
+  constructor(private readonly redis: Redis) {}
+
+  async save(grantId: string, grant: AppGrant, ttlMs: number): Promise<void> {
+    const fields = Object.fromEntries(Object.entries(grant).filter(([, value]) => value !== undefined)) as Record<string, string>;
+    await execOrThrow(this.redis.multi().del(keyOf(grantId)).hset(keyOf(grantId), fields).pexpire(keyOf(grantId), ttlMs));
+  }
+
+  async find(grantId: string): Promise<AppGrant | undefined> {
+    const fields = await this.redis.hgetall(keyOf(grantId));
+    if (!fields.kind || !fields.accountId || !fields.appId) return undefined;
+    return fields as unknown as AppGrant;
+  }
+
+  async attachSession(grantId: string, sessionId: string, sessionToken: string): Promise<boolean> {
+    return (await this.redis.eval(ATTACH, 1, keyOf(grantId), sessionId, sessionToken)) === 1;
+  }
+
+  async updateSessionToken(grantId: string, sessionToken: string): Promise<void> {
+    await this.redis.eval(UPDATE, 1, keyOf(grantId), sessionToken);
+  }
+
+  async remove(grantId: string): Promise<AppGrant | undefined> {
+    const grant = await this.find(grantId);
+    await this.redis.del(keyOf(grantId));
+    return grant;
+  }
+}

@@ -1,0 +1,85 @@
+// The OpenID provider's records in Redis (oidc-provider's adapter interface): one JSON value per
+// record (`openid:<Model>:<id>`), living as long as the provider says, with a set per grant of the
+// records issued under it (so a revoked grant takes its codes and tokens with it) and an index by
+// `uid` (sessions, interactions) and by user code (the device grant). Each command names one key, as
+// a Redis Cluster needs; an index written after its record at worst points at nothing, which reads
+// as not found. Consuming a record (a code, a rotated refresh token) is one atomic write on its key.
+import type { Redis } from '@acct/shared/redis';
+
+interface Payload {
+  grantId?: string;
+  userCode?: string;
+  uid?: string;
+  consumed?: number;
+  [field: string]: unknown;
+}
+
+/** The records that belong to a grant: revoking it removes them. */
+const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+
+const recordKey = (model: string, id: string) => `openid:${model}:${id}`;
+const grantKey = (grantId: string) => `openid:grant:${grantId}`;
+const uidKey = (uid: string) => `openid:uid:${uid}`;
+const userCodeKey = (userCode: string) => `openid:user-code:${userCode}`;
+
+// Sets `consumed` in the JSON value without changing its lifetime; absent records answer 0.
+const CONSUME = `
+local value = redis.call('GET', KEYS[1])
+if not value then return 0 end
+local record = cjson.decode(value)
+record['consumed'] = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], cjson.encode(record), 'KEEPTTL')
+return 1`;
+
+export class RedisOpenIdStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly model: string,
+  ) {}
+
+  async upsert(id: string, payload: Payload, expiresIn: number): Promise<void> {
+    const key = recordKey(this.model, id);
+    const seconds = Math.max(1, Math.ceil(expiresIn));
+    await this.redis.set(key, JSON.stringify(payload), 'EX', seconds);
+    if (GRANTABLE.has(this.model) && payload.grantId) {
+      const grant = grantKey(payload.grantId);
+      await this.redis.rpush(grant, key);
+      // The set outlives its longest record: a grant's refresh token sets the longest.
+      const ttl = await this.redis.ttl(grant);
+      if (ttl < seconds) await this.redis.expire(grant, seconds);
+    }
+    if (payload.userCode) await this.redis.set(userCodeKey(payload.userCode), id, 'EX', seconds);
+    if (payload.uid) await this.redis.set(uidKey(payload.uid), id, 'EX', seconds);
+  }
+
+  async find(id: string): Promise<Payload | undefined> {
+    const value = await this.redis.get(recordKey(this.model, id));
+    return value ? (JSON.parse(value) as Payload) : undefined;
+  }
+
+  async findByUid(uid: string): Promise<Payload | undefined> {
+    const id = await this.redis.get(uidKey(uid));
+    return id ? this.find(id) : undefined;
+  }
+
+  async findByUserCode(userCode: string): Promise<Payload | undefined> {
+    const id = await this.redis.get(userCodeKey(userCode));
+    return id ? this.find(id) : undefined;
+  }
+
+  async consume(id: string): Promise<void> {
+    await this.redis.eval(CONSUME, 1, recordKey(this.model, id), String(Math.floor(Date.now() / 1000)));
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.redis.del(recordKey(this.model, id));
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    const grant = grantKey(grantId);
+    const keys = await this.redis.lrange(grant, 0, -1);
+    // One key a command: the records of a grant live in slots of their own.
+    for (const key of keys) await this.redis.del(key);
+    await this.redis.del(grant);
+  }
+}

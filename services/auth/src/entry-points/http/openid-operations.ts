@@ -1,0 +1,115 @@
+// This service as an OpenID provider, over HTTP: the provider's own routes (discovery, authorization,
+// token, userinfo, revocation, introspection, logout), answered by oidc-provider as they come (its
+// bodies are forms it parses itself), and the interaction the hosted sign-in page completes. The
+// gateway forwards everything under /oidc/ with the provider's cookies (named oidc_*) and no other.
+//
+// The interaction, for a browser the provider sent to /oidc/interaction/<uid>:
+//   GET  /oidc/interaction/<uid>        → 303 to the sign-in page of the app's kind, returning here
+//   GET  /oidc/interaction/<uid>/about  → the app, what it asks, whether a fresh sign-in is needed
+//   POST /oidc/interaction/<uid>/login  → with the page's access token (and {"consent":true} for an
+//                                         app of another party): the grant, and where the browser goes on
+//   POST /oidc/interaction/<uid>/abort  → the person said no: back to the app with access_denied
+// Each is bound to the browser by the provider's interaction cookie; the access token is a header,
+// never a cookie, so another site cannot make a browser approve.
+import express, { type Request, type Response, type Router } from 'express';
+import { AppError, ok, type AccessTokenVerifier } from '@acct/shared';
+import { AuthErrors } from '../../errors';
+import type Provider from 'oidc-provider';
+import { approveAppSignIn, recordAppGrant } from '../../domain/apps/app-sign-in';
+import type { AuthDeps } from '../../domain/ports';
+import { appOf, interactionPath, OIDC_SCOPES, OPENID_PREFIX, OPENID_ROUTES, providerHandler } from '../../security/openid-provider';
+import { requestContext } from './request-context';
+
+/** The provider's routes (each with what follows it: /oidc/auth/<uid> resumes, /oidc/session/end/confirm…); any other path is 404 as everywhere. */
+const PROVIDER_ROUTES = Object.values(OPENID_ROUTES).filter((route) => route.startsWith(`${OPENID_PREFIX}/`));
+
+/** Whether a path is one of the provider's own (not the interaction's, which is ours). */
+export function isProviderPath(path: string): boolean {
+  return path === '/.well-known/openid-configuration' || PROVIDER_ROUTES.some((route) => path === route || path.startsWith(`${route}/`));
+}
+
+/** The provider's routes, before any body parser: it reads its own. */
+export function openIdProviderRoutes(provider: Provider, issuer: string): express.RequestHandler {
+  const handle = providerHandler(provider, issuer);
+  return (req, res, next) => (isProviderPath(req.path) ? handle(req, res) : next());
+}
+
+const interactionGone = AuthErrors.interactionExpired;
+
+export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, settings: { verifier: AccessTokenVerifier; grantTtlMs: number }): Router {
+  const router = express.Router();
+
+  const details = async (req: Request, res: Response) => {
+    try {
+      const interaction = await provider.interactionDetails(req, res);
+      if (interaction.uid !== req.params.uid) throw interactionGone();
+      return interaction;
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw interactionGone();
+    }
+  };
+  const clientOf = async (clientId: unknown) => {
+    const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined;
+    if (!client) throw interactionGone();
+    return client;
+  };
+  /** What the app asks, in the scopes it may be given. */
+  const asked = (requested: unknown, allowed: string | undefined) => {
+    const may = new Set((allowed ?? OIDC_SCOPES.join(' ')).split(' '));
+    return String(requested ?? '')
+      .split(' ')
+      .filter((scope) => may.has(scope));
+  };
+  /** The app asked for a sign-in now (`prompt=login`, or a `max_age` the session is past). */
+  const freshLoginAsked = (prompt: { name: string; reasons: string[] }) => prompt.name === 'login' && prompt.reasons.some((r) => r === 'login_prompt' || r === 'max_age');
+
+  router.get(`${OPENID_PREFIX}/interaction/:uid`, async (req, res) => {
+    const interaction = await details(req, res);
+    const app = appOf(await clientOf(interaction.params.client_id));
+    const page = app.kind === 'admin' ? '/admin/login' : '/login';
+    res.redirect(303, `${page}?return_to=${encodeURIComponent(interactionPath(interaction.uid))}`);
+  });
+
+  router.get(`${OPENID_PREFIX}/interaction/:uid/about`, async (req, res) => {
+    const interaction = await details(req, res);
+    const client = await clientOf(interaction.params.client_id);
+    const app = appOf(client);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(
+      ok('Sign-in request', {
+        app: { id: app.id, name: app.name, firstParty: app.firstParty },
+        kind: app.kind,
+        scopes: asked(interaction.params.scope, client.scope),
+        freshLogin: freshLoginAsked(interaction.prompt),
+      }),
+    );
+  });
+
+  router.post(`${OPENID_PREFIX}/interaction/:uid/login`, async (req, res) => {
+    const interaction = await details(req, res);
+    const client = await clientOf(interaction.params.client_id);
+    const app = appOf(client);
+    const scopes = asked(interaction.params.scope, client.scope);
+    if (!app.firstParty && (req.body as { consent?: unknown } | undefined)?.consent !== true) throw AuthErrors.consentRequired();
+    const ctx = requestContext(req);
+    const approval = await approveAppSignIn(deps, settings.verifier.verifyHeader(req.get('authorization')), app, { freshLogin: freshLoginAsked(interaction.prompt) }, ctx);
+    const grant = new provider.Grant({ accountId: approval.accountId, clientId: app.id });
+    grant.addOIDCScope(scopes.join(' '));
+    // The product API's tokens, for the product's own apps alone (the provider refuses any other resource).
+    if (app.firstParty) grant.addResourceScope(`${provider.issuer}/api`, 'api');
+    const grantId = await grant.save();
+    await recordAppGrant(deps, grantId, app, approval, ctx, settings.grantTtlMs);
+    const redirectTo = await provider.interactionResult(req, res, { login: { accountId: approval.accountId, ts: approval.authTime }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Signed in to the app', { redirectTo }));
+  });
+
+  router.post(`${OPENID_PREFIX}/interaction/:uid/abort`, async (req, res) => {
+    await details(req, res);
+    const redirectTo = await provider.interactionResult(req, res, { error: 'access_denied', error_description: 'The person declined the sign-in' }, { mergeWithLastSubmission: false });
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(ok('Sign-in declined', { redirectTo }));
+  });
+  return router;
+}

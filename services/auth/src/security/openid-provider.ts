@@ -1,0 +1,290 @@
+// This service as an OpenID Connect provider, on oidc-provider (OpenID Certified): the protocol is
+// the library's; what is ours is how it meets the rest of auth. Its interaction is the hosted sign-in
+// page (entry-points/http/openid-operations.ts); its keys are the access tokens' own (the same keys
+// and `kid`s, the key set the gateway publishes, signed in the low-S form the verifiers take); its
+// records are in Redis; and each grant becomes a session of the product's (domain/apps), so an app's
+// tokens end when its session ends, however it ends. A first-party app's access token for the
+// product's API is the product's own access token (same issuer, audience and claims, a `sid` the
+// revocation feed ends), so the desktop client signed in through the browser calls the API at once.
+// oidc-provider is an ES module, which Node 20.19+ and 24 load with require(): it is loaded only
+// when the provider is on, so a deployment without it never loads it.
+import { createPrivateKey, createPublicKey, sign as signWith, type KeyObject } from 'node:crypto';
+import type http from 'node:http';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
+import { pemBlocks, publicJwk, withLowS, type AccountKind, type Logger } from '@acct/shared';
+import type { Redis } from '@acct/shared/redis';
+import type { App } from '../domain/apps/ports';
+import type { OpenIdClientEntry } from '../settings/openid-provider';
+import { RedisOpenIdStore } from '../data-access/redis-openid-store';
+
+export interface OpenIdSettings {
+  issuer: string;
+  clients: OpenIdClientEntry[];
+  cookieKeys: string[];
+  /** The product API's token settings: access tokens for it are the product's. */
+  productApi: { issuer: string; audience: string; accessTokenTtlSeconds: number };
+  /** How long a refresh token lives unused (the sessions' idle lifetime). */
+  refreshTtlSeconds: number;
+  /** The keys as JWT_PRIVATE_KEY holds them, oldest first: the last signs. */
+  privateKeyPem: string;
+}
+
+/** What the provider asks of the rest of auth (the composition root wires them to domain/apps). */
+export interface OpenIdHooks {
+  /** The account's claims (`profile`, `email`), or undefined when it is gone or disabled. */
+  account(kind: AccountKind, id: string): Promise<{ name: string; email: string; emailVerified: boolean; updatedAt?: Date } | undefined>;
+  /** Whether the grant and its session still stand. */
+  grantLive(grantId: string | undefined): Promise<boolean>;
+  /** The session claims of an access token given now; undefined when the grant's session ended. */
+  tokenClaims(grantId: string): Promise<{ sid: string; kind: AccountKind; role: string; endsAt: number } | undefined>;
+  /** The grant ended at the provider: its session ends too. */
+  grantEnded(grantId: string): Promise<void>;
+}
+
+/** The scopes an app may be given; `api` is the product API's, given only to its own apps. */
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+const API_SCOPE = 'api';
+/** Where the provider's routes are, under the issuer (the gateway's origin). */
+export const OPENID_PREFIX = '/oidc';
+export const OPENID_ROUTES = {
+  authorization: `${OPENID_PREFIX}/auth`,
+  token: `${OPENID_PREFIX}/token`,
+  userinfo: `${OPENID_PREFIX}/me`,
+  revocation: `${OPENID_PREFIX}/token/revocation`,
+  introspection: `${OPENID_PREFIX}/token/introspection`,
+  end_session: `${OPENID_PREFIX}/session/end`,
+  // The gateway answers it (the key set it publishes): the provider's keys are the same.
+  jwks: '/.well-known/jwks.json',
+} as const;
+/** The interaction the provider sends a browser to: the page's way in (entry-points). */
+export const interactionPath = (uid: string) => `${OPENID_PREFIX}/interaction/${uid}`;
+
+/** The provider's cookies are named so, so the gateway forwards these and no other (never a refresh cookie). */
+export const OPENID_COOKIE_PREFIX = 'oidc_';
+
+type Library = typeof import('oidc-provider');
+// A require() at first use, not an import: a deployment with the provider off never loads the library.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const load = (): Library => require('oidc-provider') as Library;
+
+/** A signing key oidc-provider calls out to: ES256 with our key object, in the low-S form (ecdsa-low-s.ts). */
+function lowSSigningKey(library: Library, privateKey: KeyObject, kid: string): InstanceType<Library['ExternalSigningKey']> {
+  const publicKey = createPublicKey(privateKey);
+  const key = new (class extends library.ExternalSigningKey {
+    override keyObject(): KeyObject {
+      return publicKey;
+    }
+
+    override async sign(data: Buffer): Promise<Buffer> {
+      const signature = signWith('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+      // withLowS works on a compact JWS; the signature alone is its last part.
+      return Buffer.from(withLowS(`.${signature.toString('base64url')}`).slice(1), 'base64url');
+    }
+  })();
+  // Setters at run time; the types call them read-only.
+  Object.assign(key as object, { kid, alg: 'ES256' });
+  return key;
+}
+
+/** The app a client is, as the rules read it. */
+export function appOf(client: { clientId: string; clientName?: string; [field: string]: unknown }): App {
+  return {
+    id: client.clientId,
+    name: client.clientName ?? client.clientId,
+    kind: client['account_kind'] === 'admin' ? 'admin' : 'user',
+    firstParty: client['first_party'] === true,
+  };
+}
+
+function clientMetadata(entry: OpenIdClientEntry): ClientMetadata {
+  return {
+    client_id: entry.id,
+    client_name: entry.name,
+    ...(entry.secret ? { client_secret: entry.secret, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+    application_type: entry.native ? 'native' : 'web',
+    redirect_uris: entry.redirectUris,
+    post_logout_redirect_uris: entry.postLogoutRedirectUris,
+    grant_types: entry.scopes.includes('offline_access') ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
+    response_types: ['code'],
+    scope: entry.scopes.join(' '),
+    id_token_signed_response_alg: 'ES256',
+    account_kind: entry.kind,
+    first_party: entry.firstParty,
+  };
+}
+
+const page = (title: string, body: string) =>
+  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** The provider's own pages (an error it cannot send back to an app, the logout question) run no script and take no frame. */
+const PAGE_POLICY = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hooks: OpenIdHooks, logger: Logger): Provider {
+  const library = load();
+  const { errors } = library;
+  const blocks = pemBlocks(settings.privateKeyPem, 'JWT_PRIVATE_KEY');
+  // The newest key first: oidc-provider signs with the first that fits, and every one verifies.
+  const keys = blocks
+    .map((block) => {
+      const privateKey = createPrivateKey(block);
+      return lowSSigningKey(library, privateKey, publicJwk(createPublicKey(privateKey)).kid);
+    })
+    .reverse();
+  const productResource = `${settings.issuer}/api`;
+
+  const configuration: Configuration = {
+    adapter: (name: string) => new RedisOpenIdStore(redis, name) as never,
+    clients: settings.clients.map(clientMetadata),
+    extraClientMetadata: {
+      properties: ['account_kind', 'first_party'],
+      validator(_ctx, key, value) {
+        if (key === 'account_kind' && value !== undefined && value !== 'user' && value !== 'admin') throw new errors.InvalidClientMetadata('account_kind must be user or admin');
+        if (key === 'first_party' && value !== undefined && typeof value !== 'boolean') throw new errors.InvalidClientMetadata('first_party must be a boolean');
+      },
+    },
+    clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+    jwks: { keys: keys as never },
+    cookies: {
+      keys: settings.cookieKeys,
+      names: { session: `${OPENID_COOKIE_PREFIX}session`, interaction: `${OPENID_COOKIE_PREFIX}interaction`, resume: `${OPENID_COOKIE_PREFIX}resume` },
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    claims: { openid: ['sub'], profile: ['name', 'updated_at'], email: ['email', 'email_verified'] },
+    scopes: [...OIDC_SCOPES],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    routes: OPENID_ROUTES,
+    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+    // Every authorization passes the hosted page: it knows whether the browser's session still stands
+    // (the provider's own session cookie does not), and a grant is a session of its own. So the only
+    // grant an authorization uses is the one its own interaction just gave.
+    async loadExistingGrant(ctx) {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    async findAccount(ctx, sub, token) {
+      const client = ctx.oidc.client ?? (token?.clientId ? await ctx.oidc.provider.Client.find(token.clientId) : undefined);
+      if (!client) return undefined;
+      // A code, a refresh token, an access token: only while its grant's session stands.
+      if (token && 'grantId' in token && !(await hooks.grantLive(token.grantId as string | undefined))) return undefined;
+      const found = await hooks.account(appOf(client).kind, sub);
+      if (!found) return undefined;
+      return {
+        accountId: sub,
+        claims: async () => ({
+          sub,
+          name: found.name,
+          email: found.email,
+          email_verified: found.emailVerified,
+          ...(found.updatedAt ? { updated_at: Math.floor(found.updatedAt.getTime() / 1000) } : {}),
+        }),
+      };
+    },
+    async extraTokenClaims(_ctx, token) {
+      if (token.kind !== 'AccessToken' || !token.grantId) return undefined;
+      const claims = await hooks.tokenClaims(token.grantId);
+      if (!claims) throw new errors.InvalidGrant('the session of this grant ended');
+      // Kept with the token (introspection says them) and copied into a JWT one (the product's claims).
+      return { sid: claims.sid, kind: claims.kind, role: claims.role, session_ends_at: Math.floor(claims.endsAt / 1000) };
+    },
+    formats: {
+      customizers: {
+        // The product API's access token, as the gateway and libs/verifier read every access token.
+        async jwt(_ctx, _token, jwt) {
+          const payload = jwt.payload as Record<string, unknown>;
+          const endsAt = Number(payload.session_ends_at);
+          delete payload.session_ends_at;
+          payload.iss = settings.productApi.issuer;
+          payload.aud = settings.productApi.audience;
+          if (Number.isFinite(endsAt) && typeof payload.exp === 'number') payload.exp = Math.min(payload.exp, endsAt);
+        },
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      // RFC 7009 §2.1: an app revokes only the tokens it was given.
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      introspection: {
+        enabled: true,
+        // A token whose session ended is inactive, as a gateway would find it.
+        async allowedPolicy(ctx, client, token) {
+          if (client.clientAuthMethod === 'none' && token.clientId !== ctx.oidc.client?.clientId) return false;
+          const grantId = 'grantId' in token ? (token.grantId as string | undefined) : undefined;
+          return grantId ? hooks.grantLive(grantId) : true;
+        },
+      },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx, form) {
+          ctx.set('Content-Security-Policy', PAGE_POLICY);
+          ctx.body = page('Sign out', `<p>Sign out of ${escapeHtml(ctx.oidc.client?.clientName ?? 'the app')}?</p>${form}<button type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button> <button type="submit" form="op.logoutForm">Stay signed in</button>`);
+        },
+        async postLogoutSuccessSource(ctx) {
+          ctx.set('Content-Security-Policy', PAGE_POLICY);
+          ctx.body = page('Signed out', '<p>You are signed out. You can close this window.</p>');
+        },
+      },
+      resourceIndicators: {
+        enabled: true,
+        // A first-party app's tokens are for the product's API unless it names another resource.
+        defaultResource: async (ctx, client, oneOf) => oneOf ?? (appOf(client).firstParty ? productResource : undefined),
+        useGrantedResource: async () => true,
+        async getResourceServerInfo(_ctx, resourceIndicator, client) {
+          if (resourceIndicator !== productResource || !appOf(client).firstParty) throw new errors.InvalidTarget();
+          return {
+            scope: API_SCOPE,
+            audience: settings.productApi.audience,
+            accessTokenTTL: settings.productApi.accessTokenTtlSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+      externalSigningSupport: { enabled: true, ack: 'experimental-01' },
+    },
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: settings.productApi.accessTokenTtlSeconds,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 600,
+      Session: settings.refreshTtlSeconds,
+      Grant: settings.refreshTtlSeconds,
+      RefreshToken: settings.refreshTtlSeconds,
+    },
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      ctx.set('Content-Security-Policy', PAGE_POLICY);
+      ctx.body = page('This sign-in cannot go on', `<p>${escapeHtml(out.error_description ?? out.error)}</p><p>Go back to the app and start again.</p>`);
+    },
+  };
+
+  const provider = new library.Provider(settings.issuer, configuration);
+  // Behind the gateway: the issuer's scheme and host are the ones the public sees (set per request by the entry point).
+  provider.proxy = true;
+  const ended = (grantId: string | undefined) => {
+    if (!grantId) return;
+    hooks.grantEnded(grantId).catch((err) => logger.error({ reason: (err as Error).message, grant_id: grantId }, 'Could not end the session of a revoked grant'));
+  };
+  provider.on('grant.revoked', (_ctx: unknown, grantId: string) => ended(grantId));
+  provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ reason: err.message }, 'OpenID provider error'));
+  return provider;
+}
+
+/** Serves the provider's own routes: its answer for a request under OPENID_PREFIX or the discovery document. */
+export function providerHandler(provider: Provider, issuer: string): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  const { host, protocol } = new URL(issuer);
+  const callback = provider.callback();
+  return (req, res) => {
+    // The issuer's own scheme and host, whatever the hop from the gateway was.
+    req.headers['x-forwarded-host'] = host;
+    req.headers['x-forwarded-proto'] = protocol.replace(':', '');
+    delete req.headers['x-forwarded-for'];
+    callback(req, res);
+  };
+}
+
+export type { Provider, KoaContextWithOIDC };

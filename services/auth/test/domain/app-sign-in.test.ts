@@ -1,0 +1,135 @@
+// Signing in to an app through this service as an OpenID provider, on in-memory ports: the page's
+// session approves (its kind, a live session, an enabled account, a fresh sign-in when the app asks
+// one); the app's first token opens a session listed with its app, each later one renews it; the
+// session's end (the owner, a change of credentials, a disable, a reuse) refuses the next token;
+// and the grant's end at the provider ends the session. The protocol itself is the end-to-end
+// tests' (openid-provider.response, openid-provider.browser).
+import { AuthErrors } from '../../src/errors';
+import { appTokenClaims, approveAppSignIn, endAppGrant, liveAppGrant, recordAppGrant } from '../../src/domain/apps/app-sign-in';
+import { endEverySession } from '../../src/domain/shared/sessions';
+import type { App } from '../../src/domain/apps/ports';
+import { MemoryAppGrants, MemorySessions, claimsOf, memorySignIn, requestOf } from '../fakes';
+
+const DESKTOP: App = { id: 'desktop', name: 'Desktop', kind: 'user', firstParty: true };
+
+async function setUp() {
+  const base = await memorySignIn();
+  const sessions = new MemorySessions();
+  const deps = { ...base.deps, sessions, appGrants: new MemoryAppGrants(), revocations: { isRevoked: () => false as const } };
+  const user = await base.make('user', 'grace@example.com');
+  // The page's own session (a password sign-in a while ago), and its access token's claims.
+  const page = await sessions.create({ kind: 'user', accountId: user.id, role: 'user', credentialEpoch: 0 });
+  const claims = claimsOf('user', user, page.sessionId);
+  return { deps, user, sessions, claims, page };
+}
+
+/** The page approved, the grant recorded: what the provider then asks for tokens. */
+async function granted() {
+  const s = await setUp();
+  const approval = await approveAppSignIn(s.deps, s.claims, DESKTOP, { freshLogin: false }, { ...requestOf(), userAgent: 'Firefox on Linux' });
+  await recordAppGrant(s.deps, 'grant-1', DESKTOP, approval, { ...requestOf(), userAgent: 'Firefox on Linux' }, 60_000);
+  return { ...s, approval };
+}
+
+describe('approving an app sign-in', () => {
+  it("approves with a live session of the app's kind, telling the app when that session signed in, and records it", async () => {
+    const { deps, claims, user, sessions, page } = await setUp();
+    const approval = await approveAppSignIn(deps, claims, DESKTOP, { freshLogin: false }, requestOf());
+    expect(approval).toEqual({ accountId: user.id, authTime: Math.floor(sessions.live.get(page.sessionId)!.createdAt.getTime() / 1000) });
+    expect(deps.activity.entries.map((e) => [e.type, e.details])).toEqual([['app_signed_in', ['Desktop']]]);
+  });
+
+  it('refuses no session, an ended one, the other kind and a disabled account', async () => {
+    const { deps, claims, user, sessions, page } = await setUp();
+    await expect(approveAppSignIn(deps, undefined, DESKTOP, { freshLogin: false }, requestOf())).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(approveAppSignIn(deps, { ...claims, kind: 'admin' }, DESKTOP, { freshLogin: false }, requestOf())).rejects.toEqual(AuthErrors.userOnly());
+    await expect(approveAppSignIn(deps, claims, { ...DESKTOP, kind: 'admin' }, { freshLogin: false }, requestOf())).rejects.toEqual(AuthErrors.adminOnly());
+    await deps.accounts.user.update(user.id, { disabled: true });
+    await expect(approveAppSignIn(deps, claims, DESKTOP, { freshLogin: false }, requestOf())).rejects.toEqual(AuthErrors.accountDisabled());
+    await sessions.revokeSession('user', user.id, page.sessionId);
+    await expect(approveAppSignIn(deps, claims, DESKTOP, { freshLogin: false }, requestOf())).rejects.toMatchObject({ code: 'session_revoked' });
+    expect(deps.activity.entries).toEqual([]);
+  });
+
+  it('asks for a fresh sign-in when the app does, and takes one of the last few minutes', async () => {
+    const { deps, claims } = await setUp();
+    await expect(approveAppSignIn(deps, claims, DESKTOP, { freshLogin: true }, requestOf())).rejects.toEqual(AuthErrors.stepUpRequired());
+    await deps.ceremonies.markProof(claims.sid, 0);
+    const approval = await approveAppSignIn(deps, claims, DESKTOP, { freshLogin: true }, requestOf());
+    expect(Math.abs(approval.authTime - Date.now() / 1000)).toBeLessThan(2);
+  });
+
+  it('takes no proof made before a change of credentials as fresh', async () => {
+    const { deps, claims, user } = await setUp();
+    await deps.ceremonies.markProof(claims.sid, 0);
+    await deps.accounts.user.update(user.id, { endSessions: true });
+    await expect(approveAppSignIn(deps, claims, DESKTOP, { freshLogin: true }, requestOf())).rejects.toEqual(AuthErrors.stepUpRequired());
+  });
+});
+
+describe("an app's tokens and its session", () => {
+  it('opens a session of its own at the first token, listed with its app and where it was approved from, and renews it at each later one', async () => {
+    const { deps, user, sessions } = await granted();
+    const first = await appTokenClaims(deps, 'grant-1');
+    expect(first).toMatchObject({ kind: 'user', role: 'user', sid: expect.any(String) });
+    const listed = (await sessions.list('user', user.id)).find((s) => s.id === first!.sid);
+    expect(listed?.app).toEqual({ id: 'desktop', name: 'Desktop' });
+    expect(sessions.live.get(first!.sid)?.owner.userAgent).toBe('Firefox on Linux');
+    const second = await appTokenClaims(deps, 'grant-1');
+    expect(second?.sid).toBe(first?.sid);
+    expect((await deps.appGrants.find('grant-1'))?.sessionToken).toBe(sessions.live.get(first!.sid)?.token);
+  });
+
+  it('gives no token once the session ended: by its owner, a change of credentials, a disable, or a grant forgotten', async () => {
+    for (const end of ['owner', 'credentials', 'disable', 'forgotten'] as const) {
+      const { deps, user, sessions } = await granted();
+      const first = await appTokenClaims(deps, 'grant-1');
+      if (end === 'owner') await sessions.revokeSession('user', user.id, first!.sid);
+      if (end === 'credentials') await endEverySession(deps, 'user', (await deps.accounts.user.update(user.id, { endSessions: true }))!);
+      if (end === 'disable') await deps.accounts.user.update(user.id, { disabled: true });
+      if (end === 'forgotten') await deps.appGrants.remove('grant-1');
+      expect([end, await appTokenClaims(deps, 'grant-1')]).toEqual([end, undefined]);
+      if (end !== 'disable') expect([end, await liveAppGrant(deps, 'grant-1')]).toEqual([end, undefined]);
+    }
+  });
+
+  it("counts a grant live before its first token and while its session stands", async () => {
+    const { deps } = await granted();
+    expect(await liveAppGrant(deps, 'grant-1')).toMatchObject({ appId: 'desktop' });
+    await appTokenClaims(deps, 'grant-1');
+    expect(await liveAppGrant(deps, 'grant-1')).toMatchObject({ sessionId: expect.any(String) });
+    expect(await liveAppGrant(deps, undefined)).toBeUndefined();
+    expect(await liveAppGrant(deps, 'another')).toBeUndefined();
+  });
+
+  it('ends the session when the grant ends at the provider, and tells the other services', async () => {
+    const { deps, user, sessions } = await granted();
+    const first = await appTokenClaims(deps, 'grant-1');
+    await endAppGrant(deps, 'grant-1', requestOf());
+    expect(await sessions.isActive('user', first!.sid, user.id)).toBe(false);
+    expect(deps.outbox.events.filter((e) => e.type === 'account.sessions.ended').map((e) => e.input)).toEqual([expect.objectContaining({ accountId: user.id, sessionIds: [first!.sid] })]);
+    expect(await appTokenClaims(deps, 'grant-1')).toBeUndefined();
+  });
+
+  it('ends the session when its kept refresh token is found used again, and gives no token', async () => {
+    const { deps, user, sessions } = await granted();
+    const first = await appTokenClaims(deps, 'grant-1');
+    const kept = (await deps.appGrants.find('grant-1'))!.sessionToken!;
+    await appTokenClaims(deps, 'grant-1');
+    const ended = () => deps.outbox.events.filter((e) => e.type === 'account.sessions.ended').map((e) => e.input);
+    // A renewal ends nothing.
+    expect(ended()).toEqual([]);
+    // The replaced token put back, as a race or a copy of the store would.
+    await deps.appGrants.updateSessionToken('grant-1', kept);
+    expect(await appTokenClaims(deps, 'grant-1')).toBeUndefined();
+    expect(await sessions.isActive('user', first!.sid, user.id)).toBe(false);
+    expect(ended()).toEqual([expect.objectContaining({ accountId: user.id, sessionIds: [first!.sid] })]);
+  });
+
+  it('leaves no second session behind when two first tokens race', async () => {
+    const { deps, user, sessions } = await granted();
+    const [a, b] = await Promise.all([appTokenClaims(deps, 'grant-1'), appTokenClaims(deps, 'grant-1')]);
+    expect([a, b].filter(Boolean)).toHaveLength(1);
+    expect((await sessions.list('user', user.id)).filter((s) => s.app)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,216 @@
+// This service as an OpenID provider, in Chromium, on the shared stack: the desktop example of
+// docs/guide.md (examples/desktop-sign-in.mjs) signs in through the hosted page, with a password and
+// an authenticator app, and with a passkey, then syncs; a browser already signed in goes straight
+// back to the next app, through a consent page for an app of another party; an app that asks for a
+// fresh sign-in gets one; and the consent page cannot be framed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import * as oidc from 'openid-client';
+import { addVirtualAuthenticator, findChromium, launchChromium } from '@acct/test-harness/browser';
+import { enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
+import { call } from '@acct/test-harness/http-client';
+import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
+
+// The page's own globals, in the functions evaluated in it.
+declare const document: any;
+
+const chromium = findChromium();
+if ('missing' in chromium) throw new Error(`openid-provider.browser.test.ts needs Chromium: ${chromium.missing}`);
+
+const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'desktop-sign-in.mjs');
+const PARTNER_SECRET = 'p'.repeat(40);
+const PARTNER_REDIRECT = 'http://127.0.0.1:9/partner/callback';
+
+let stack: SharedStack;
+let browser: Browser;
+let issuer: string;
+const pageErrors: string[] = [];
+/** The example programs a test started: none outlives its test. */
+const running: ChildProcess[] = [];
+
+beforeAll(async () => {
+  stack = await sharedStack();
+  issuer = stack.url.replace('127.0.0.1', 'localhost');
+  browser = await launchChromium((chromium as { path: string }).path);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill();
+  expect(pageErrors.splice(0)).toEqual([]);
+});
+
+/** A fresh browser profile (no cookies), whose script errors and CSP reports fail the test. */
+async function freshPage(): Promise<Page> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
+  });
+  return page;
+}
+
+const textOf = (page: Page) => page.evaluate(() => document.body.textContent ?? '');
+/** Waits for a text on the page; failing, says what the page showed instead. */
+async function waitForText(page: Page, text: string): Promise<void> {
+  try {
+    await page.waitForFunction((t) => document.body.textContent?.includes(t), { timeout: 15_000 }, text);
+  } catch (err) {
+    throw new Error(`"${text}" never showed; ${page.url()} showed: ${(await textOf(page).catch(() => '?')).slice(0, 400)}`, { cause: err });
+  }
+}
+
+/** The desktop example, started with no browser of its own: the test's Chromium opens its address. */
+function startExample(): { child: ChildProcess; address: Promise<string>; done: Promise<{ code: number | null; out: string }> } {
+  const child = spawn(process.execPath, [EXAMPLE, '--issuer', issuer, '--client-id', 'desktop', '--open', 'none', '--timeout', '60'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let out = '';
+  let found: (url: string) => void = () => undefined;
+  const address = new Promise<string>((resolve) => (found = resolve));
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    const match = /^(http\S+\/oidc\/auth\?\S+)$/m.exec(out);
+    if (match) found(match[1]);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const done = new Promise<{ code: number | null; out: string }>((resolve) => child.once('exit', (code) => resolve({ code, out })));
+  return { child, address, done };
+}
+
+/** Signs in on the hosted page with the password. */
+async function signInWithPassword(page: Page, account: { email: string; password: string }): Promise<void> {
+  await page.waitForSelector('input[name=email]', { timeout: 15_000 });
+  await page.type('input[name=email]', account.email);
+  await page.type('input[name=password]', account.password);
+  await page.click('button[type=submit]');
+}
+
+/** An app of another party, and where its answer lands (captured: nothing listens at 127.0.0.1:9). */
+async function partnerAuthorization(page: Page, extra: Record<string, string> = {}) {
+  const config = await oidc.discovery(new URL(issuer), 'partner', undefined, oidc.ClientSecretBasic(PARTNER_SECRET), { execute: [oidc.allowInsecureRequests] });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: PARTNER_REDIRECT,
+    scope: 'openid email',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    ...extra,
+  });
+  await page.setRequestInterception(true);
+  let landed: (url: URL) => void = () => undefined;
+  const callback = new Promise<URL>((resolve) => (landed = resolve));
+  page.on('request', (request: HTTPRequest) => {
+    if (request.url().startsWith(PARTNER_REDIRECT)) {
+      landed(new URL(request.url()));
+      void request.respond({ status: 200, contentType: 'text/html', body: '<!doctype html><title>partner</title><p>partner</p>' });
+    } else void request.continue();
+  });
+  await page.goto(url.href);
+  return { config, verifier, state, callback };
+}
+
+describe('openid-provider.browser', () => {
+  test('the desktop example signs in through the hosted page with a password and an authenticator app, then syncs', async () => {
+    const person = await registerAndLogin(stack);
+    const code = await enableAuthenticatorApp(stack, person.accessToken);
+    const example = startExample();
+    const page = await freshPage();
+    await page.goto(await example.address);
+    await waitForText(page, 'Sign in to continue to Desktop');
+    await signInWithPassword(page, person.account);
+    await page.waitForSelector('input[name=code]', { timeout: 15_000 });
+    // The next step's code: the current one went to confirming the app, and a code works once.
+    await page.type('input[name=code]', code(30_000));
+    await page.click('button[type=submit]');
+    // Back at the example's loopback page.
+    await waitForText(page, 'You are signed in. You can close this window');
+    const { code: status, out } = await example.done;
+    expect(out).toContain(`Signed in as ${person.id}`);
+    expect(out).toMatch(/Synced: cursor \d+/);
+    expect(status).toBe(0);
+  });
+
+  test('the desktop example signs in with a passkey alone', async () => {
+    const person = await registerAndLogin(stack);
+    const page = await freshPage();
+    await addVirtualAuthenticator(page);
+    // A passkey added from the account console, in this browser.
+    await page.goto(`${issuer}/login?return_to=/account`);
+    await signInWithPassword(page, person.account);
+    await waitForText(page, 'No passkey yet.');
+    const nameId = await page.$$eval('label', (labels) => labels.find((l) => l.textContent === 'Name of the new passkey')?.getAttribute('for'));
+    await page.type(`#${nameId}`, 'This laptop');
+    await page.$$eval('button', (buttons) => buttons.find((b) => b.textContent === 'Add a passkey')?.click());
+    await page.waitForFunction(() => document.querySelector('.passkeys li .session-name')?.textContent === 'This laptop', { timeout: 15_000 });
+    // Signed out of the pages, so the app's sign-in asks.
+    await Promise.all([page.waitForNavigation(), page.click('#sign-out')]);
+    await page.waitForSelector('input[name=email]', { timeout: 15_000 });
+
+    // Signed out, the page offers the passkey in the email field's suggestions (conditional mediation),
+    // which this authenticator answers at once: no password is typed.
+    const example = startExample();
+    await page.goto(await example.address);
+    await waitForText(page, 'You are signed in. You can close this window');
+    const { code: status, out } = await example.done;
+    expect(out).toContain(`Signed in as ${person.id}`);
+    expect(status).toBe(0);
+    // The sign-in the app rode on was the passkey's, then the app's own.
+    const activity = await call(stack.url, 'GET', '/api/auth/user/activity', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    const types = activity.body.data.activity.map((e: { type: string; details?: string[] }) => `${e.type} ${(e.details ?? []).join(', ')}`);
+    expect(types.slice(0, 2)).toEqual(['app_signed_in Desktop', 'signed_in method: passkey']);
+  });
+
+  test('a browser already signed in goes to the next app without a password, through the consent of an app of another party', async () => {
+    const person = await registerAndLogin(stack);
+    const page = await freshPage();
+    await page.goto(`${issuer}/login?return_to=/account`);
+    await signInWithPassword(page, person.account);
+    await page.waitForSelector('.sessions li', { timeout: 15_000 });
+
+    const { config, verifier, state, callback } = await partnerAuthorization(page);
+    await waitForText(page, 'Allow Partner app?');
+    const shown = await textOf(page);
+    expect(shown).toContain('See your email address');
+    expect(await page.$('input[name=password]')).toBeNull();
+    await page.click('#app-allow');
+    const landed = await callback;
+    const tokens = await oidc.authorizationCodeGrant(config, landed, { pkceCodeVerifier: verifier, expectedState: state });
+    expect(tokens.claims()?.sub).toBe(person.id);
+  });
+
+  test('an app that asks for a fresh sign-in (prompt=login) gets the password asked again', async () => {
+    const person = await registerAndLogin(stack);
+    const page = await freshPage();
+    await page.goto(`${issuer}/login?return_to=/account`);
+    await signInWithPassword(page, person.account);
+    await page.waitForSelector('.sessions li', { timeout: 15_000 });
+    const { config, verifier, state, callback } = await partnerAuthorization(page, { prompt: 'login' });
+    await waitForText(page, 'Sign in to continue to Partner app');
+    await signInWithPassword(page, person.account);
+    await waitForText(page, 'Allow Partner app?');
+    await page.click('#app-allow');
+    const tokens = await oidc.authorizationCodeGrant(config, await callback, { pkceCodeVerifier: verifier, expectedState: state });
+    // The sign-in just made is the one the app is told of.
+    expect(Math.abs((tokens.claims()?.auth_time as number) - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  test('the consent page and the provider pages refuse to be framed', async () => {
+    const page = await freshPage();
+    const { callback } = await partnerAuthorization(page);
+    void callback;
+    const res = await fetch(page.url());
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const providerPage = await fetch(`${issuer}/oidc/auth?client_id=nobody`);
+    expect(providerPage.status).toBe(400);
+    expect(providerPage.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+});

@@ -1,0 +1,264 @@
+// This service as an OpenID provider, on the shared stack, with openid-client as the relying party
+// (the library an app would use): discovery, the authorization code with PKCE through the hosted
+// sign-in's interaction (approved here over HTTP as the page does: its access token, the provider's
+// cookies), the product API called with the access token an app of the product gets, refresh with
+// rotation, userinfo, introspection, revocation and logout, and what RFC 9700 says a provider must refuse.
+import * as oidc from 'openid-client';
+import { call } from '@acct/test-harness/http-client';
+import { registerAndLogin } from '@acct/test-harness/factories';
+import { until } from '@acct/test-harness/until';
+import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
+
+let stack: SharedStack;
+/** The issuer: the gateway's origin as browsers reach it (localhost, where passkeys work too). */
+let issuer: string;
+beforeAll(async () => {
+  stack = await sharedStack();
+  issuer = stack.url.replace('127.0.0.1', 'localhost');
+});
+afterAll(() => stack?.stop());
+
+const PARTNER_SECRET = 'p'.repeat(40);
+const DESKTOP_REDIRECT = 'http://127.0.0.1:53682/callback';
+const PARTNER_REDIRECT = 'http://127.0.0.1:9/partner/callback';
+
+/** The relying party of an app, from the provider's discovery document. */
+async function relyingParty(app: 'desktop' | 'partner' | 'admin-panel'): Promise<oidc.Configuration> {
+  const auth = app === 'partner' ? oidc.ClientSecretBasic(PARTNER_SECRET) : oidc.None();
+  return oidc.discovery(new URL(issuer), app, undefined, auth, { execute: [oidc.allowInsecureRequests] });
+}
+
+/** A browser's cookies for the provider (names and values; the gateway passes only `oidc_*`). */
+class Jar {
+  private readonly cookies = new Map<string, string>();
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+  keep(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair.indexOf('=');
+      const value = pair.slice(at + 1);
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(pair.slice(0, at));
+      else this.cookies.set(pair.slice(0, at), value);
+    }
+  }
+  async get(url: string): Promise<Response> {
+    const res = await fetch(new URL(url, stack.url), { redirect: 'manual', headers: { cookie: this.header() } });
+    this.keep(res);
+    return res;
+  }
+  async post(url: string, body: unknown, accessToken?: string): Promise<Response> {
+    const res = await fetch(new URL(url, stack.url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: this.header(), 'content-type': 'application/json', ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    this.keep(res);
+    return res;
+  }
+}
+
+interface Started {
+  jar: Jar;
+  uid: string;
+  verifier: string;
+  state: string;
+  nonce: string;
+}
+
+/** An app sends the browser to the authorization endpoint; the provider sends it on to its interaction. */
+async function startAuthorization(config: oidc.Configuration, redirectUri: string, extra: Record<string, string> = {}): Promise<Started> {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: 'openid profile email offline_access',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    prompt: 'consent',
+    ...extra,
+  });
+  const jar = new Jar();
+  const toInteraction = await jar.get(url.href);
+  expect(toInteraction.status).toBe(303);
+  const interaction = toInteraction.headers.get('location') ?? '';
+  const uid = /^\/oidc\/interaction\/([\w-]+)$/.exec(interaction)?.[1];
+  expect(uid).toBeDefined();
+  return { jar, uid: uid as string, verifier, state, nonce };
+}
+
+/** The page's part: approve with its access token, then follow the provider back to the app. */
+async function approve(started: Started, accessToken: string, body: Record<string, unknown> = {}): Promise<URL> {
+  const approved = await started.jar.post(`/oidc/interaction/${started.uid}/login`, body, accessToken);
+  const answer = (await approved.json()) as { data?: { redirectTo: string }; code?: string };
+  if (approved.status !== 200) throw new Error(`approve answered ${approved.status}: ${JSON.stringify(answer)}`);
+  const back = await started.jar.get(answer.data?.redirectTo as string);
+  expect(back.status).toBe(303);
+  return new URL(back.headers.get('location') as string);
+}
+
+/** A person signs in to an app from start to tokens. */
+async function signInToApp(app: 'desktop' | 'partner', kind: 'user' | 'admin' = 'user') {
+  const person = await registerAndLogin(stack, kind);
+  const config = await relyingParty(app);
+  const redirectUri = app === 'desktop' ? DESKTOP_REDIRECT : PARTNER_REDIRECT;
+  const started = await startAuthorization(config, redirectUri);
+  const callback = await approve(started, person.accessToken, app === 'partner' ? { consent: true } : {});
+  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+  return { person, config, tokens, started, callback };
+}
+
+describe('openid-provider.response', () => {
+  test('discovery names the endpoints under /oidc, code with PKCE S256 only, and the published key set', async () => {
+    const res = await fetch(`${stack.url}/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as Record<string, any>;
+    expect(doc.issuer).toBe(issuer);
+    expect(doc.authorization_endpoint).toBe(`${issuer}/oidc/auth`);
+    expect(doc.token_endpoint).toBe(`${issuer}/oidc/token`);
+    expect(doc.jwks_uri).toBe(`${issuer}/.well-known/jwks.json`);
+    expect(doc.response_types_supported).toEqual(['code']);
+    expect(doc.code_challenge_methods_supported).toEqual(['S256']);
+    expect(doc.grant_types_supported).not.toContain('password');
+    expect(doc.grant_types_supported).not.toContain('implicit');
+    expect(doc.id_token_signing_alg_values_supported).toEqual(['ES256']);
+    expect(doc.authorization_response_iss_parameter_supported).toBe(true);
+  });
+
+  test('a desktop app signs in through the browser and calls the product API with its access token at once', async () => {
+    const { person, tokens, callback, config } = await signInToApp('desktop');
+    // Mix-up defence: the answer names its issuer.
+    expect(callback.searchParams.get('iss')).toBe(issuer);
+    const idClaims = tokens.claims();
+    expect(idClaims?.sub).toBe(person.id);
+    expect(idClaims?.iss).toBe(issuer);
+    expect(tokens.refresh_token).toBeDefined();
+    // The product's own access token: the gateway and desktop accept it.
+    const sync = await call(stack.url, 'POST', '/api/desktop/sync', { headers: { authorization: `Bearer ${tokens.access_token}` }, body: { device: { id: 'laptop-1', platform: 'linux', appVersion: '1.10.0' }, changes: [] } });
+    expect(sync.status).toBe(200);
+    const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(200);
+    expect(me.body.data.user.id).toBe(person.id);
+    // Its session lists with its app beside the password's.
+    const sessions = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    const appSessions = sessions.body.data.sessions.filter((s: any) => s.app?.id === 'desktop');
+    expect(appSessions).toHaveLength(1);
+    expect(appSessions[0].app.name).toBe('Desktop');
+    // A refresh rotates; the token it replaced, used again, ends the grant and the session.
+    const renewed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(renewed.refresh_token).not.toBe(tokens.refresh_token);
+    const again = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${renewed.access_token}` } });
+    expect(again.status).toBe(200);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(config, renewed.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    const after = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    expect(after.body.data.sessions.filter((s: any) => s.app?.id === 'desktop')).toHaveLength(0);
+  });
+
+  test('the owner ending the app session ends its refresh token and its access token', async () => {
+    const { person, tokens, config } = await signInToApp('desktop');
+    const sessions = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    const appSession = sessions.body.data.sessions.find((s: any) => s.app?.id === 'desktop');
+    const ended = await call(stack.url, 'DELETE', `/api/auth/user/sessions/${appSession.id}`, { headers: { authorization: `Bearer ${person.accessToken}` } });
+    expect(ended.status).toBe(200);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(401);
+  });
+
+  test("another party's app asks for consent, gets userinfo, and its tokens introspect, revoke and log out", async () => {
+    const person = await registerAndLogin(stack);
+    const config = await relyingParty('partner');
+    const started = await startAuthorization(config, PARTNER_REDIRECT);
+    const refused = await started.jar.post(`/oidc/interaction/${started.uid}/login`, {}, person.accessToken);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { code: string }).code).toBe('consent_required');
+    const callback = await approve(started, person.accessToken, { consent: true });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, person.id);
+    expect(info).toMatchObject({ sub: person.id, email: person.account.email, name: person.account.name });
+    // Not the product API's token: the gateway does not take it.
+    const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(401);
+    expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
+    await oidc.tokenRevocation(config, tokens.refresh_token as string);
+    expect((await oidc.tokenIntrospection(config, tokens.refresh_token as string)).active).toBe(false);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // Logout goes back only to a registered address.
+    const logout = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token as string, post_logout_redirect_uri: 'https://attacker.example/' });
+    const res = await started.jar.get(logout.href);
+    expect(res.status).toBe(400);
+    // The request log names no ID token (its record is written as the answer ends).
+    const logged = () => stack.logs.request.filter((r) => String(r.path).startsWith('/oidc/session/end'));
+    await until(() => logged().length > 0);
+    expect(logged().every((r) => String(r.path).includes('id_token_hint=[redacted]'))).toBe(true);
+    expect(JSON.stringify(stack.logs.request)).not.toContain(tokens.id_token as string);
+  });
+
+  test('the person declining sends the app access_denied', async () => {
+    await registerAndLogin(stack);
+    const config = await relyingParty('partner');
+    const started = await startAuthorization(config, PARTNER_REDIRECT);
+    const declined = await started.jar.post(`/oidc/interaction/${started.uid}/abort`, {});
+    const answer = (await declined.json()) as { data: { redirectTo: string } };
+    const back = await started.jar.get(answer.data.redirectTo);
+    const callback = new URL(back.headers.get('location') as string);
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('state')).toBe(started.state);
+  });
+
+  test('an admin session cannot approve a user app, nor a session of another browser the interaction', async () => {
+    const admin = await registerAndLogin(stack, 'admin');
+    const config = await relyingParty('desktop');
+    const started = await startAuthorization(config, DESKTOP_REDIRECT);
+    const asAdmin = await started.jar.post(`/oidc/interaction/${started.uid}/login`, {}, admin.accessToken);
+    expect(asAdmin.status).toBe(403);
+    // Without the browser's interaction cookie the request is not found.
+    const user = await registerAndLogin(stack);
+    const elsewhere = await new Jar().post(`/oidc/interaction/${started.uid}/login`, {}, user.accessToken);
+    expect(elsewhere.status).toBe(404);
+    expect(((await elsewhere.json()) as { code: string }).code).toBe('interaction_expired');
+  });
+
+  test('RFC 9700: exact redirect URIs, PKCE required and plain refused, a code used twice revokes what it gave', async () => {
+    const config = await relyingParty('partner');
+    const base = { scope: 'openid', state: oidc.randomState() };
+    const challenge = await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier());
+    const asked = async (params: Record<string, string>) => fetch(oidc.buildAuthorizationUrl(config, params), { redirect: 'manual' });
+    // A prefix, a path below, another port of a web app's address: refused on the provider's own page, never redirected.
+    for (const redirect of [`${PARTNER_REDIRECT}/more`, `${PARTNER_REDIRECT}?x=1`, 'http://127.0.0.1:10/partner/callback', 'https://attacker.example/cb']) {
+      const res = await asked({ ...base, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+    }
+    // No PKCE, or plain: refused (sent back to the registered address with the error).
+    for (const pkce of [{}, { code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }] as Array<Record<string, string>>) {
+      const res = await asked({ ...base, redirect_uri: PARTNER_REDIRECT, ...pkce });
+      expect(res.status).toBe(303);
+      expect(new URL(res.headers.get('location') as string).searchParams.get('error')).toBe('invalid_request');
+    }
+    // A code used twice: the second is refused and the first's tokens are revoked.
+    const { tokens, started, callback } = await signInToApp('partner');
+    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce })).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+    // A wrong client secret: 401 with the challenge (WWW-Authenticate passes the gateway).
+    const wrong = await oidc.discovery(new URL(issuer), 'partner', undefined, oidc.ClientSecretBasic('q'.repeat(40)), { execute: [oidc.allowInsecureRequests] });
+    await expect(oidc.refreshTokenGrant(wrong, 'whatever')).rejects.toMatchObject({ status: 401, cause: [expect.objectContaining({ parameters: expect.objectContaining({ error: 'invalid_client' }) })] });
+  });
+
+  test('a native app may use any loopback port of its redirect URI (RFC 8252)', async () => {
+    const config = await relyingParty('desktop');
+    const started = await startAuthorization(config, 'http://127.0.0.1:61001/callback');
+    expect(started.uid).toBeDefined();
+  });
+
+  test('nothing but the provider answers under /oidc while the route is unknown, and refresh cookies never reach it', async () => {
+    const res = await call(stack.url, 'GET', '/oidc/nothing-here');
+    expect(res.status).toBe(404);
+  });
+});
