@@ -91,6 +91,16 @@ async function signInWithPassword(page: Page, account: { email: string; password
   await page.click('button[type=submit]');
 }
 
+/** A new user, signed in to the pages in a fresh browser (on the account console). */
+async function signedInBrowser() {
+  const person = await registerAndLogin(stack);
+  const page = await freshPage();
+  await page.goto(`${issuer}/login?return_to=/account`);
+  await signInWithPassword(page, person.account);
+  await page.waitForSelector('.sessions li', { timeout: 15_000 });
+  return { person, page };
+}
+
 /** An app of another party, and where its answer lands (captured: nothing listens at 127.0.0.1:9). */
 async function partnerAuthorization(page: Page, extra: Record<string, string> = {}) {
   const config = await oidc.discovery(new URL(issuer), 'partner', undefined, oidc.ClientSecretBasic(PARTNER_SECRET), { execute: [oidc.allowInsecureRequests] });
@@ -169,11 +179,7 @@ describe('openid-provider.browser', () => {
   });
 
   test('a browser already signed in goes to the next app without a password, through the consent of an app of another party', async () => {
-    const person = await registerAndLogin(stack);
-    const page = await freshPage();
-    await page.goto(`${issuer}/login?return_to=/account`);
-    await signInWithPassword(page, person.account);
-    await page.waitForSelector('.sessions li', { timeout: 15_000 });
+    const { person, page } = await signedInBrowser();
 
     const { config, verifier, state, callback } = await partnerAuthorization(page);
     await waitForText(page, 'Allow Partner app?');
@@ -187,11 +193,7 @@ describe('openid-provider.browser', () => {
   });
 
   test('an app that asks for a fresh sign-in (prompt=login) gets the password asked again', async () => {
-    const person = await registerAndLogin(stack);
-    const page = await freshPage();
-    await page.goto(`${issuer}/login?return_to=/account`);
-    await signInWithPassword(page, person.account);
-    await page.waitForSelector('.sessions li', { timeout: 15_000 });
+    const { person, page } = await signedInBrowser();
     const { config, verifier, state, callback } = await partnerAuthorization(page, { prompt: 'login' });
     await waitForText(page, 'Sign in to continue to Partner app');
     await signInWithPassword(page, person.account);
@@ -200,6 +202,28 @@ describe('openid-provider.browser', () => {
     const tokens = await oidc.authorizationCodeGrant(config, await callback, { pkceCodeVerifier: verifier, expectedState: state });
     // The sign-in just made is the one the app is told of.
     expect(Math.abs((tokens.claims()?.auth_time as number) - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  test('a CLI signs in with the device grant: the person types its code at /device, in a browser already signed in', async () => {
+    const { person, page } = await signedInBrowser();
+    const config = await oidc.discovery(new URL(issuer), 'cli', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const device = await oidc.initiateDeviceAuthorization(config, { scope: 'openid offline_access' });
+    expect(device.verification_uri).toBe(`${issuer}/device`);
+    const polling = oidc.pollDeviceAuthorizationGrant(config, device);
+    await page.goto(device.verification_uri);
+    // A code mistyped is refused on the page, which asks again.
+    await page.type('#user_code', 'BCDF-GHJK');
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    await waitForText(page, 'That code is not right');
+    await page.type('#user_code', device.user_code);
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    await waitForText(page, 'Sign in to Command line?');
+    await page.click('button[name=confirm]');
+    await waitForText(page, 'Command line is signed in. You can close this page.');
+    const tokens = await polling;
+    // A CLI of the product: its access token is the product API's.
+    const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.body.data.user.id).toBe(person.id);
   });
 
   test('the consent page and the provider pages refuse to be framed', async () => {

@@ -128,6 +128,7 @@ describe('openid-provider.response', () => {
     expect(doc.grant_types_supported).not.toContain('implicit');
     expect(doc.id_token_signing_alg_values_supported).toEqual(['ES256']);
     expect(doc.authorization_response_iss_parameter_supported).toBe(true);
+    expect(doc.device_authorization_endpoint).toBe(`${issuer}/oidc/device/auth`);
   });
 
   test('a desktop app signs in through the browser and calls the product API with its access token at once', async () => {
@@ -249,6 +250,23 @@ describe('openid-provider.response', () => {
     // A wrong client secret: 401 with the challenge (WWW-Authenticate passes the gateway).
     const wrong = await oidc.discovery(new URL(issuer), 'partner', undefined, oidc.ClientSecretBasic('q'.repeat(40)), { execute: [oidc.allowInsecureRequests] });
     await expect(oidc.refreshTokenGrant(wrong, 'whatever')).rejects.toMatchObject({ status: 401, cause: [expect.objectContaining({ parameters: expect.objectContaining({ error: 'invalid_client' }) })] });
+  });
+
+  test('the device grant: a person who cancels at /device sends the CLI access_denied, and the code works no more', async () => {
+    const config = await oidc.discovery(new URL(issuer), 'cli', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const device = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
+    expect(device.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    const jar = new Jar();
+    const xsrfOf = async (res: Response) => /name="xsrf" value="([^"]+)"/.exec(await res.text())?.[1] as string;
+    const form = (fields: Record<string, string>) =>
+      fetch(new URL('/device', stack.url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    const asked = await jar.get('/device');
+    expect(asked.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const confirm = await form({ xsrf: await xsrfOf(asked), user_code: device.user_code });
+    jar.keep(confirm);
+    const cancelled = await form({ xsrf: await xsrfOf(confirm), user_code: device.user_code, abort: 'yes' });
+    expect(await cancelled.text()).toContain('The sign-in was cancelled.');
+    await expect(oidc.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 })).rejects.toMatchObject({ error: 'access_denied' });
   });
 
   test('a native app may use any loopback port of its redirect URI (RFC 8252)', async () => {

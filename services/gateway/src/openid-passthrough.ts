@@ -1,5 +1,5 @@
-// This service as an OpenID provider, at the gateway: everything under /oidc/ and the discovery
-// document go to auth (where oidc-provider answers them) as one route of their own, with what the
+// This service as an OpenID provider, at the gateway: everything under /oidc/, the discovery
+// document and the device grant's /device page go to auth (where oidc-provider answers them) as one route of their own, with what the
 // protocol needs to pass and nothing else. Inbound, the provider's cookies (named `oidc_*`: its
 // session, an interaction, its resume) and the headers of OAuth requests; outbound, its Set-Cookie
 // lines for those names only and the headers of its answers (WWW-Authenticate on a refused token,
@@ -23,7 +23,11 @@ export const OPENID_ROUTE: RouteSpec = {
   protocol: 'openid',
 };
 
-export const isOpenIdPath = (path: string): boolean => path.startsWith(PREFIX) || path === OPENID_DISCOVERY_PATH;
+/** The page a CLI or a TV sends its person to, to type the code it shows (RFC 8628): short, so it is easy to type. */
+export const OPENID_DEVICE_PATH = '/device';
+
+export const isOpenIdPath = (path: string): boolean =>
+  path.startsWith(PREFIX) || path === OPENID_DISCOVERY_PATH || path === OPENID_DEVICE_PATH || path.startsWith(`${OPENID_DEVICE_PATH}/`);
 
 /** Request headers an OAuth client or a browser sends the provider beyond the gateway's usual ones. */
 export const OPENID_REQUEST_HEADERS = ['dpop', 'content-type'];

@@ -54,6 +54,9 @@ export const OPENID_ROUTES = {
   revocation: `${OPENID_PREFIX}/token/revocation`,
   introspection: `${OPENID_PREFIX}/token/introspection`,
   end_session: `${OPENID_PREFIX}/session/end`,
+  device_authorization: `${OPENID_PREFIX}/device/auth`,
+  // Short, for a TV or a CLI to show: the page that takes the code.
+  code_verification: '/device',
   // The gateway answers it (the key set it publishes): the provider's keys are the same.
   jwks: '/.well-known/jwks.json',
 } as const;
@@ -105,14 +108,34 @@ function clientMetadata(entry: OpenIdClientEntry): ClientMetadata {
     application_type: entry.native ? 'native' : 'web',
     redirect_uris: entry.redirectUris,
     post_logout_redirect_uris: entry.postLogoutRedirectUris,
-    grant_types: entry.scopes.includes('offline_access') ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
-    response_types: ['code'],
+    grant_types: [
+      ...(entry.redirectUris.length ? ['authorization_code'] : []),
+      ...(entry.deviceCode ? ['urn:ietf:params:oauth:grant-type:device_code'] : []),
+      ...(entry.scopes.includes('offline_access') ? ['refresh_token'] : []),
+    ],
+    response_types: entry.redirectUris.length ? ['code'] : [],
     scope: entry.scopes.join(' '),
     id_token_signed_response_alg: 'ES256',
     account_kind: entry.kind,
     first_party: entry.firstParty,
   };
 }
+
+/** The device grant's code, typed on the /device page: 8 letters a person cannot mistake for each other, shown as XXXX-XXXX. */
+const deviceCodePage = {
+  input(action: string, xsrf: string, message?: string) {
+    return page(
+      'Sign in a device',
+      `${message ? `<p role="alert">${escapeHtml(message)}</p>` : '<p>Enter the code your device or app shows.</p>'}<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><label for="user_code">Code</label> <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required> <button type="submit">Continue</button></form>`,
+    );
+  },
+  confirm(action: string, xsrf: string, app: string, userCode: string) {
+    return page(
+      `Sign in to ${escapeHtml(app)}?`,
+      `<p>Your device shows <strong>${escapeHtml(userCode)}</strong>. Continue only if it does, and you started this sign-in.</p><form method="post" action="${escapeHtml(action)}"><input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><input type="hidden" name="user_code" value="${escapeHtml(userCode)}"><button type="submit" name="confirm" value="yes">Continue</button> <button type="submit" name="abort" value="yes">Cancel</button></form>`,
+    );
+  },
+};
 
 const page = (title: string, body: string) =>
   `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
@@ -241,6 +264,25 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };
+        },
+      },
+      // RFC 8628, for CLIs and TVs: the device shows a code, the person types it at /device, then signs in on the hosted page.
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        async userCodeInputSource(ctx, _form, _out, err) {
+          ctx.set('Content-Security-Policy', PAGE_POLICY);
+          const message = !err ? undefined : err.name === 'NoCodeError' || 'userCode' in err ? 'That code is not right, or has expired. Check it and try again.' : err.name === 'AbortedError' ? 'The sign-in was cancelled.' : 'Something went wrong. Try again.';
+          ctx.body = deviceCodePage.input(ctx.oidc.urlFor('code_verification'), ctx.oidc.session!.state!.secret as string, message);
+        },
+        async userCodeConfirmSource(ctx, _form, client, _deviceInfo, userCode) {
+          ctx.set('Content-Security-Policy', PAGE_POLICY);
+          ctx.body = deviceCodePage.confirm(ctx.oidc.urlFor('code_verification'), ctx.oidc.session!.state!.secret as string, client.clientName ?? client.clientId, userCode);
+        },
+        async successSource(ctx) {
+          ctx.set('Content-Security-Policy', PAGE_POLICY);
+          ctx.body = page('Signed in', `<p>${escapeHtml(ctx.oidc.client?.clientName ?? 'Your device')} is signed in. You can close this page.</p>`);
         },
       },
       externalSigningSupport: { enabled: true, ack: 'experimental-01' },

@@ -23,11 +23,14 @@ const clientSchema = z
     firstParty: z.boolean().default(false),
     /** RFC 8252: loopback redirects on any port and private-use schemes; such an app keeps no secret. */
     native: z.boolean().default(false),
-    redirectUris: z.array(z.string().url()).min(1),
+    /** RFC 8628: a CLI or a TV signs in by a code the person types at /device (such an app may have no redirect URI). */
+    deviceCode: z.boolean().default(false),
+    redirectUris: z.array(z.string().url()).default([]),
     postLogoutRedirectUris: z.array(z.string().url()).default([]),
     scopes: z.array(z.enum(SCOPES)).default([...SCOPES]),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.redirectUris.length > 0 || c.deviceCode, { message: 'an app needs redirectUris, or deviceCode', path: ['redirectUris'] });
 
 export type OpenIdClientEntry = z.infer<typeof clientSchema> & { secret?: string };
 
@@ -39,7 +42,7 @@ export const openIdProviderSettings = feature({
     OPENID_ISSUER: z.string().url().optional(),
     /**
      * The apps declared in configuration, a JSON array of `{"id","name","redirectUris",
-     * "kind"?,"firstParty"?,"native"?,"postLogoutRedirectUris"?,"scopes"?}`. Secrets go in OPENID_CLIENT_SECRETS.
+     * "kind"?,"firstParty"?,"native"?,"deviceCode"?,"postLogoutRedirectUris"?,"scopes"?}`. Secrets go in OPENID_CLIENT_SECRETS.
      */
     OPENID_CLIENTS: z
       .string()

@@ -68,6 +68,15 @@ describe('approving an app sign-in', () => {
 });
 
 describe("an app's tokens and its session", () => {
+  it('gives no first token to an account disabled since the sign-in, nor to one deleted', async () => {
+    for (const end of ['disable', 'delete'] as const) {
+      const { deps, user } = await granted();
+      if (end === 'disable') await deps.accounts.user.update(user.id, { disabled: true });
+      else await deps.accounts.user.remove(user.id);
+      expect([end, await appTokenClaims(deps, 'grant-1')]).toEqual([end, undefined]);
+    }
+  });
+
   it('opens a session of its own at the first token, listed with its app and where it was approved from, and renews it at each later one', async () => {
     const { deps, user, sessions } = await granted();
     const first = await appTokenClaims(deps, 'grant-1');
@@ -86,10 +95,11 @@ describe("an app's tokens and its session", () => {
       const first = await appTokenClaims(deps, 'grant-1');
       if (end === 'owner') await sessions.revokeSession('user', user.id, first!.sid);
       if (end === 'credentials') await endEverySession(deps, 'user', (await deps.accounts.user.update(user.id, { endSessions: true }))!);
-      if (end === 'disable') await deps.accounts.user.update(user.id, { disabled: true });
+      // As an admin's disable does (admin/users.ts): the account's sessions end with it.
+      if (end === 'disable') await endEverySession(deps, 'user', (await deps.accounts.user.update(user.id, { disabled: true, endSessions: true }))!);
       if (end === 'forgotten') await deps.appGrants.remove('grant-1');
       expect([end, await appTokenClaims(deps, 'grant-1')]).toEqual([end, undefined]);
-      if (end !== 'disable') expect([end, await liveAppGrant(deps, 'grant-1')]).toEqual([end, undefined]);
+      expect([end, await liveAppGrant(deps, 'grant-1')]).toEqual([end, undefined]);
     }
   });
 

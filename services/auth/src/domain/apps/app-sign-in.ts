@@ -77,9 +77,9 @@ export async function appTokenClaims(
 ): Promise<AppTokenClaims | undefined> {
   const grant = await deps.appGrants.find(grantId);
   if (!grant) return undefined;
-  const account = await deps.accounts[grant.kind].findById(grant.accountId);
-  if (!account || account.disabled) return undefined;
   if (!grant.sessionId || !grant.sessionToken) {
+    const account = await deps.accounts[grant.kind].findById(grant.accountId);
+    if (!account || account.disabled) return undefined;
     const opened = await deps.sessions.create({
       kind: grant.kind,
       accountId: account.id,
@@ -98,6 +98,8 @@ export async function appTokenClaims(
     await announceEnded(deps, grant.kind, account.id, opened.evicted);
     return { sid: opened.sessionId, kind: grant.kind, role: account.role, endsAt: opened.endsAt };
   }
+  // A renewal reads no account, as the product's own refresh does not: whatever must stop an account
+  // (a disable, a password change, a reset, a deletion) ends its sessions, and then this rotation fails.
   const renewed = await deps.sessions.rotate(grant.kind, grant.sessionToken);
   if (renewed.outcome === 'reused') await announceEnded(deps, grant.kind, grant.accountId, [renewed.sessionId]);
   if (renewed.outcome !== 'rotated' && renewed.outcome !== 'grace' && renewed.outcome !== 'late_retry') return undefined;

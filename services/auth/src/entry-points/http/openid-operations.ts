@@ -21,7 +21,7 @@ import { appOf, interactionPath, OIDC_SCOPES, OPENID_PREFIX, OPENID_ROUTES, prov
 import { requestContext } from './request-context';
 
 /** The provider's routes (each with what follows it: /oidc/auth/<uid> resumes, /oidc/session/end/confirm…); any other path is 404 as everywhere. */
-const PROVIDER_ROUTES = Object.values(OPENID_ROUTES).filter((route) => route.startsWith(`${OPENID_PREFIX}/`));
+const PROVIDER_ROUTES = Object.values(OPENID_ROUTES).filter((route) => route.startsWith(`${OPENID_PREFIX}/`) || route === OPENID_ROUTES.code_verification);
 
 /** Whether a path is one of the provider's own (not the interaction's, which is ours). */
 export function isProviderPath(path: string): boolean {
