@@ -146,6 +146,13 @@ describe('openid-provider.browser', () => {
     expect(out).toContain(`Signed in as ${person.id}`);
     expect(out).toMatch(/Synced: cursor \d+/);
     expect(status).toBe(0);
+    // The account console lists the app among the apps with access, and takes its access back.
+    await page.goto(`${issuer}/account`);
+    await page.waitForSelector('[data-app=desktop]', { timeout: 15_000 });
+    await page.click('[data-app=desktop] button');
+    await waitForText(page, 'Desktop is signed out.');
+    const sessions = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    expect(sessions.body.data.sessions.filter((s: { app: unknown }) => s.app)).toEqual([]);
   });
 
   test('the desktop example signs in with a passkey alone', async () => {
@@ -172,10 +179,10 @@ describe('openid-provider.browser', () => {
     const { code: status, out } = await example.done;
     expect(out).toContain(`Signed in as ${person.id}`);
     expect(status).toBe(0);
-    // The sign-in the app rode on was the passkey's, then the app's own.
+    // The sign-in the app rode on was the passkey's, then the app's own and its first token (newest first).
     const activity = await call(stack.url, 'GET', '/api/auth/user/activity', { headers: { authorization: `Bearer ${person.accessToken}` } });
     const types = activity.body.data.activity.map((e: { type: string; details?: string[] }) => `${e.type} ${(e.details ?? []).join(', ')}`);
-    expect(types.slice(0, 2)).toEqual(['app_signed_in Desktop', 'signed_in method: passkey']);
+    expect(types.slice(0, 3)).toEqual(['app_token_issued Desktop', 'app_signed_in Desktop', 'signed_in method: passkey']);
   });
 
   test('a browser already signed in goes to the next app without a password, through the consent of an app of another party', async () => {

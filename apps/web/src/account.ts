@@ -45,6 +45,7 @@ async function start(): Promise<void> {
         await renderSessions(sessionsList);
       }),
     ),
+    section(texts.account.appsTitle, h('p', {}, texts.account.appsIntro), appsList),
     activitySection(),
     factorsSection(),
     trustedBrowsersSection(),
@@ -175,6 +176,46 @@ function profileSection(account: Account): HTMLElement {
   );
 }
 
+/** The apps signed in through this service (OpenID Connect), one line each, filled with the sessions. */
+const appsList = h('ul', { class: 'apps' });
+
+/** The apps among the sessions: each with its sessions, and a way to take its access back (every session of it ends). */
+function renderApps(sessions: Session[], sessionsList: HTMLElement): void {
+  const byApp = new Map<string, { name: string; sessions: Session[] }>();
+  for (const session of sessions) {
+    if (!session.app) continue;
+    const entry = byApp.get(session.app.id) ?? { name: session.app.name, sessions: [] };
+    entry.sessions.push(session);
+    byApp.set(session.app.id, entry);
+  }
+  if (byApp.size === 0) {
+    appsList.replaceChildren(h('li', {}, texts.account.appsNone));
+    return;
+  }
+  appsList.replaceChildren(
+    ...[...byApp].map(([id, app]) =>
+      h(
+        'li',
+        { 'data-app': id },
+        h('span', { class: 'session-name' }, app.name),
+        h('span', { class: 'session-meta' }, `${texts.account.lastUsed}: ${formatDate(app.sessions.map((s) => s.lastUsedAt).sort().at(-1) ?? '')}`),
+        actionButton(
+          texts.account.appRevoke,
+          async () => {
+            for (const session of app.sessions) {
+              const answer = await client.endSession(session.id);
+              if (!answer.ok && answer.error.code !== 'session_not_found') return status.error(errorText(answer.error));
+            }
+            status.info(texts.account.appRevoked(app.name));
+            await renderSessions(sessionsList);
+          },
+          { secondary: true, ariaLabel: texts.account.appRevokeOf(app.name) },
+        ),
+      ),
+    ),
+  );
+}
+
 async function renderSessions(list: HTMLElement): Promise<void> {
   const answer = await client.sessions();
   if (!answer.ok) {
@@ -184,6 +225,7 @@ async function renderSessions(list: HTMLElement): Promise<void> {
   }
   const byRecent = [...answer.data].sort((a, b) => Number(b.current) - Number(a.current) || b.lastUsedAt.localeCompare(a.lastUsedAt));
   list.replaceChildren(...byRecent.map((session) => sessionItem(session, list)));
+  renderApps(byRecent, list);
 }
 
 function sessionItem(session: Session, list: HTMLElement): HTMLElement {

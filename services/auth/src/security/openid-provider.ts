@@ -291,6 +291,8 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
     ttl: {
       AccessToken: settings.productApi.accessTokenTtlSeconds,
       AuthorizationCode: 60,
+      // A code shown on a TV or a CLI: ten minutes to type it and sign in.
+      DeviceCode: 600,
       IdToken: 3600,
       Interaction: 600,
       Session: settings.refreshTtlSeconds,

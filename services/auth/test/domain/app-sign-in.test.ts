@@ -51,6 +51,12 @@ describe('approving an app sign-in', () => {
     expect(deps.activity.entries).toEqual([]);
   });
 
+  it("records what the person allowed an app of another party", async () => {
+    const { deps, claims } = await setUp();
+    await approveAppSignIn(deps, claims, { ...DESKTOP, firstParty: false }, { freshLogin: false, consented: ['openid', 'email'] }, requestOf());
+    expect(deps.activity.entries.map((e) => [e.type, e.details])).toEqual([['app_signed_in', ['Desktop', 'allowed: openid email']]]);
+  });
+
   it('asks for a fresh sign-in when the app does, and takes one of the last few minutes', async () => {
     const { deps, claims } = await setUp();
     await expect(approveAppSignIn(deps, claims, DESKTOP, { freshLogin: true }, requestOf())).rejects.toEqual(AuthErrors.stepUpRequired());
@@ -119,6 +125,13 @@ describe("an app's tokens and its session", () => {
     expect(await sessions.isActive('user', first!.sid, user.id)).toBe(false);
     expect(deps.outbox.events.filter((e) => e.type === 'account.sessions.ended').map((e) => e.input)).toEqual([expect.objectContaining({ accountId: user.id, sessionIds: [first!.sid] })]);
     expect(await appTokenClaims(deps, 'grant-1')).toBeUndefined();
+    // The history: the sign-in, the app's first token, the end of its access and of its session.
+    expect(deps.activity.entries.map((e) => [e.type, e.details])).toEqual([
+      ['app_signed_in', ['Desktop']],
+      ['app_token_issued', ['Desktop']],
+      ['app_access_revoked', ['Desktop']],
+      ['sessions_ended', ['1 session']],
+    ]);
   });
 
   it('ends the session when its kept refresh token is found used again, and gives no token', async () => {

@@ -26,7 +26,7 @@ export async function approveAppSignIn(
   deps: Needs<'sessions' | 'revocations' | 'accounts' | 'ceremonies' | 'activity' | 'logger'>,
   claims: AccessClaims | undefined,
   app: App,
-  ask: { freshLogin: boolean },
+  ask: { freshLogin: boolean; /** What the person allowed on the consent page (an app of another party). */ consented?: string[] },
   ctx: RequestContext,
 ): Promise<AppApproval> {
   const caller = await requireSession(deps, claims, app.kind, { fresh: true });
@@ -40,7 +40,7 @@ export async function approveAppSignIn(
     const session = (await deps.sessions.list(app.kind, account.id)).find((s) => s.id === caller.sid);
     if (session) authTime = Math.floor(session.createdAt.getTime() / 1000);
   }
-  await noteActivity(deps, ctx, { kind: app.kind, accountId: account.id, type: 'app_signed_in', details: [app.name] });
+  await noteActivity(deps, ctx, { kind: app.kind, accountId: account.id, type: 'app_signed_in', details: [app.name, ...(ask.consented ? [`allowed: ${ask.consented.join(' ')}`] : [])] });
   return { accountId: account.id, authTime };
 }
 
@@ -96,6 +96,7 @@ export async function appTokenClaims(
       return undefined;
     }
     await announceEnded(deps, grant.kind, account.id, opened.evicted);
+    await noteActivity(deps, undefined, { kind: grant.kind, accountId: account.id, type: 'app_token_issued', details: [grant.appName] });
     return { sid: opened.sessionId, kind: grant.kind, role: account.role, endsAt: opened.endsAt };
   }
   // A renewal reads no account, as the product's own refresh does not: whatever must stop an account
@@ -120,5 +121,6 @@ export async function liveAppGrant(deps: Needs<'appGrants' | 'sessions'>, grantI
 export async function endAppGrant(deps: Needs<'appGrants' | 'sessions' | 'outbox' | 'activity' | 'logger'>, grantId: string, ctx?: RequestContext): Promise<void> {
   const grant = await deps.appGrants.remove(grantId);
   if (!grant?.sessionId) return;
+  await noteActivity(deps, ctx, { kind: grant.kind, accountId: grant.accountId, type: 'app_access_revoked', details: [grant.appName] });
   if (await deps.sessions.revokeSession(grant.kind, grant.accountId, grant.sessionId)) await announceEnded(deps, grant.kind, grant.accountId, [grant.sessionId], ctx);
 }

@@ -93,7 +93,13 @@ export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, sett
     const scopes = asked(interaction.params.scope, client.scope);
     if (!app.firstParty && (req.body as { consent?: unknown } | undefined)?.consent !== true) throw AuthErrors.consentRequired();
     const ctx = requestContext(req);
-    const approval = await approveAppSignIn(deps, settings.verifier.verifyHeader(req.get('authorization')), app, { freshLogin: freshLoginAsked(interaction.prompt) }, ctx);
+    const approval = await approveAppSignIn(
+      deps,
+      settings.verifier.verifyHeader(req.get('authorization')),
+      app,
+      { freshLogin: freshLoginAsked(interaction.prompt), ...(app.firstParty ? {} : { consented: scopes }) },
+      ctx,
+    );
     const grant = new provider.Grant({ accountId: approval.accountId, clientId: app.id });
     grant.addOIDCScope(scopes.join(' '));
     // The product API's tokens, for the product's own apps alone (the provider refuses any other resource).
