@@ -12,7 +12,7 @@
 // Each is bound to the browser by the provider's interaction cookie; the access token is a header,
 // never a cookie, so another site cannot make a browser approve.
 import express, { type Request, type Response, type Router } from 'express';
-import { AppError, ok, type AccessTokenVerifier } from '@acct/shared';
+import { ok, type AccessTokenVerifier } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import type Provider from 'oidc-provider';
 import { approveAppSignIn, recordAppGrant } from '../../domain/apps/app-sign-in';
@@ -45,8 +45,10 @@ export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, sett
       if (interaction.uid !== req.params.uid) throw interactionGone();
       return interaction;
     } catch (err) {
-      if (err instanceof AppError) throw err;
-      throw interactionGone();
+      // No interaction for this browser (no cookie, another browser's, ended or expired): the request
+      // has ended. Anything else (a store that did not answer) is what it is: a 503, not a 404.
+      if ((err as Error).name === 'SessionNotFound') throw interactionGone();
+      throw err;
     }
   };
   const clientOf = async (clientId: unknown) => {
