@@ -36,13 +36,6 @@ module.exports = {
   // from run to run: back to back, 2 workers 302 s then 3 workers 238 s; otherwise 2 workers 290 s,
   // 3 workers 188 s, 4 workers 234 s.
   maxWorkers: 3,
-  // A safety net under the heap budget below: a worker whose heap holds more than this after a file
-  // is replaced before its next. What a worker keeps grows with every end-to-end file it runs (a
-  // file's whole module registry stays reachable after it ends: a heap snapshot's retaining paths go
-  // through Node's vm context cleanup queue and through sockets whose listeners were made in the
-  // file's context), and with 126 files one worker reached 320 MB in two runs of 2026-11-29 and ran
-  // out of its 340 MB. With this net, a whole run that day: one worker replaced, 470 MB resident at most.
-  workerIdleMemoryLimit: '280MB',
 };
 
 // One copy of bson per worker (test/setup/environment.js says why): it was most of the buffers a
@@ -50,15 +43,19 @@ module.exports = {
 // worker still holds after a full collection grows over its first 15 or so files and then stays:
 // 194-259 MB of heap at the end of a whole run, whichever files it ran (ACCT_MEMORY_PROBE, see
 // test/setup/environment.js, 2026-11-28). That reading was wrong: on 2026-11-29, with 126 files, it
-// grew by 15 to 30 MB with each end-to-end file and reached 320 MB, hence the replacement above. Left to size its heap from the host, V8 let each worker reach 817 MB resident
+// grew by 15 to 30 MB with each end-to-end file (a finished file's module registry stays reachable:
+// heap snapshots show paths through Node's vm context cleanup queue and through sockets whose
+// listeners the file's context made) and reached 320 MB, past the 340 MB budget's room in two runs
+// of four. Replacing such a worker (jest's workerIdleMemoryLimit at 280 MB) was tried: in a
+// clean-clone CI run two workers were replaced and the file sent to one of them never finished, so
+// the budget went up to 420 MB instead. Left to size its heap from the host, V8 let each worker reach 817 MB resident
 // before collecting. So the workers get a heap budget instead of being recycled, as the production
 // images do (Dockerfile, NODE_OPTIONS): jest forks its workers with the parent's execArgv, set here
 // before any is forked (a program a test spawns gets none of it).
 // Three whole runs on this VM with no recycling, sampled with ps every 0.5 s: no budget, 817 MB at
 // most and 121 s; 400 MB, 558 MB at most; 340 MB, 503 MB at most and 131 s, every test passing, and
 // the same three worker processes from start to end. A worker whose live heap outgrew the budget
-// would fail the run with "heap out of memory", where recycling would hide it (the replacement at
-// 280 MB leaves that to a single file needing 60 MB more than it keeps). test:ha's workers
+// would fail the run with "heap out of memory", where recycling would hide it. test:ha's workers
 // hold more (a failover run's clients and results: 326 MB live after one, 2026-11-28) and are still
 // recycled (jest.ha.config.js).
 require('./test/setup/heap-budget').budgetWorkers();
