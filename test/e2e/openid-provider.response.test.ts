@@ -187,9 +187,15 @@ describe('openid-provider.response', () => {
     const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(me.status).toBe(401);
     expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
-    await oidc.tokenRevocation(config, tokens.refresh_token as string);
-    expect((await oidc.tokenIntrospection(config, tokens.refresh_token as string)).active).toBe(false);
-    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // The access token revoked (RFC 7009): the provider ends every token of its grant, the refresh
+    // token too (the RFC's "MAY"), and the app's session with them, before the answer.
+    const refreshToken = tokens.refresh_token as string;
+    await oidc.tokenRevocation(config, tokens.access_token);
+    expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+    const sessions = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    expect(sessions.body.data.sessions.filter((s: { app: unknown }) => s.app)).toEqual([]);
+    expect((await oidc.tokenIntrospection(config, refreshToken)).active).toBe(false);
+    await expect(oidc.refreshTokenGrant(config, refreshToken)).rejects.toMatchObject({ error: 'invalid_grant' });
     // Logout goes back only to a registered address.
     const logout = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token as string, post_logout_redirect_uri: 'https://attacker.example/' });
     const res = await started.jar.get(logout.href);

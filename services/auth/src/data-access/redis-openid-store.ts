@@ -1,6 +1,6 @@
 // The OpenID provider's records in Redis (oidc-provider's adapter interface): one JSON value per
-// record (`openid:<Model>:<id>`), living as long as the provider says, with a set per grant of the
-// records issued under it (so a revoked grant takes its codes and tokens with it) and an index by
+// record (`openid:<Model>:<id>`), living as long as the provider says, with a list per grant and model
+// of the records issued under it (so a revoked grant takes its codes and tokens with it) and an index by
 // `uid` (sessions, interactions) and by user code (the device grant). Each command names one key, as
 // a Redis Cluster needs; an index written after its record at worst points at nothing, which reads
 // as not found. Consuming a record (a code, a rotated refresh token) is one atomic write on its key.
@@ -18,7 +18,8 @@ interface Payload {
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
 const recordKey = (model: string, id: string) => `openid:${model}:${id}`;
-const grantKey = (grantId: string) => `openid:grant:${grantId}`;
+/** A model's records of a grant: revoking one model's (the access tokens alone, when one is revoked) leaves the others. */
+const grantKey = (model: string, grantId: string) => `openid:grant:${model}:${grantId}`;
 const uidKey = (uid: string) => `openid:uid:${uid}`;
 const userCodeKey = (userCode: string) => `openid:user-code:${userCode}`;
 
@@ -35,6 +36,14 @@ export class RedisOpenIdStore {
   constructor(
     private readonly redis: Redis,
     private readonly model: string,
+    /**
+     * Told, and awaited, when the provider revokes a grant's records of this model. It revokes every
+     * model's at once, and only when the grant's tokens all end (a reused code or refresh token, a
+     * token revoked at the revocation endpoint, a logout), so on one model (AccessToken, always among
+     * them) this is the grant's end, within the request that ended it: the app's session ends before
+     * the answer, not a moment after.
+     */
+    private readonly onGrantRevoked?: (grantId: string) => Promise<void>,
   ) {}
 
   async upsert(id: string, payload: Payload, expiresIn: number): Promise<void> {
@@ -42,7 +51,7 @@ export class RedisOpenIdStore {
     const seconds = Math.max(1, Math.ceil(expiresIn));
     await this.redis.set(key, JSON.stringify(payload), 'EX', seconds);
     if (GRANTABLE.has(this.model) && payload.grantId) {
-      const grant = grantKey(payload.grantId);
+      const grant = grantKey(this.model, payload.grantId);
       await this.redis.rpush(grant, key);
       // The set outlives its longest record: a grant's refresh token sets the longest.
       const ttl = await this.redis.ttl(grant);
@@ -76,10 +85,11 @@ export class RedisOpenIdStore {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    const grant = grantKey(grantId);
+    const grant = grantKey(this.model, grantId);
     const keys = await this.redis.lrange(grant, 0, -1);
     // One key a command: the records of a grant live in slots of their own.
     for (const key of keys) await this.redis.del(key);
     await this.redis.del(grant);
+    await this.onGrantRevoked?.(grantId);
   }
 }

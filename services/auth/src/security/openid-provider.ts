@@ -157,7 +157,7 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
   const productResource = `${settings.issuer}/api`;
 
   const configuration: Configuration = {
-    adapter: (name: string) => new RedisOpenIdStore(redis, name) as never,
+    adapter: (name: string) => new RedisOpenIdStore(redis, name, name === 'AccessToken' ? hooks.grantEnded : undefined) as never,
     clients: settings.clients.map(clientMetadata),
     extraClientMetadata: {
       properties: ['account_kind', 'first_party'],
@@ -309,11 +309,6 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
   const provider = new library.Provider(settings.issuer, configuration);
   // Behind the gateway: the issuer's scheme and host are the ones the public sees (set per request by the entry point).
   provider.proxy = true;
-  const ended = (grantId: string | undefined) => {
-    if (!grantId) return;
-    hooks.grantEnded(grantId).catch((err) => logger.error({ reason: (err as Error).message, grant_id: grantId }, 'Could not end the session of a revoked grant'));
-  };
-  provider.on('grant.revoked', (_ctx: unknown, grantId: string) => ended(grantId));
   provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ reason: err.message }, 'OpenID provider error'));
   return provider;
 }
