@@ -11,7 +11,16 @@ describe('login-abuse.security', () => {
   beforeAll(async () => {
     stack = await startStack('loginabuse', {
       // bcrypt slow enough, one at a time, that guesses sent at once are all in flight together.
-      auth: { BCRYPT_COST: '10', BCRYPT_CONCURRENCY: '1', RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '5', RATE_LOGIN_FAILURES_PER_ACCOUNT: '8' },
+      auth: {
+        BCRYPT_COST: '10',
+        BCRYPT_CONCURRENCY: '1',
+        RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: '5',
+        RATE_LOGIN_FAILURES_PER_ACCOUNT: '8',
+        // Sign-ins apps start through the OpenID provider: three a minute from an address.
+        OPENID_PROVIDER: 'true',
+        OPENID_CLIENTS: JSON.stringify([{ id: 'desktop', name: 'Desktop', firstParty: true, native: true, deviceCode: true, redirectUris: ['http://127.0.0.1/callback'] }]),
+        RATE_OPENID_START_IP_PER_MINUTE: '3',
+      },
       gateway: { TRUST_PROXY: 'loopback' },
     });
   });
@@ -33,6 +42,26 @@ describe('login-abuse.security', () => {
     const deadline = Date.now() + 1_000;
     while (Number((await stack.redis.get(key)) ?? 0) < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   }
+
+  describe("the OpenID provider's sign-in starts", () => {
+    it('gives each address three a minute (authorization and device requests together), then 429 with Retry-After; another address has its own', async () => {
+      const authorize = (ip: string) =>
+        fetch(`${stack.url}/oidc/auth?response_type=code&client_id=desktop&redirect_uri=http%3A%2F%2F127.0.0.1%3A5555%2Fcallback&scope=openid&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`, {
+          redirect: 'manual',
+          headers: { 'x-forwarded-for': ip },
+        });
+      const device = (ip: string) =>
+        fetch(`${stack.url}/oidc/device/auth`, { method: 'POST', headers: { 'x-forwarded-for': ip, 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=desktop&scope=openid' });
+      expect((await authorize('203.0.113.70')).status).toBe(303);
+      expect((await device('203.0.113.70')).status).toBe(200);
+      expect((await authorize('203.0.113.70')).status).toBe(303);
+      const refused = await device('203.0.113.70');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await authorize('203.0.113.70')).status).toBe(429);
+      expect((await authorize('203.0.113.71')).status).toBe(303);
+    });
+  });
 
   describe('failed-login limit', () => {
     it('when 14 wrong guesses are in flight, then the right password sent with them is refused 429, and only 5 guesses were compared', async () => {

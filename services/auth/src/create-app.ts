@@ -20,7 +20,7 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   app.use(requestScope);
   app.use(httpMetricsMiddleware(settings.http));
   // The OpenID provider's routes read their own bodies (forms), so they come before the JSON parser.
-  if (settings.openid) app.use(openIdProviderRoutes(settings.openid.provider, settings.openid.issuer));
+  if (settings.openid) app.use(openIdProviderRoutes(deps, settings.openid.provider, settings.openid.issuer));
   app.use(jsonBody(settings.bodyLimit));
   if (settings.openid) app.use(openIdInteractionRoutes(deps, settings.openid.provider, { verifier: settings.verifier, grantTtlMs: settings.openid.grantTtlMs }));
   // Every route auth answers, dispatched from the route table (operations.ts).

@@ -26,6 +26,7 @@ export const SHARED_STACK_OPTIONS: StackOptions = {
     BREACHED_PASSWORD_CHECK: 'true',
     RATE_PASSKEY_OPTIONS_IP_PER_MINUTE: '100000',
     RATE_EMAIL_LINK_IP_PER_HOUR: '100000',
+    RATE_OPENID_START_IP_PER_MINUTE: '100000',
     OPENID_PROVIDER: 'true',
     OPENID_CLIENTS: JSON.stringify([
       { id: 'desktop', name: 'Desktop', firstParty: true, native: true, redirectUris: ['http://127.0.0.1/callback'] },

@@ -17,6 +17,7 @@ export interface RateLimitSettings {
   passkeyOptionsIpPerMinute: number;
   passwordCheckIpPerMinute: number;
   emailLinkIpPerHour: number;
+  openIdStartIpPerMinute: number;
 }
 
 export class RedisRateLimits implements RateLimits {
@@ -36,6 +37,7 @@ export class RedisRateLimits implements RateLimits {
       passkeyOptionsIp: make('passkey-options-ip', settings.passkeyOptionsIpPerMinute, 60),
       passwordCheckIp: make('password-check-ip', settings.passwordCheckIpPerMinute, 60),
       emailLinkIp: make('email-link-ip', settings.emailLinkIpPerHour, 3600),
+      openIdStartIp: make('openid-start-ip', settings.openIdStartIpPerMinute, 60),
     };
   }
 

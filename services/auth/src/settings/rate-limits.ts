@@ -24,6 +24,8 @@ export const rateLimitSettings = feature({
     RATE_PASSWORD_CHECK_IP_PER_MINUTE: env.int(120, 1),
     /** Uses of verification, email-change and undo links from one client address. */
     RATE_EMAIL_LINK_IP_PER_HOUR: env.int(20, 1),
+    /** Sign-ins an app starts through this service as an OpenID provider (authorization and device requests) from one client address: each is a record kept ten minutes. */
+    RATE_OPENID_START_IP_PER_MINUTE: env.int(60, 1),
   },
   section: (v) => ({
     requests: {
@@ -37,6 +39,7 @@ export const rateLimitSettings = feature({
       passkeyOptionsIpPerMinute: v.RATE_PASSKEY_OPTIONS_IP_PER_MINUTE,
       passwordCheckIpPerMinute: v.RATE_PASSWORD_CHECK_IP_PER_MINUTE,
       emailLinkIpPerHour: v.RATE_EMAIL_LINK_IP_PER_HOUR,
+      openIdStartIpPerMinute: v.RATE_OPENID_START_IP_PER_MINUTE,
     },
     loginFailures: {
       perAccountAndIp: v.RATE_LOGIN_FAILURES_PER_ACCOUNT_IP,

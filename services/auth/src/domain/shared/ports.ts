@@ -190,7 +190,7 @@ export interface CeremonyState {
   credentialEpoch: number;
 }
 
-export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'passkeyOptionsIp' | 'passwordCheckIp' | 'emailLinkIp';
+export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'passkeyOptionsIp' | 'passwordCheckIp' | 'emailLinkIp' | 'openIdStartIp';
 export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 export interface RateLimits {

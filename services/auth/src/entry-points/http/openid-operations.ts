@@ -19,6 +19,8 @@ import { approveAppSignIn, recordAppGrant } from '../../domain/apps/app-sign-in'
 import type { AuthDeps } from '../../domain/ports';
 import { appOf, interactionPath, OIDC_SCOPES, OPENID_PREFIX, OPENID_ROUTES, providerHandler } from '../../security/openid-provider';
 import { requestContext } from './request-context';
+import { enforceLimit } from '../../domain/shared/limits';
+import type { Needs } from '../../domain/shared/ports';
 
 /** The provider's routes (each with what follows it: /oidc/auth/<uid> resumes, /oidc/session/end/confirm…); any other path is 404 as everywhere. */
 const PROVIDER_ROUTES = Object.values(OPENID_ROUTES).filter((route) => route.startsWith(`${OPENID_PREFIX}/`) || route === OPENID_ROUTES.code_verification);
@@ -28,10 +30,17 @@ export function isProviderPath(path: string): boolean {
   return path === '/.well-known/openid-configuration' || PROVIDER_ROUTES.some((route) => path === route || path.startsWith(`${route}/`));
 }
 
+/** The requests that start a sign-in: each writes a record the provider keeps ten minutes, so each address has a budget of them. */
+const STARTS = new Set<string>([OPENID_ROUTES.authorization, OPENID_ROUTES.device_authorization]);
+
 /** The provider's routes, before any body parser: it reads its own. */
-export function openIdProviderRoutes(provider: Provider, issuer: string): express.RequestHandler {
+export function openIdProviderRoutes(deps: Needs<'rateLimits' | 'metrics'>, provider: Provider, issuer: string): express.RequestHandler {
   const handle = providerHandler(provider, issuer);
-  return (req, res, next) => (isProviderPath(req.path) ? handle(req, res) : next());
+  return async (req, res, next) => {
+    if (!isProviderPath(req.path)) return next();
+    if (STARTS.has(req.path)) await enforceLimit(deps, 'openIdStartIp', requestContext(req).budget);
+    handle(req, res);
+  };
 }
 
 const interactionGone = AuthErrors.interactionExpired;
