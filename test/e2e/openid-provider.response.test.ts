@@ -150,6 +150,15 @@ describe('openid-provider.response', () => {
     const appSessions = sessions.body.data.sessions.filter((s: any) => s.app?.id === 'desktop');
     expect(appSessions).toHaveLength(1);
     expect(appSessions[0].app.name).toBe('Desktop');
+    // The grant, and its record of the app's session, last as long as a session can (30 days for a
+    // user), not the week of a refresh token left unused: an app that keeps refreshing stays signed in.
+    const grants = await stack.redis.keys(`${stack.names.redisPrefix}app-grant:*`);
+    const owners = await Promise.all(grants.map((key) => stack.redis.hget(key, 'accountId')));
+    const mine = grants.filter((_, i) => owners[i] === person.id);
+    expect(mine).toHaveLength(1);
+    expect(await stack.redis.pttl(mine[0])).toBeGreaterThan(29 * 86_400_000);
+    const grantId = mine[0].slice(`${stack.names.redisPrefix}app-grant:`.length);
+    expect(await stack.redis.ttl(`${stack.names.redisPrefix}openid:Grant:${grantId}`)).toBeGreaterThan(29 * 86_400);
     // A refresh rotates; the token it replaced, used again, ends the grant and the session.
     const renewed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
     expect(renewed.refresh_token).not.toBe(tokens.refresh_token);

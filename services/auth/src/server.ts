@@ -60,6 +60,9 @@ export interface AuthOverrides {
 /** This service as an OpenID provider (security/openid-provider.ts), its hooks the rules of domain/apps. */
 function openIdProvider(config: AuthConfig, deps: AuthDeps, redis: Parameters<typeof createOpenIdProvider>[1], privateKeyPem: string): { provider: Provider; issuer: string; grantTtlMs: number } {
   const refreshTtlSeconds = config.sessions.idleTtlSeconds;
+  // A grant, and its record of the app's session, last as long as a session can: an app that keeps
+  // refreshing is signed out when its session's absolute lifetime ends, not a week after its sign-in.
+  const grantTtlSeconds = Math.ceil(Math.max(config.sessions.maxAgeMs.user, config.sessions.maxAgeMs.admin) / 1000);
   const provider = createOpenIdProvider(
     {
       issuer: config.openid.issuer,
@@ -68,12 +71,15 @@ function openIdProvider(config: AuthConfig, deps: AuthDeps, redis: Parameters<ty
       cookieKeys: config.openid.cookieKeys.length ? config.openid.cookieKeys : [Buffer.from(hkdfSync('sha256', config.otp.secret, '', 'openid-provider cookies', 32)).toString('base64url')],
       productApi: { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, accessTokenTtlSeconds: config.sessions.accessTokenTtlSeconds },
       refreshTtlSeconds,
+      grantTtlSeconds,
       privateKeyPem,
     },
     redis,
     {
       account: async (kind, id) => {
-        const account = await deps.accounts[kind].findById(id).catch(() => null);
+        // A store that does not answer fails the request (the provider's server_error): never as an
+        // account gone, which would tell the app to drop its refresh token.
+        const account = await deps.accounts[kind].findById(id);
         if (!account || account.disabled) return undefined;
         return { name: account.name, email: account.email, emailVerified: account.emailVerified === true || account.addressProvenAt !== undefined, updatedAt: account.updatedAt };
       },
@@ -83,7 +89,7 @@ function openIdProvider(config: AuthConfig, deps: AuthDeps, redis: Parameters<ty
     },
     deps.logger,
   );
-  return { provider, issuer: config.openid.issuer, grantTtlMs: refreshTtlSeconds * 1000 };
+  return { provider, issuer: config.openid.issuer, grantTtlMs: grantTtlSeconds * 1000 };
 }
 
 export async function startAuth(config: AuthConfig, logger: Logger, overrides: AuthOverrides = {}): Promise<RunningService> {

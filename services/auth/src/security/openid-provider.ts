@@ -24,8 +24,10 @@ export interface OpenIdSettings {
   cookieKeys: string[];
   /** The product API's token settings: access tokens for it are the product's. */
   productApi: { issuer: string; audience: string; accessTokenTtlSeconds: number };
-  /** How long a refresh token lives unused (the sessions' idle lifetime). */
+  /** How long a refresh token lives unused (the sessions' idle lifetime): each rotation starts it again. */
   refreshTtlSeconds: number;
+  /** How long a grant can last at most (the sessions' longest absolute lifetime): the app's session ends sooner by itself. */
+  grantTtlSeconds: number;
   /** The keys as JWT_PRIVATE_KEY holds them, oldest first: the last signs. */
   privateKeyPem: string;
 }
@@ -295,8 +297,8 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
       DeviceCode: 600,
       IdToken: 3600,
       Interaction: 600,
-      Session: settings.refreshTtlSeconds,
-      Grant: settings.refreshTtlSeconds,
+      Session: settings.grantTtlSeconds,
+      Grant: settings.grantTtlSeconds,
       RefreshToken: settings.refreshTtlSeconds,
     },
     async renderError(ctx, out) {
