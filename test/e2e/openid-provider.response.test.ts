@@ -7,6 +7,7 @@ import * as oidc from 'openid-client';
 import { call } from '@acct/test-harness/http-client';
 import { registerAndLogin } from '@acct/test-harness/factories';
 import { until } from '@acct/test-harness/until';
+import { scanKeys } from '@acct/test-harness/isolation';
 import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
 
 let stack: SharedStack;
@@ -152,7 +153,7 @@ describe('openid-provider.response', () => {
     expect(appSessions[0].app.name).toBe('Desktop');
     // The grant, and its record of the app's session, last as long as a session can (30 days for a
     // user), not the week of a refresh token left unused: an app that keeps refreshing stays signed in.
-    const grants = await stack.redis.keys(`${stack.names.redisPrefix}app-grant:*`);
+    const grants = await scanKeys(stack.redis, `${stack.names.redisPrefix}app-grant:*`);
     const owners = await Promise.all(grants.map((key) => stack.redis.hget(key, 'accountId')));
     const mine = grants.filter((_, i) => owners[i] === person.id);
     expect(mine).toHaveLength(1);
