@@ -24,3 +24,4 @@ export * from './poll-loop';
 export * from './metrics';
 export * from './session-liveness';
 export * from './desktop-release';
+export * from './html';

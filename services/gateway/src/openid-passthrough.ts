@@ -6,11 +6,7 @@
 // Pragma, DPoP-Nonce, the Content-Security-Policy of its own pages). A refresh cookie is never sent
 // on: those stay under /api/auth/<kind>. While the provider is off, auth answers 404 here.
 import type http from 'node:http';
-import type { RouteSpec } from '@acct/shared/routes';
-
-export const OPENID_DISCOVERY_PATH = '/.well-known/openid-configuration';
-const PREFIX = '/oidc/';
-const COOKIE_PREFIX = 'oidc_';
+import { OPENID_COOKIE_PREFIX, isOpenIdPath, type RouteSpec } from '@acct/shared/routes';
 
 /** The one route the provider's paths take (its form bodies read whole, up to BODY_LIMIT). */
 export const OPENID_ROUTE: RouteSpec = {
@@ -23,18 +19,15 @@ export const OPENID_ROUTE: RouteSpec = {
   protocol: 'openid',
 };
 
-/** The page a CLI or a TV sends its person to, to type the code it shows (RFC 8628): short, so it is easy to type. */
-export const OPENID_DEVICE_PATH = '/device';
-
-export const isOpenIdPath = (path: string): boolean =>
-  path.startsWith(PREFIX) || path === OPENID_DISCOVERY_PATH || path === OPENID_DEVICE_PATH || path.startsWith(`${OPENID_DEVICE_PATH}/`);
+/** Which paths take it: the list auth routes to the provider by (libs/shared/routes/openid.ts). */
+export { isOpenIdPath };
 
 /** Request headers an OAuth client or a browser sends the provider beyond the gateway's usual ones. */
 export const OPENID_REQUEST_HEADERS = ['dpop', 'content-type'];
 /** Answer headers of the provider's protocol beyond the gateway's usual ones. */
 export const OPENID_RESPONSE_HEADERS = ['www-authenticate', 'pragma', 'dpop-nonce', 'content-security-policy'];
 
-const isProviderCookie = (name: string) => name.startsWith(COOKIE_PREFIX);
+const isProviderCookie = (name: string) => name.startsWith(OPENID_COOKIE_PREFIX);
 
 /** Inbound: the Cookie header with the provider's cookies alone, or undefined when it sent none of them. */
 export function providerCookies(cookieHeader: string | undefined): string | undefined {

@@ -160,3 +160,4 @@ export function pathOf(operationId: OperationId, params: Record<string, string> 
 }
 
 export { RouteMatcher, type RouteMatch } from './route-matcher';
+export { OPENID_COOKIE_PREFIX, OPENID_PATHS, isOpenIdPath } from './openid';

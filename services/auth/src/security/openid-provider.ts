@@ -12,7 +12,8 @@ import { createPrivateKey, createPublicKey, sign as signWith, type KeyObject } f
 import type http from 'node:http';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
-import { pemBlocks, publicJwk, withLowS, type AccountKind, type Logger } from '@acct/shared';
+import { escapeHtml, pemBlocks, publicJwk, withLowS, type AccountKind, type Logger } from '@acct/shared';
+import { OPENID_COOKIE_PREFIX, OPENID_PATHS } from '@acct/shared/routes';
 import type { Redis } from '@acct/shared/redis';
 import type { App } from '../domain/apps/ports';
 import type { OpenIdClientEntry } from '../settings/openid-provider';
@@ -48,7 +49,7 @@ export interface OpenIdHooks {
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 const API_SCOPE = 'api';
 /** Where the provider's routes are, under the issuer (the gateway's origin). */
-export const OPENID_PREFIX = '/oidc';
+export const OPENID_PREFIX = OPENID_PATHS.prefix;
 export const OPENID_ROUTES = {
   authorization: `${OPENID_PREFIX}/auth`,
   token: `${OPENID_PREFIX}/token`,
@@ -58,15 +59,13 @@ export const OPENID_ROUTES = {
   end_session: `${OPENID_PREFIX}/session/end`,
   device_authorization: `${OPENID_PREFIX}/device/auth`,
   // Short, for a TV or a CLI to show: the page that takes the code.
-  code_verification: '/device',
+  code_verification: OPENID_PATHS.device,
   // The gateway answers it (the key set it publishes): the provider's keys are the same.
   jwks: '/.well-known/jwks.json',
 } as const;
 /** The interaction the provider sends a browser to: the page's way in (entry-points). */
 export const interactionPath = (uid: string) => `${OPENID_PREFIX}/interaction/${uid}`;
 
-/** The provider's cookies are named so, so the gateway forwards these and no other (never a refresh cookie). */
-export const OPENID_COOKIE_PREFIX = 'oidc_';
 
 type Library = typeof import('oidc-provider');
 // A require() at first use, not an import: a deployment with the provider off never loads the library.
@@ -141,7 +140,6 @@ const deviceCodePage = {
 
 const page = (title: string, body: string) =>
   `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
-const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** The provider's own pages (an error it cannot send back to an app, the logout question) run no script and take no frame. */
 const PAGE_POLICY = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 

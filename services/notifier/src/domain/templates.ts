@@ -4,6 +4,7 @@
 // start: a file that names no mail, or a template that asks for a value its mail does not give.
 import fs from 'node:fs';
 import path from 'node:path';
+import { escapeHtml } from '@acct/shared';
 
 /** Every mail the notifier sends, each a pair of files (`<name>.txt`, `<name>.html`). */
 export const TEMPLATE_NAMES = [
@@ -24,9 +25,8 @@ export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
 const TEMPLATE_DIR = path.resolve(__dirname, '..', '..', 'templates');
 
-/** A value as HTML text (the HTML body's values, a preview's). */
-export const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+/** A value as HTML text (the HTML body's values, a preview's): libs/shared's rule. */
+export { escapeHtml };
 
 export class Templates {
   private readonly cache = new Map<string, string>();

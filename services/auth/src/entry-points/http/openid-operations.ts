@@ -19,6 +19,7 @@ import { approveAppSignIn, recordAppGrant } from '../../domain/apps/app-sign-in'
 import type { AuthDeps } from '../../domain/ports';
 import { appOf, interactionPath, OIDC_SCOPES, OPENID_PREFIX, OPENID_ROUTES, providerHandler } from '../../security/openid-provider';
 import { requestContext } from './request-context';
+import { OPENID_PATHS } from '@acct/shared/routes';
 import { enforceLimit } from '../../domain/shared/limits';
 import type { Needs } from '../../domain/shared/ports';
 
@@ -27,7 +28,7 @@ const PROVIDER_ROUTES = Object.values(OPENID_ROUTES).filter((route) => route.sta
 
 /** Whether a path is one of the provider's own (not the interaction's, which is ours). */
 export function isProviderPath(path: string): boolean {
-  return path === '/.well-known/openid-configuration' || PROVIDER_ROUTES.some((route) => path === route || path.startsWith(`${route}/`));
+  return path === OPENID_PATHS.discovery || PROVIDER_ROUTES.some((route) => path === route || path.startsWith(`${route}/`));
 }
 
 /** The requests that start a sign-in: each writes a record the provider keeps ten minutes, so each address has a budget of them. */
