@@ -14,17 +14,36 @@ import { until } from './until';
 
 const run = promisify(execFile);
 
-/** The Erlang VMs started here, killed if the test process exits without stopping them. */
-const started = new Set<number>();
+/**
+ * The nodes started here and not yet stopped, by name from the moment they are spawned: their Erlang
+ * VMs are killed if the test process exits without stopping them, a node still booting included (a
+ * `beforeAll` that ran out of time mid-start never gets the cluster to stop).
+ */
+const started = new Set<string>();
 process.once('exit', () => {
-  for (const pid of started) {
+  for (const name of started) killVms(name);
+});
+
+/** What marks a node as this test run's in its VM's environment: the run's global teardown finds them by it. */
+const RUN_MARK = 'ACCT_TEST_RUN';
+
+/**
+ * Kills every node this test run started that is still there. The run's global teardown calls it
+ * last: a jest worker that is ended rather than left to exit never runs its `exit` handler, and a
+ * `beforeAll` that timed out mid-start never had a cluster to stop.
+ */
+export function killRabbitNodesOfRun(run: string): number {
+  const mark = `${RUN_MARK}=${run}`;
+  const found = vmsWhere((environ) => environ.includes(mark));
+  for (const pid of found) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
       // already gone
     }
   }
-});
+  return found.length;
+}
 
 export interface RabbitNode {
   name: string;
@@ -86,10 +105,14 @@ const query = (node: string, ...args: string[]) => run('rabbitmqctl', ['-n', nod
  * command line): for a node that never answered, or whose answer was lost.
  */
 function vmsOf(name: string): number[] {
+  return vmsWhere((environ) => environ.includes(`RABBITMQ_NODENAME=${name}`));
+}
+
+function vmsWhere(test: (environ: string[]) => boolean): number[] {
   const found = spawnSync('pgrep', ['-x', 'beam.smp'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
   return found.filter((pid) => {
     try {
-      return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`RABBITMQ_NODENAME=${name}`);
+      return test(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0'));
     } catch {
       return false;
     }
@@ -198,7 +221,6 @@ function defineNode(dir: string, name: string, base: number): NodeInternals {
   fs.writeFileSync(path.join(home, 'enabled_plugins'), '[].\n');
   spawnSync('chown', ['-R', 'rabbitmq:rabbitmq', dir]);
   let running = false;
-  let pid: number | undefined;
   const env = {
     ...process.env,
     RABBITMQ_CONFIG_FILE: config,
@@ -207,6 +229,7 @@ function defineNode(dir: string, name: string, base: number): NodeInternals {
     RABBITMQ_MNESIA_BASE: path.join(home, 'mnesia'),
     RABBITMQ_LOG_BASE: path.join(home, 'log'),
     RABBITMQ_ENABLED_PLUGINS_FILE: path.join(home, 'enabled_plugins'),
+    ...(process.env.TEST_RUN_ID ? { [RUN_MARK]: process.env.TEST_RUN_ID } : {}),
   };
   const logTail = () => {
     try {
@@ -229,6 +252,7 @@ function defineNode(dir: string, name: string, base: number): NodeInternals {
       // failed, now, and the cluster is made again on new ports (withFreshStarts) rather than waited for.
       const crashDump = path.join(home, 'log', 'erl_crash.dump');
       fs.rmSync(crashDump, { force: true });
+      started.add(name);
       const child = spawn('rabbitmq-server', [], { env, cwd: os.tmpdir(), stdio: 'ignore', detached: true });
       child.unref();
       await until(
@@ -239,15 +263,12 @@ function defineNode(dir: string, name: string, base: number): NodeInternals {
         120_000,
         () => `RabbitMQ node ${name} (its log ends: ${logTail()})`,
       );
-      pid = Number(JSON.parse((await ctl(name, 'eval', 'os:getpid().')).stdout.trim()));
-      started.add(pid);
       running = true;
     },
     async kill() {
-      if (pid) started.delete(pid);
       killVms(name);
+      started.delete(name);
       running = false;
-      pid = undefined;
     },
     async restart() {
       await node.start();
