@@ -2,8 +2,11 @@
 // (the library an app would use): discovery, the authorization code with PKCE through the hosted
 // sign-in's interaction (approved here over HTTP as the page does: its access token, the provider's
 // cookies), the product API called with the access token an app of the product gets, refresh with
-// rotation, userinfo, introspection, revocation and logout, and what RFC 9700 says a provider must refuse.
+// rotation, userinfo, introspection, revocation, logout and back-channel logout, and what RFC 9700
+// says a provider must refuse.
 import * as oidc from 'openid-client';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { receivedLogouts, refuseLogouts } from '@acct/test-harness/backchannel-receiver';
 import { call } from '@acct/test-harness/http-client';
 import { registerAndLogin } from '@acct/test-harness/factories';
 import { until } from '@acct/test-harness/until';
@@ -22,6 +25,8 @@ afterAll(() => stack?.stop());
 const PARTNER_SECRET = 'p'.repeat(40);
 const DESKTOP_REDIRECT = 'http://127.0.0.1:53682/callback';
 const PARTNER_REDIRECT = 'http://127.0.0.1:9/partner/callback';
+/** A resource server of the shared stack's other than the product API. */
+const REPORTS = 'https://reports.example.test';
 
 /** The relying party of an app, from the provider's discovery document. */
 async function relyingParty(app: 'desktop' | 'partner' | 'admin-panel'): Promise<oidc.Configuration> {
@@ -70,11 +75,11 @@ interface Started {
 }
 
 /** An app sends the browser to the authorization endpoint; the provider sends it on to its interaction. */
-async function startAuthorization(config: oidc.Configuration, redirectUri: string, extra: Record<string, string> = {}): Promise<Started> {
+async function startAuthorization(config: oidc.Configuration, redirectUri: string, extra: Record<string, string | string[]> = {}): Promise<Started> {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
+  const parameters = new URLSearchParams({
     redirect_uri: redirectUri,
     scope: 'openid profile email offline_access',
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
@@ -82,8 +87,13 @@ async function startAuthorization(config: oidc.Configuration, redirectUri: strin
     state,
     nonce,
     prompt: 'consent',
-    ...extra,
   });
+  // A parameter given more than once (`resource`, RFC 8707) is sent once per value.
+  for (const [name, value] of Object.entries(extra)) {
+    parameters.delete(name);
+    for (const one of Array.isArray(value) ? value : [value]) parameters.append(name, one);
+  }
+  const url = oidc.buildAuthorizationUrl(config, parameters);
   const jar = new Jar();
   const toInteraction = await jar.get(url.href);
   expect(toInteraction.status).toBe(303);
@@ -180,6 +190,95 @@ describe('openid-provider.response', () => {
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
     const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(me.status).toBe(401);
+  });
+
+  test('an app that asked is told of the end of its session with a signed logout token, once, and again when it did not take it', async () => {
+    const { person, tokens } = await signInToApp('desktop');
+    const sid = tokens.claims()?.sid;
+    expect(sid).toEqual(expect.any(String));
+    // The app is down for the first attempt.
+    await refuseLogouts(stack.backchannelLogoutUrl, person.id, 1);
+    const sessions = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    const appSession = sessions.body.data.sessions.find((s: any) => s.app?.id === 'desktop');
+    const ended = await call(stack.url, 'DELETE', `/api/auth/user/sessions/${appSession.id}`, { headers: { authorization: `Bearer ${person.accessToken}` } });
+    expect(ended.status).toBe(200);
+    const received = await until(
+      async () => {
+        const got = await receivedLogouts(stack.backchannelLogoutUrl, person.id);
+        return got.some((r) => !r.refused) && got;
+      },
+      15_000,
+      () => `a logout token the app took ${JSON.stringify(stack.logs.service.filter((r) => /logout|OpenID|app/i.test(JSON.stringify(r))).slice(-8))}`,
+    );
+    expect(received.map((r) => r.refused)).toEqual([true, false]);
+    // The same token shape both times, each signed with the published keys, for this app and this sign-in's `sid`.
+    const keys = createRemoteJWKSet(new URL(`${stack.url}/.well-known/jwks.json`));
+    for (const { logoutToken } of received) {
+      const { payload, protectedHeader } = await jwtVerify(logoutToken, keys, { issuer, audience: 'desktop', typ: 'logout+jwt' });
+      expect(protectedHeader.alg).toBe('ES256');
+      expect(payload).toMatchObject({ sub: person.id, sid, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
+      expect(payload.nonce).toBeUndefined();
+      expect(payload.jti).toEqual(expect.any(String));
+    }
+    // Every other session ending later tells it nothing more.
+    await call(stack.url, 'POST', '/api/auth/user/sessions/sign-out-others', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    expect(await receivedLogouts(stack.backchannelLogoutUrl, person.id)).toHaveLength(2);
+  });
+
+  test('an end the app made itself tells it nothing; a sign-out everywhere tells each of its sessions', async () => {
+    const first = await signInToApp('desktop');
+    const person = first.person;
+    // A second sign-in of the same person to the app (another device).
+    const config = await relyingParty('desktop');
+    const started = await startAuthorization(config, DESKTOP_REDIRECT);
+    const second = await oidc.authorizationCodeGrant(config, await approve(started, person.accessToken), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+    const third = await signInToApp('desktop');
+    // The first revokes its own refresh token: its grant and session end, and it is not told.
+    await oidc.tokenRevocation(first.config, first.tokens.refresh_token as string);
+    await expect(oidc.refreshTokenGrant(first.config, first.tokens.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // The person's other sessions end from the page: the second sign-in is told; another person's app is not.
+    await call(stack.url, 'POST', '/api/auth/user/sessions/sign-out-others', { headers: { authorization: `Bearer ${person.accessToken}` } });
+    const received = await until(async () => (await receivedLogouts(stack.backchannelLogoutUrl, person.id)).length > 0 && receivedLogouts(stack.backchannelLogoutUrl, person.id), 15_000, 'a logout token');
+    expect(received.map((r) => decodeJwt(r.logoutToken).sid)).toEqual([second.claims()?.sid]);
+    expect(await receivedLogouts(stack.backchannelLogoutUrl, third.person.id)).toEqual([]);
+  });
+
+  test('an app names another resource server (RFC 8707) and gets a token for it alone, which the product API refuses', async () => {
+    const person = await registerAndLogin(stack);
+    const config = await relyingParty('desktop');
+    const started = await startAuthorization(config, DESKTOP_REDIRECT, { resource: REPORTS, scope: 'openid offline_access reports.read' });
+    const callback = await approve(started, person.accessToken);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce }, { resource: REPORTS });
+    const keys = createRemoteJWKSet(new URL(`${stack.url}/.well-known/jwks.json`));
+    const { payload } = await jwtVerify(tokens.access_token, keys, { issuer, audience: REPORTS });
+    expect(payload).toMatchObject({ sub: person.id, client_id: 'desktop', scope: 'reports.read' });
+    // Not the product API's token.
+    const refused = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(refused.status).toBe(401);
+    // A refresh gives another token for it; a resource the sign-in did not name is refused (RFC 8707
+    // §2.2), the product API's too: an app that wants both names both.
+    const again = await oidc.refreshTokenGrant(config, tokens.refresh_token as string, { resource: REPORTS });
+    expect((await jwtVerify(again.access_token, keys, { issuer, audience: REPORTS })).payload.sub).toBe(person.id);
+    await expect(oidc.refreshTokenGrant(config, again.refresh_token as string, { resource: `${issuer}/api` })).rejects.toMatchObject({ error: 'invalid_target' });
+    // The library spends the refresh token before it reads the resource: that token is done with.
+    await expect(oidc.refreshTokenGrant(config, again.refresh_token as string, { resource: REPORTS })).rejects.toMatchObject({ error: 'invalid_grant' });
+    // Both named: one grant, a token for each.
+    const both = await startAuthorization(config, DESKTOP_REDIRECT, { resource: [REPORTS, `${issuer}/api`], scope: 'openid offline_access reports.read' });
+    const granted = await oidc.authorizationCodeGrant(config, await approve(both, person.accessToken), { pkceCodeVerifier: both.verifier, expectedState: both.state, expectedNonce: both.nonce }, { resource: `${issuer}/api` });
+    const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${granted.access_token}` } });
+    expect(me.status).toBe(200);
+    const reports = await oidc.refreshTokenGrant(config, granted.refresh_token as string, { resource: REPORTS });
+    expect(decodeJwt(reports.access_token)).toMatchObject({ aud: REPORTS, scope: 'reports.read' });
+    // An app the resource server does not list is refused at the authorization endpoint.
+    const admin = await relyingParty('admin-panel');
+    const elsewhere = oidc.buildAuthorizationUrl(admin, { redirect_uri: 'http://127.0.0.1:9/admin/callback', scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', resource: REPORTS });
+    const answer = await fetch(elsewhere, { redirect: 'manual' });
+    expect(answer.status).toBe(303);
+    expect(new URL(answer.headers.get('location') as string).searchParams.get('error')).toBe('invalid_target');
+    // Another party's app asking for it: the consent page is told what of it, beside the OpenID scopes.
+    const partner = await startAuthorization(await relyingParty('partner'), PARTNER_REDIRECT, { resource: REPORTS, scope: 'openid reports.read reports.write' });
+    const about = await partner.jar.get(`/oidc/interaction/${partner.uid}/about`);
+    expect(((await about.json()) as { data: unknown }).data).toMatchObject({ scopes: ['openid'], resources: [{ name: 'Reports', scopes: ['reports.read', 'reports.write'] }] });
   });
 
   test("another party's app asks for consent, gets userinfo, and its tokens introspect, revoke and log out", async () => {

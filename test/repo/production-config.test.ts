@@ -69,6 +69,11 @@ describe('production configuration', () => {
     ['a short app secret', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'] }]), OPENID_CLIENT_SECRETS: JSON.stringify({ a: 'short' }) }, /OPENID_CLIENT_SECRETS: expected a JSON object of app id to a secret of at least 32 characters/],
     ['a secret for a native app', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', native: true, redirectUris: ['http://127.0.0.1/cb'] }]), OPENID_CLIENT_SECRETS: JSON.stringify({ a: 's'.repeat(32) }) }, /OPENID_CLIENT_SECRETS: a native app keeps no secret/],
     ['a short cookie key', { OPENID_COOKIE_KEYS: 'short' }, /OPENID_COOKIE_KEYS: each key must be at least 32 characters/],
+    ['a back-channel logout URI that is no URL', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'], backchannelLogoutUri: 'not a url' }]) }, /OPENID_CLIENTS: app 0.backchannelLogoutUri/],
+    ['a resource server for an app not listed', { OPENID_RESOURCES: JSON.stringify([{ indicator: 'https://r.example', name: 'R', scopes: ['r.read'], apps: ['b'] }]) }, /OPENID_RESOURCES: https:\/\/r.example: apps not in OPENID_CLIENTS: b/],
+    ['a resource server with a fragment', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'] }]), OPENID_RESOURCES: JSON.stringify([{ indicator: 'https://r.example/#x', name: 'R', scopes: ['r.read'], apps: ['a'] }]) }, /an absolute URI with no fragment/],
+    ['a resource server taking the provider\'s scopes', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'] }]), OPENID_RESOURCES: JSON.stringify([{ indicator: 'https://r.example', name: 'R', scopes: ['email'], apps: ['a'] }]) }, /scopes taken by the provider: email/],
+    ['the product API as another resource server', { OPENID_CLIENTS: JSON.stringify([{ id: 'a', name: 'A', redirectUris: ['https://a.example/cb'] }]), OPENID_ISSUER: 'https://api.example.com', OPENID_RESOURCES: JSON.stringify([{ indicator: 'https://api.example.com/api', name: 'R', scopes: ['r.read'], apps: ['a'] }]) }, /never the product API's own/],
   ])('refuses the OpenID provider\'s settings anywhere with %s', (_label, change, message) => {
     expect(() => loadAuthConfig({ OPENID_PROVIDER: 'true', ...change })).toThrow(message);
   });

@@ -12,6 +12,8 @@ export interface AppRequest {
   app: { id: string; name: string; firstParty: boolean };
   kind: 'user' | 'admin';
   scopes: string[];
+  /** Other services of the deployment it asks to use for the person, with what of each. */
+  resources?: Array<{ name: string; scopes: string[] }>;
   freshLogin: boolean;
 }
 
@@ -80,7 +82,10 @@ export async function continueToApp(request: AppRequest, accessToken: string | u
     if (answer.ok) location.assign(answer.data.redirectTo);
     else appRequestEnded(errorText(answer.error));
   };
-  const asks = request.scopes.map((scope) => texts.appSignIn.scopes[scope as keyof typeof texts.appSignIn.scopes]).filter(Boolean);
+  const asks = [
+    ...request.scopes.map((scope) => texts.appSignIn.scopes[scope as keyof typeof texts.appSignIn.scopes]).filter(Boolean),
+    ...(request.resources ?? []).map((r) => texts.appSignIn.resource(r.name, r.scopes)),
+  ];
   showView(
     texts.appSignIn.consentTitle(request.app.name),
     h('p', {}, texts.appSignIn.consentIntro(request.app.name)),

@@ -34,6 +34,8 @@ export const texts = {
     consentTitle: (app: string) => `Allow ${app}?`,
     consentIntro: (app: string) => `${app} is not part of this service. If you allow it, it can:`,
     scopes: { openid: 'Know who you are (your account id)', profile: 'See your name', email: 'See your email address', offline_access: 'Stay signed in until you sign it out' },
+    /** Another service of the deployment the app asks to use for the person (RFC 8707), with what of it. */
+    resource: (name: string, scopes: string[]) => `Use ${name} for you (${scopes.join(', ')})`,
     consentNote: 'You can take this back at any time by signing out its session in your account.',
     allow: 'Allow',
     deny: 'Do not allow',

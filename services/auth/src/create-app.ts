@@ -22,7 +22,7 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   // The OpenID provider's routes read their own bodies (forms), so they come before the JSON parser.
   if (settings.openid) app.use(openIdProviderRoutes(deps, settings.openid.provider, settings.openid.issuer));
   app.use(jsonBody(settings.bodyLimit));
-  if (settings.openid) app.use(openIdInteractionRoutes(deps, settings.openid.provider, { verifier: settings.verifier, grantTtlMs: settings.openid.grantTtlMs }));
+  if (settings.openid) app.use(openIdInteractionRoutes(deps, settings.openid.provider, { verifier: settings.verifier, grantTtlMs: settings.openid.grantTtlMs, resources: settings.openid.resources }));
   // Every route auth answers, dispatched from the route table (operations.ts).
   const operations = new Operations('auth', (kind, authorization, options) => requireSession(deps, settings.verifier.verifyHeader(authorization), kind, options));
   operations.bind({

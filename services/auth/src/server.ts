@@ -45,9 +45,11 @@ import { loadTokenIssuer } from './security/access-token-issuer';
 import { OtpauthTotp } from './security/otpauth-totp';
 import { PngQrCodes } from './security/qr-codes';
 import { SimpleWebAuthnCeremonies } from './security/webauthn-ceremonies';
-import { RedisAppGrants } from './data-access/redis-app-grants';
+import { RedisAppGrants, RedisAppSessionWatch } from './data-access/redis-app-grants';
+import { MongoAppLogoutQueue } from './data-access/mongo-app-logout-queue';
+import { BackchannelLogouts, NO_APP_LOGOUTS } from './entry-points/jobs/app-logouts';
 import { appTokenClaims, endAppGrant, liveAppGrant } from './domain/apps/app-sign-in';
-import { createOpenIdProvider, type Provider } from './security/openid-provider';
+import { createOpenIdProvider, tellApp, type Provider } from './security/openid-provider';
 
 /** A copy lives 30 s (a change stays in the feed a minute); 10,000 of them are a few MB. */
 const ACCOUNT_COPIES = { ttlMs: 30_000, max: 10_000 };
@@ -57,16 +59,27 @@ export interface AuthOverrides {
   audit?: Logger;
 }
 
+/**
+ * How long a grant, its record of the app's session and the watch for its end last: as long as a
+ * session can. An app that keeps refreshing is signed out when its session's absolute lifetime ends,
+ * not a week after its sign-in.
+ */
+const grantTtlSecondsOf = (config: AuthConfig) => Math.ceil(Math.max(config.sessions.maxAgeMs.user, config.sessions.maxAgeMs.admin) / 1000);
+
 /** This service as an OpenID provider (security/openid-provider.ts), its hooks the rules of domain/apps. */
-function openIdProvider(config: AuthConfig, deps: AuthDeps, redis: Parameters<typeof createOpenIdProvider>[1], privateKeyPem: string): { provider: Provider; issuer: string; grantTtlMs: number } {
+function openIdProvider(
+  config: AuthConfig,
+  deps: AuthDeps,
+  redis: Parameters<typeof createOpenIdProvider>[1],
+  privateKeyPem: string,
+): { provider: Provider; issuer: string; grantTtlMs: number; resources: AuthConfig['openid']['resources'] } {
   const refreshTtlSeconds = config.sessions.idleTtlSeconds;
-  // A grant, and its record of the app's session, last as long as a session can: an app that keeps
-  // refreshing is signed out when its session's absolute lifetime ends, not a week after its sign-in.
-  const grantTtlSeconds = Math.ceil(Math.max(config.sessions.maxAgeMs.user, config.sessions.maxAgeMs.admin) / 1000);
+  const grantTtlSeconds = grantTtlSecondsOf(config);
   const provider = createOpenIdProvider(
     {
       issuer: config.openid.issuer,
       clients: config.openid.clients,
+      resources: config.openid.resources,
       // Every replica signs and reads the same cookies: without keys of its own, one derived from OTP_SECRET.
       cookieKeys: config.openid.cookieKeys.length ? config.openid.cookieKeys : [Buffer.from(hkdfSync('sha256', config.otp.secret, '', 'openid-provider cookies', 32)).toString('base64url')],
       productApi: { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, accessTokenTtlSeconds: config.sessions.accessTokenTtlSeconds },
@@ -84,12 +97,12 @@ function openIdProvider(config: AuthConfig, deps: AuthDeps, redis: Parameters<ty
         return { name: account.name, email: account.email, emailVerified: account.emailVerified === true || account.addressProvenAt !== undefined, updatedAt: account.updatedAt };
       },
       grantLive: async (grantId) => (await liveAppGrant(deps, grantId)) !== undefined,
-      tokenClaims: (grantId) => appTokenClaims(deps, grantId),
+      tokenClaims: (grantId, logout) => appTokenClaims(deps, grantId, logout),
       grantEnded: (grantId) => endAppGrant(deps, grantId),
     },
     deps.logger,
   );
-  return { provider, issuer: config.openid.issuer, grantTtlMs: grantTtlSeconds * 1000 };
+  return { provider, issuer: config.openid.issuer, grantTtlMs: grantTtlSeconds * 1000, resources: config.openid.resources };
 }
 
 export async function startAuth(config: AuthConfig, logger: Logger, overrides: AuthOverrides = {}): Promise<RunningService> {
@@ -124,7 +137,8 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const recoveries = new MongoFactorRecoveries(mongo);
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     const activity = new MongoActivityLog(mongo, { retentionDays: config.activity.retentionDays, maxPerAccount: config.activity.maxPerAccount });
-    await Promise.all([stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), recoveries.init(), outbox.init(), activity.init()]);
+    const appLogoutQueue = config.openid.enabled ? new MongoAppLogoutQueue(mongo) : undefined;
+    await Promise.all([appLogoutQueue?.init(),stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), recoveries.init(), outbox.init(), activity.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
@@ -136,6 +150,17 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     identityProviders.start();
 
     const codeGuesses = new RedisCodeGuesses(redis, config.otp);
+    // The apps told when their sessions end: through the provider, made below once deps are whole.
+    const made: { provider?: Provider } = {};
+    const appLogouts = appLogoutQueue
+      ? new BackchannelLogouts(
+          new RedisAppSessionWatch(redis, grantTtlSecondsOf(config) * 1000),
+          appLogoutQueue,
+          (logout) => (made.provider ? tellApp(made.provider)(logout) : Promise.reject(new Error('the OpenID provider is not started yet'))),
+          logger,
+          { pollMs: config.OUTBOX_POLL_MS },
+        )
+      : undefined;
     const deps: AuthDeps = {
       policy: config.policy,
       logger,
@@ -176,8 +201,14 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       identities,
       metrics: authMetrics(registry),
       appGrants: new RedisAppGrants(redis),
+      appLogouts: appLogouts ?? NO_APP_LOGOUTS,
     };
     const openid = config.openid.enabled ? openIdProvider(config, deps, redis, tokens.privateKeyPem) : undefined;
+    made.provider = openid?.provider;
+    if (appLogouts) {
+      appLogouts.start();
+      await open('app-logouts', appLogouts, (job) => job.stop());
+    }
 
     outbox.start(publisher);
     await open('outbox', outbox, (o) => o.stop());

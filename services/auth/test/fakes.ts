@@ -9,6 +9,7 @@ import { factorMethods } from '../src/domain/factors';
 import type { Account, AccountChanges, NewAccount } from '../src/domain/shared/account';
 import type {
   Accounts,
+  AppLogouts,
   ActivityEntry,
   ActivityFilter,
   ActivityLog,
@@ -210,7 +211,8 @@ export class MemorySessions implements Sessions {
   readonly live = new Map<string, { owner: NewSession; token: string; previous?: string; createdAt: Date; lastUsedAt: Date; endsAt: number }>();
   private next = 0;
   async create(owner: NewSession) {
-    const sessionId = `sid-${++this.next}`;
+    // The store's shape (22 URL-safe characters), which the use cases check.
+    const sessionId = `sid-${String(++this.next).padStart(18, '0')}`;
     const token = `${sessionId}.0`;
     const endsAt = Date.now() + 7 * 86_400_000;
     this.live.set(sessionId, { owner, token, createdAt: new Date(), lastUsedAt: new Date(), endsAt });
@@ -289,6 +291,29 @@ export class MemoryAppGrants implements AppGrants {
     const grant = this.grants.get(grantId);
     this.grants.delete(grantId);
     return grant;
+  }
+}
+
+/**
+ * The apps' watches on their sessions in memory, with the rules of redis-app-grants.ts and
+ * app-logouts.ts: an end claims the watches it finds (so an app is told once), a forgotten session is
+ * never told. `told` is every app told, in order.
+ */
+export class MemoryAppLogouts implements AppLogouts {
+  readonly watched = new Map<string, { kind: AccountKind; accountId: string; sessionId: string; appId: string; sid: string }>();
+  readonly told: Array<{ kind: AccountKind; accountId: string; appId: string; sid: string }> = [];
+  async watch(kind: AccountKind, accountId: string, sessionId: string, app: { appId: string; sid: string }) {
+    this.watched.set(`${kind}:${accountId}:${sessionId}`, { kind, accountId, sessionId, ...app });
+  }
+  async ended(kind: AccountKind, accountId: string, sessionIds: string[] | 'all') {
+    for (const [key, watch] of this.watched) {
+      if (watch.kind !== kind || watch.accountId !== accountId || (sessionIds !== 'all' && !sessionIds.includes(watch.sessionId))) continue;
+      this.watched.delete(key);
+      this.told.push({ kind, accountId, appId: watch.appId, sid: watch.sid });
+    }
+  }
+  async forget(kind: AccountKind, accountId: string, sessionId: string) {
+    this.watched.delete(`${kind}:${accountId}:${sessionId}`);
   }
 }
 
@@ -612,6 +637,7 @@ export async function memorySignIn() {
     links: new MemoryLinks(),
     resetRequests: new MemoryResetRequests(),
     trustedBrowsers: new MemoryTrustedBrowsers(),
+    appLogouts: new MemoryAppLogouts(),
     resets: new MemoryResetTokens(),
     recoveries: new MemoryFactorRecoveries(),
     /** One process: the lock is always free. */

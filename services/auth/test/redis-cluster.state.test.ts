@@ -15,7 +15,7 @@ import { RedisRateLimits } from '../src/data-access/redis-rate-limits';
 import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
 import { IdempotencyStore } from '../../notifier/src/data-access/idempotency-store';
 import { RedisOpenIdStore } from '../src/data-access/redis-openid-store';
-import { RedisAppGrants } from '../src/data-access/redis-app-grants';
+import { RedisAppGrants, RedisAppSessionWatch } from '../src/data-access/redis-app-grants';
 
 const logger = pino({ level: 'silent' });
 let cluster: RedisClusterServers;
@@ -185,6 +185,14 @@ describe('the stores on a Redis Cluster', () => {
     expect(await grants.remove('g1')).toMatchObject({ appId: 'desktop' });
     await grants.updateSessionToken('g1', 'refresh-4');
     expect(await grants.find('g1')).toBeUndefined();
+    // The watches for back-channel logout: an end claims them once, 'all' takes every one, a forgotten one is gone.
+    const watch = new RedisAppSessionWatch(redis, 60_000);
+    for (const sessionId of ['s-1', 's-2', 's-3']) await watch.watch('user', 'u1', sessionId, { appId: 'desktop', sid: `op-${sessionId}` });
+    expect(await watch.claim('user', 'u1', ['s-1', 's-unknown'])).toEqual([{ sessionId: 's-1', appId: 'desktop', sid: 'op-s-1' }]);
+    expect(await watch.claim('user', 'u1', ['s-1'])).toEqual([]);
+    await watch.forget('user', 'u1', 's-2');
+    expect(await watch.claim('user', 'u1', 'all')).toEqual([{ sessionId: 's-3', appId: 'desktop', sid: 'op-s-3' }]);
+    expect(await watch.claim('user', 'u1', 'all')).toEqual([]);
   });
 
   it('follows and publishes the revocation feed on the cluster', async () => {

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from '@acct/shared/redis';
+import { startBackchannelReceiver } from '@acct/test-harness/backchannel-receiver';
 import { EventTap } from '@acct/test-harness/event-tap';
 import { openTestRedis, testUrls, type TestNames } from '@acct/test-harness/isolation';
 import type { TestKeys } from '@acct/test-harness/keys';
@@ -35,6 +36,8 @@ export const SHARED_STACK_OPTIONS: StackOptions = {
       { id: 'partner', name: 'Partner app', redirectUris: ['http://127.0.0.1:9/partner/callback'], postLogoutRedirectUris: ['http://127.0.0.1:9/partner/signed-out'] },
     ]),
     OPENID_CLIENT_SECRETS: JSON.stringify({ partner: 'p'.repeat(40) }),
+    // A resource server of the deployment's other than the product API (RFC 8707).
+    OPENID_RESOURCES: JSON.stringify([{ indicator: 'https://reports.example.test', name: 'Reports', scopes: ['reports.read', 'reports.write'], apps: ['desktop', 'partner'] }]),
     OPENID_COOKIE_KEYS: 'k'.repeat(40),
   },
   // The latest release held ten minutes: a release published answers the version check at once
@@ -49,6 +52,8 @@ interface SharedStackAddress {
   names: TestNames;
   keys: TestKeys;
   logDir: string;
+  /** Where the desktop app takes back-channel logouts (a receiver in the global setup's process). */
+  backchannelLogoutUrl: string;
 }
 
 type Records = Record<string, any>[];
@@ -61,6 +66,8 @@ export interface SharedStack {
   logs: { readonly request: Records; readonly audit: Records; readonly service: Records };
   redis: Redis;
   events: EventTap;
+  /** Where the desktop app takes back-channel logouts: read them with receivedLogouts (@acct/test-harness/backchannel-receiver). */
+  backchannelLogoutUrl: string;
   /** Closes this file's clients; the stack itself is stopped by the global teardown. */
   stop(): Promise<void>;
 }
@@ -68,17 +75,22 @@ export interface SharedStack {
 /** Global setup: starts the shared stack and says where it is through the environment. */
 export async function startSharedStack(): Promise<{ stop(): Promise<void> }> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-shared-stack-'));
-  const stack = await startStack('shared', { ...SHARED_STACK_OPTIONS, logDir });
+  // The desktop app takes back-channel logouts at a receiver of the run's own.
+  const receiver = await startBackchannelReceiver();
+  const clients = (JSON.parse(SHARED_STACK_OPTIONS.auth!.OPENID_CLIENTS!) as Array<{ id: string }>).map((c) => (c.id === 'desktop' ? { ...c, backchannelLogoutUri: receiver.url } : c));
+  const stack = await startStack('shared', { ...SHARED_STACK_OPTIONS, auth: { ...SHARED_STACK_OPTIONS.auth, OPENID_CLIENTS: JSON.stringify(clients) }, logDir });
   const address: SharedStackAddress = {
     url: stack.url,
     names: stack.names,
     keys: stack.keys,
     logDir,
+    backchannelLogoutUrl: receiver.url,
   };
   process.env.TEST_SHARED_STACK = JSON.stringify(address);
   return {
     async stop() {
       await stack.stop();
+      await receiver.close();
       fs.rmSync(logDir, { recursive: true, force: true });
     },
   };
@@ -120,6 +132,7 @@ export async function sharedStack(): Promise<SharedStack> {
     },
     redis,
     events,
+    backchannelLogoutUrl: address.backchannelLogoutUrl,
     async stop() {
       stopCheckingAnswersOf(address.url);
       await events.close();

@@ -2,6 +2,7 @@
 // (`app-grant:<grantId>`), for as long as the session it opens could last. The session's refresh
 // token is kept as it is (it is renewed here, never sent anywhere).
 import type { Redis } from '@acct/shared/redis';
+import type { AccountKind } from '@acct/shared';
 import type { AppGrant, AppGrants } from '../domain/apps/ports';
 import { execOrThrow } from './redis-transaction';
 
@@ -46,5 +47,59 @@ export class RedisAppGrants implements AppGrants {
     const grant = await this.find(grantId);
     await this.redis.del(keyOf(grantId));
     return grant;
+  }
+}
+
+/** An app's session whose end the app is told of: which app, and the `sid` its ID tokens carry. */
+export interface WatchedAppSession {
+  sessionId: string;
+  appId: string;
+  sid: string;
+}
+
+const watchKeyOf = (kind: AccountKind, accountId: string) => `app-logouts:${kind}:${accountId}`;
+
+/**
+ * The sessions of an account that apps asked to be told the end of (back-channel logout): one hash
+ * per account (`app-logouts:<kind>:<accountId>`), session id to app, kept as long as a grant. An end
+ * claims its entries (read and removed in one transaction), so it is told once whichever replicas
+ * announce it.
+ */
+export class RedisAppSessionWatch {
+  constructor(
+    private readonly redis: Redis,
+    private readonly ttlMs: number,
+  ) {}
+
+  async watch(kind: AccountKind, accountId: string, sessionId: string, app: { appId: string; sid: string }): Promise<void> {
+    const key = watchKeyOf(kind, accountId);
+    await execOrThrow(this.redis.multi().hset(key, sessionId, JSON.stringify(app)).pexpire(key, this.ttlMs));
+  }
+
+  /** The watched sessions among `sessionIds` (or every one), no longer watched. */
+  async claim(kind: AccountKind, accountId: string, sessionIds: string[] | 'all'): Promise<WatchedAppSession[]> {
+    const key = watchKeyOf(kind, accountId);
+    let found: Array<[string, string | null]>;
+    if (sessionIds === 'all') {
+      const [all] = await execOrThrow(this.redis.multi().hgetall(key).del(key));
+      found = Object.entries(all as Record<string, string>);
+    } else {
+      if (sessionIds.length === 0) return [];
+      const [values] = await execOrThrow(this.redis.multi().hmget(key, ...sessionIds).hdel(key, ...sessionIds));
+      found = sessionIds.map((id, i) => [id, (values as Array<string | null>)[i]]);
+    }
+    return found.flatMap(([sessionId, value]) => {
+      if (!value) return [];
+      try {
+        const app = JSON.parse(value) as { appId?: unknown; sid?: unknown };
+        return typeof app.appId === 'string' && typeof app.sid === 'string' ? [{ sessionId, appId: app.appId, sid: app.sid }] : [];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  async forget(kind: AccountKind, accountId: string, sessionId: string): Promise<void> {
+    await this.redis.hdel(watchKeyOf(kind, accountId), sessionId);
   }
 }

@@ -1,12 +1,14 @@
-// Runs a MULTI/EXEC and throws on any failed command, which ioredis otherwise reports only in place;
-// and waits for replicas to hold a write that a failover must not lose.
+// Runs a MULTI/EXEC, answering each command's reply, and throws on any failed command, which ioredis
+// otherwise reports only in place; and waits for replicas to hold a write that a failover must not lose.
 import type { ChainableCommander } from 'ioredis';
 import type { Redis } from '@acct/shared/redis';
 
-export async function execOrThrow(multi: ChainableCommander): Promise<void> {
+export async function execOrThrow(multi: ChainableCommander): Promise<unknown[]> {
   const results = await multi.exec();
   const failed = results?.find(([err]) => err);
   if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction aborted');
+  // Each command's answer, in order.
+  return results.map(([, value]) => value);
 }
 
 /** How many replicas must hold a write before it is answered, and how long to wait for them. */

@@ -16,12 +16,14 @@ import { escapeHtml, pemBlocks, publicJwk, withLowS, type AccountKind, type Logg
 import { OPENID_COOKIE_PREFIX, OPENID_PATHS } from '@acct/shared/routes';
 import type { Redis } from '@acct/shared/redis';
 import type { App } from '../domain/apps/ports';
-import type { OpenIdClientEntry } from '../settings/openid-provider';
+import type { OpenIdClientEntry, OpenIdResourceEntry } from '../settings/openid-provider';
 import { RedisOpenIdStore } from '../data-access/redis-openid-store';
 
 export interface OpenIdSettings {
   issuer: string;
   clients: OpenIdClientEntry[];
+  /** Resource servers other than the product's API (RFC 8707): their tokens name them. */
+  resources: OpenIdResourceEntry[];
   cookieKeys: string[];
   /** The product API's token settings: access tokens for it are the product's. */
   productApi: { issuer: string; audience: string; accessTokenTtlSeconds: number };
@@ -39,8 +41,11 @@ export interface OpenIdHooks {
   account(kind: AccountKind, id: string): Promise<{ name: string; email: string; emailVerified: boolean; updatedAt?: Date } | undefined>;
   /** Whether the grant and its session still stand. */
   grantLive(grantId: string | undefined): Promise<boolean>;
-  /** The session claims of an access token given now; undefined when the grant's session ended. */
-  tokenClaims(grantId: string): Promise<{ sid: string; kind: AccountKind; role: string; endsAt: number } | undefined>;
+  /**
+   * The session claims of an access token given now; undefined when the grant's session ended.
+   * `logout`: the app asked to be told when its session ends, by this `sid` of its ID tokens.
+   */
+  tokenClaims(grantId: string, logout?: { sid: string }): Promise<{ sid: string; kind: AccountKind; role: string; endsAt: number } | undefined>;
   /** The grant ended at the provider: its session ends too. */
   grantEnded(grantId: string): Promise<void>;
 }
@@ -101,7 +106,27 @@ export function appOf(client: { clientId: string; clientName?: string; [field: s
   };
 }
 
-function clientMetadata(entry: OpenIdClientEntry): ClientMetadata {
+/** A resource server an app asked for at its sign-in, that it may have, with the scopes of it asked for. */
+export interface AskedResource {
+  indicator: string;
+  name: string;
+  scopes: string[];
+}
+
+/**
+ * The resource servers (RFC 8707) an authorization request names (`resource`, once or more) that the
+ * app may have, each with the scopes of it the request asks for (`scope`); one with none asked is left out.
+ */
+export function resourcesAsked(resources: OpenIdResourceEntry[], appId: string, resource: unknown, scope: unknown): AskedResource[] {
+  const named = new Set((Array.isArray(resource) ? resource : [resource]).filter((r): r is string => typeof r === 'string'));
+  const requested = new Set(String(scope ?? '').split(' '));
+  return resources
+    .filter((r) => named.has(r.indicator) && r.apps.includes(appId))
+    .map((r) => ({ indicator: r.indicator, name: r.name, scopes: r.scopes.filter((s) => requested.has(s)) }))
+    .filter((r) => r.scopes.length > 0);
+}
+
+function clientMetadata(entry: OpenIdClientEntry, resources: OpenIdResourceEntry[]): ClientMetadata {
   return {
     client_id: entry.id,
     client_name: entry.name,
@@ -109,13 +134,16 @@ function clientMetadata(entry: OpenIdClientEntry): ClientMetadata {
     application_type: entry.native ? 'native' : 'web',
     redirect_uris: entry.redirectUris,
     post_logout_redirect_uris: entry.postLogoutRedirectUris,
+    // Told of every end of its session, by the `sid` its ID tokens carry.
+    ...(entry.backchannelLogoutUri ? { backchannel_logout_uri: entry.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),
     grant_types: [
       ...(entry.redirectUris.length ? ['authorization_code'] : []),
       ...(entry.deviceCode ? ['urn:ietf:params:oauth:grant-type:device_code'] : []),
       ...(entry.scopes.includes('offline_access') ? ['refresh_token'] : []),
     ],
     response_types: entry.redirectUris.length ? ['code'] : [],
-    scope: entry.scopes.join(' '),
+    // Its OpenID scopes, and those of the resource servers it may ask for.
+    scope: [...entry.scopes, ...resources.filter((r) => r.apps.includes(entry.id)).flatMap((r) => r.scopes)].join(' '),
     id_token_signed_response_alg: 'ES256',
     account_kind: entry.kind,
     first_party: entry.firstParty,
@@ -155,10 +183,18 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
     })
     .reverse();
   const productResource = `${settings.issuer}/api`;
+  // The library refuses to call private and loopback addresses (its guard against SSRF). The apps
+  // declared in configuration are the deployment's own, often on its private network: their
+  // back-channel endpoints are reached wherever they are. Any other address keeps the guard.
+  const declaredOrigins = new Set(settings.clients.flatMap((c) => (c.backchannelLogoutUri ? [new URL(c.backchannelLogoutUri).origin] : [])));
 
   const configuration: Configuration = {
     adapter: (name: string) => new RedisOpenIdStore(redis, name, name === 'AccessToken' ? hooks.grantEnded : undefined) as never,
-    clients: settings.clients.map(clientMetadata),
+    clients: settings.clients.map((entry) => clientMetadata(entry, settings.resources)),
+    async fetch(url, options) {
+      if (declaredOrigins.has(new URL(url).origin)) delete (options as { dispatcher?: unknown }).dispatcher;
+      return fetch(url, options);
+    },
     extraClientMetadata: {
       properties: ['account_kind', 'first_party'],
       validator(_ctx, key, value) {
@@ -175,7 +211,9 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
     claims: { openid: ['sub'], profile: ['name', 'updated_at'], email: ['email', 'email_verified'] },
-    scopes: [...OIDC_SCOPES],
+    // The resource servers' scopes are the provider's too (an app's may name them); only a grant for
+    // that resource server carries them (the interaction gives them nowhere else).
+    scopes: [...OIDC_SCOPES, ...new Set(settings.resources.flatMap((r) => r.scopes))],
     responseTypes: ['code'],
     pkce: { required: () => true },
     routes: OPENID_ROUTES,
@@ -205,22 +243,28 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
         }),
       };
     },
-    async extraTokenClaims(_ctx, token) {
+    async extraTokenClaims(ctx, token) {
       if (token.kind !== 'AccessToken' || !token.grantId) return undefined;
-      const claims = await hooks.tokenClaims(token.grantId);
+      // The provider's `sid` for this app (the ID token's), when the app takes back-channel logouts.
+      const providerSid = 'sid' in token && typeof token.sid === 'string' && ctx.oidc.client?.backchannelLogoutUri ? token.sid : undefined;
+      const claims = await hooks.tokenClaims(token.grantId, providerSid ? { sid: providerSid } : undefined);
       if (!claims) throw new errors.InvalidGrant('the session of this grant ended');
       // Kept with the token (introspection says them) and copied into a JWT one (the product's claims).
       return { sid: claims.sid, kind: claims.kind, role: claims.role, session_ends_at: Math.floor(claims.endsAt / 1000) };
     },
     formats: {
       customizers: {
-        // The product API's access token, as the gateway and libs/verifier read every access token.
-        async jwt(_ctx, _token, jwt) {
+        // The product API's access token, as the gateway and libs/verifier read every access token; a
+        // token for another resource server keeps the provider's issuer and that server's audience.
+        // Neither outlives its session.
+        async jwt(_ctx, token, jwt) {
           const payload = jwt.payload as Record<string, unknown>;
           const endsAt = Number(payload.session_ends_at);
           delete payload.session_ends_at;
-          payload.iss = settings.productApi.issuer;
-          payload.aud = settings.productApi.audience;
+          if ((token as { resourceServer?: { audience?: string } }).resourceServer?.audience === settings.productApi.audience) {
+            payload.iss = settings.productApi.issuer;
+            payload.aud = settings.productApi.audience;
+          }
           if (Number.isFinite(endsAt) && typeof payload.exp === 'number') payload.exp = Math.min(payload.exp, endsAt);
         },
       },
@@ -239,6 +283,9 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
         },
       },
       userinfo: { enabled: true },
+      // Its own logout tells the apps of that browser's sessions; every other end of an app's session
+      // is told by entry-points/jobs/app-logouts.ts with tellApp below.
+      backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(ctx, form) {
@@ -256,14 +303,15 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
         defaultResource: async (ctx, client, oneOf) => oneOf ?? (appOf(client).firstParty ? productResource : undefined),
         useGrantedResource: async () => true,
         async getResourceServerInfo(_ctx, resourceIndicator, client) {
-          if (resourceIndicator !== productResource || !appOf(client).firstParty) throw new errors.InvalidTarget();
-          return {
-            scope: API_SCOPE,
-            audience: settings.productApi.audience,
-            accessTokenTTL: settings.productApi.accessTokenTtlSeconds,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'ES256' } },
-          };
+          const jwtToken = { accessTokenTTL: settings.productApi.accessTokenTtlSeconds, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } } as const;
+          if (resourceIndicator === productResource) {
+            if (!appOf(client).firstParty) throw new errors.InvalidTarget();
+            return { scope: API_SCOPE, audience: settings.productApi.audience, ...jwtToken };
+          }
+          // Another resource server: only for the apps it lists, its tokens naming it.
+          const resource = settings.resources.find((r) => r.indicator === resourceIndicator && r.apps.includes(client.clientId));
+          if (!resource) throw new errors.InvalidTarget();
+          return { scope: resource.scopes.join(' '), audience: resource.indicator, ...jwtToken };
         },
       },
       // RFC 8628, for CLIs and TVs: the device shows a code, the person types it at /device, then signs in on the hosted page.
@@ -310,7 +358,23 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
   // Behind the gateway: the issuer's scheme and host are the ones the public sees (set per request by the entry point).
   provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ reason: err.message }, 'OpenID provider error'));
+  provider.on('backchannel.error', (_ctx: unknown, err: Error, client: { clientId: string }) => logger.warn({ app_id: client.clientId, reason: err.message }, 'Back-channel logout at sign-out not taken'));
   return provider;
+}
+
+/**
+ * Tells an app that one of its sessions ended (back-channel logout): a logout token (`sub`, `sid`,
+ * the back-channel event, signed with the provider's keys) POSTed to its `backchannel_logout_uri`.
+ * Throws when the app does not answer 200 or 204.
+ */
+export function tellApp(provider: Provider): (logout: { appId: string; accountId: string; sid: string }) => Promise<'told' | 'not_asked'> {
+  return async ({ appId, accountId, sid }) => {
+    const client = await provider.Client.find(appId);
+    if (!client?.backchannelLogoutUri) return 'not_asked';
+    // The library's own sender (its end_session uses it); its types leave it out.
+    await (client as unknown as { backchannelLogout(sub: string, sid: string): Promise<void> }).backchannelLogout(accountId, sid);
+    return 'told';
+  };
 }
 
 /** Serves the provider's own routes: its answer for a request under OPENID_PREFIX or the discovery document. */

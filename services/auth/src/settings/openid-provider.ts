@@ -27,12 +27,32 @@ const clientSchema = z
     deviceCode: z.boolean().default(false),
     redirectUris: z.array(z.string().url()).default([]),
     postLogoutRedirectUris: z.array(z.string().url()).default([]),
+    /** OpenID back-channel logout: where the app is told, with a logout token, that one of its sessions ended (any way it ended). */
+    backchannelLogoutUri: z.string().url().optional(),
     scopes: z.array(z.enum(SCOPES)).default([...SCOPES]),
   })
   .strict()
   .refine((c) => c.redirectUris.length > 0 || c.deviceCode, { message: 'an app needs redirectUris, or deviceCode', path: ['redirectUris'] });
 
 export type OpenIdClientEntry = z.infer<typeof clientSchema> & { secret?: string };
+
+/** A resource server other than the product's API (RFC 8707): apps name it to get access tokens for it alone. */
+const resourceSchema = z
+  .object({
+    /** Its resource indicator, the tokens' `aud`: an absolute URI with no fragment. */
+    indicator: z
+      .string()
+      .url()
+      .refine((v) => !v.includes('#'), 'indicator: an absolute URI with no fragment (RFC 8707)'),
+    name: z.string().min(1).max(64),
+    /** Its scopes, as apps ask for them and the consent page lists them. */
+    scopes: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:._/-]{0,63}$/, 'scopes: letters, digits and : . _ / -, at most 64')).min(1),
+    /** The apps (OPENID_CLIENTS ids) that may ask for its tokens. */
+    apps: z.array(z.string()).min(1),
+  })
+  .strict();
+
+export type OpenIdResourceEntry = z.infer<typeof resourceSchema>;
 
 export const openIdProviderSettings = feature({
   variables: {
@@ -42,12 +62,21 @@ export const openIdProviderSettings = feature({
     OPENID_ISSUER: z.string().url().optional(),
     /**
      * The apps declared in configuration, a JSON array of `{"id","name","redirectUris",
-     * "kind"?,"firstParty"?,"native"?,"deviceCode"?,"postLogoutRedirectUris"?,"scopes"?}`. Secrets go in OPENID_CLIENT_SECRETS.
+     * "kind"?,"firstParty"?,"native"?,"deviceCode"?,"postLogoutRedirectUris"?,"backchannelLogoutUri"?,"scopes"?}`. Secrets go in OPENID_CLIENT_SECRETS.
      */
     OPENID_CLIENTS: z
       .string()
       .optional()
       .transform((v, ctx) => parseJsonEntries(v, ctx, clientSchema, { what: 'app', expected: '{"id","name","redirectUris",…}' })),
+    /**
+     * Resource servers other than the product's API (RFC 8707 resource indicators), a JSON array of
+     * `{"indicator","name","scopes","apps"}`: an app among `apps` that names `indicator` gets an access
+     * token for it alone (a JWT, `aud` the indicator, signed with the published keys), never one the product API takes.
+     */
+    OPENID_RESOURCES: z
+      .string()
+      .optional()
+      .transform((v, ctx) => parseJsonEntries(v, ctx, resourceSchema, { what: 'resource server', expected: '{"indicator","name","scopes","apps"}' })),
     /** The confidential apps' secrets, a JSON object of app id to secret (at least 32 characters); an app without one is public (PKCE alone). */
     ...env.secret('OPENID_CLIENT_SECRETS'),
     /** Signs the provider's cookies (at least 32 characters); several, comma-separated, while one is replaced (the first signs). Unset: a key derived from OTP_SECRET. */
@@ -57,6 +86,16 @@ export const openIdProviderSettings = feature({
     const secrets = parseSecretsById(v.OPENID_CLIENT_SECRETS, ctx, 'OPENID_CLIENT_SECRETS', { ids: v.OPENID_CLIENTS.map((c) => c.id), listedIn: 'OPENID_CLIENTS', what: 'app', minLength: 32 });
     const nativeWithSecret = v.OPENID_CLIENTS.filter((c) => c.native && secrets[c.id]).map((c) => c.id);
     if (nativeWithSecret.length) ctx.addIssue({ code: 'custom', path: ['OPENID_CLIENT_SECRETS'], message: `a native app keeps no secret (RFC 8252 §8.5): ${nativeWithSecret.join(', ')}` });
+    const appIds = new Set(v.OPENID_CLIENTS.map((c) => c.id));
+    for (const resource of v.OPENID_RESOURCES) {
+      const unknown = resource.apps.filter((id) => !appIds.has(id));
+      if (unknown.length) ctx.addIssue({ code: 'custom', path: ['OPENID_RESOURCES'], message: `${resource.indicator}: apps not in OPENID_CLIENTS: ${unknown.join(', ')}` });
+      const clash = resource.scopes.filter((scope) => (SCOPES as readonly string[]).includes(scope) || scope === 'api');
+      if (clash.length) ctx.addIssue({ code: 'custom', path: ['OPENID_RESOURCES'], message: `${resource.indicator}: scopes taken by the provider: ${clash.join(', ')}` });
+    }
+    const indicators = v.OPENID_RESOURCES.map((r) => r.indicator.replace(/\/+$/, ''));
+    const issuerOf = (v.OPENID_ISSUER ?? DEVELOPMENT_ISSUER).replace(/\/+$/, '');
+    if (new Set(indicators).size !== indicators.length || indicators.includes(`${issuerOf}/api`)) ctx.addIssue({ code: 'custom', path: ['OPENID_RESOURCES'], message: 'each indicator once, and never the product API\'s own (<issuer>/api)' });
     const cookieKeys = (v.OPENID_COOKIE_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
     const short = cookieKeys.some((k) => k.length < 32);
     if (short) ctx.addIssue({ code: 'custom', path: ['OPENID_COOKIE_KEYS'], message: 'each key must be at least 32 characters' });
@@ -64,6 +103,7 @@ export const openIdProviderSettings = feature({
       enabled: v.OPENID_PROVIDER,
       issuer: (v.OPENID_ISSUER ?? DEVELOPMENT_ISSUER).replace(/\/+$/, ''),
       clients: v.OPENID_CLIENTS.map((c): OpenIdClientEntry => ({ ...c, secret: secrets[c.id] })),
+      resources: v.OPENID_RESOURCES,
       // None given: the composition root derives one from OTP_SECRET, which every replica has.
       cookieKeys,
     };

@@ -2,11 +2,14 @@
 // session approves (its kind, a live session, an enabled account, a fresh sign-in when the app asks
 // one); the app's first token opens a session listed with its app, each later one renews it; the
 // session's end (the owner, a change of credentials, a disable, a reuse) refuses the next token;
-// and the grant's end at the provider ends the session. The protocol itself is the end-to-end
-// tests' (openid-provider.response, openid-provider.browser).
+// the grant's end at the provider ends the session; and an app that asked is told of every end but
+// its own (back-channel logout), once. The protocol itself is the end-to-end tests'
+// (openid-provider.response, openid-provider.browser).
 import { AuthErrors } from '../../src/errors';
 import { appTokenClaims, approveAppSignIn, endAppGrant, liveAppGrant, recordAppGrant } from '../../src/domain/apps/app-sign-in';
 import { endEverySession } from '../../src/domain/shared/sessions';
+import { signOutOthers, signOutSession } from '../../src/domain/account/profile';
+import { deleteOwnAccount } from '../../src/domain/account/deletion';
 import type { App } from '../../src/domain/apps/ports';
 import { MemoryAppGrants, MemorySessions, claimsOf, memorySignIn, requestOf } from '../fakes';
 
@@ -154,5 +157,62 @@ describe("an app's tokens and its session", () => {
     const [a, b] = await Promise.all([appTokenClaims(deps, 'grant-1'), appTokenClaims(deps, 'grant-1')]);
     expect([a, b].filter(Boolean)).toHaveLength(1);
     expect((await sessions.list('user', user.id)).filter((s) => s.app)).toHaveLength(1);
+  });
+});
+
+describe('telling an app that its session ended (back-channel logout)', () => {
+  const LOGOUT = { sid: 'provider-sid-1' };
+  const toldDesktop = [{ kind: 'user', accountId: expect.any(String), appId: 'desktop', sid: 'provider-sid-1' }];
+
+  it('tells an app that asked of each way its session ends, once', async () => {
+    for (const end of ['owner', 'others', 'credentials', 'disable', 'reuse'] as const) {
+      const { deps, user, claims } = await granted();
+      const first = await appTokenClaims(deps, 'grant-1', LOGOUT);
+      // A renewal tells nothing.
+      await appTokenClaims(deps, 'grant-1', LOGOUT);
+      expect([end, deps.appLogouts.told]).toEqual([end, []]);
+      if (end === 'owner') await signOutSession(deps, claims, first!.sid);
+      if (end === 'others') await signOutOthers(deps, claims);
+      if (end === 'credentials') await endEverySession(deps, 'user', (await deps.accounts.user.update(user.id, { endSessions: true }))!);
+      if (end === 'disable') await endEverySession(deps, 'user', (await deps.accounts.user.update(user.id, { disabled: true, endSessions: true }))!);
+      if (end === 'reuse') {
+        const kept = (await deps.appGrants.find('grant-1'))!.sessionToken!;
+        await appTokenClaims(deps, 'grant-1', LOGOUT);
+        await deps.appGrants.updateSessionToken('grant-1', kept);
+        expect(await appTokenClaims(deps, 'grant-1', LOGOUT)).toBeUndefined();
+      }
+      expect([end, deps.appLogouts.told]).toEqual([end, toldDesktop]);
+      // Ended again (every session of the account, say): the app was told already.
+      await endEverySession(deps, 'user', (await deps.accounts.user.update(user.id, { endSessions: true }))!);
+      expect([end, deps.appLogouts.told.length]).toEqual([end, 1]);
+    }
+  });
+
+  it('tells it when the account is deleted', async () => {
+    const { deps, claims } = await granted();
+    await appTokenClaims(deps, 'grant-1', LOGOUT);
+    await deleteOwnAccount(deps, claims, { password: 'right password' }, requestOf());
+    expect(deps.appLogouts.told).toEqual(toldDesktop);
+  });
+
+  it("does not tell an app of the end of another session, nor one that did not ask", async () => {
+    const { deps, claims } = await granted();
+    await appTokenClaims(deps, 'grant-1', LOGOUT);
+    // The page's own session ends: the app's goes on.
+    await signOutSession(deps, claims, claims.sid);
+    expect(deps.appLogouts.told).toEqual([]);
+    const other = await granted();
+    await appTokenClaims(other.deps, 'grant-1');
+    await endEverySession(other.deps, 'user', (await other.deps.accounts.user.update(other.user.id, { endSessions: true }))!);
+    expect(other.deps.appLogouts.told).toEqual([]);
+  });
+
+  it('does not tell the app of an end it made itself at the provider (a revocation, its logout, a token used twice)', async () => {
+    const { deps, user, sessions } = await granted();
+    const first = await appTokenClaims(deps, 'grant-1', LOGOUT);
+    await endAppGrant(deps, 'grant-1', requestOf());
+    expect(await sessions.isActive('user', first!.sid, user.id)).toBe(false);
+    expect(deps.appLogouts.told).toEqual([]);
+    expect(deps.appLogouts.watched.size).toBe(0);
   });
 });

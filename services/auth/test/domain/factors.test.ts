@@ -7,7 +7,7 @@ import { AuthErrors } from '../../src/errors';
 import { confirmAuthenticator, listOwnFactors, proveSecondStep, userFactorSummary, regenerateRecoveryCodes, removeFactor, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS, factorMethods } from '../../src/domain/factors';
 import { relyingPartyFor } from '../../src/domain/factors/common';
 import type { AuthPolicy, OpenChallenge, PasskeyCeremonies, Sessions } from '../../src/domain/ports';
-import { MemoryAccounts, MemoryActivity, MemoryIdentities, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, StepTotp, claimsOf, requestOf, silentLogger, APP, CODES, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
+import { MemoryAccounts, MemoryActivity, MemoryIdentities, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, MemoryAppLogouts, StepTotp, claimsOf, requestOf, silentLogger, APP, CODES, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
 
 const rp = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] };
 
@@ -35,6 +35,7 @@ async function setUp() {
     codeGuesses: new MemoryCodeGuesses(3),
     sessions,
     outbox: new MemoryOutbox(),
+    appLogouts: new MemoryAppLogouts(),
     activity: new MemoryActivity(),
     logger: silentLogger,
     policy: { mfa: { totpIssuer: 'Example', webauthn: rp }, emailSignIn: { kinds: [] } } as unknown as AuthPolicy,

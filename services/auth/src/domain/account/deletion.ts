@@ -15,7 +15,7 @@ import { noteActivity } from '../shared/activity';
 import type { Needs, RequestContext } from './ports';
 import { asBody } from '../shared/validation';
 
-type DeletionNeeds = Needs<'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'activity' | 'logger'>;
+type DeletionNeeds = Needs<'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'appLogouts' | 'activity' | 'logger'>;
 
 export async function deleteOwnAccount(
   deps: DeletionNeeds & Needs<'hasher' | 'loginAttempts' | 'ceremonies' | 'locks'>,
@@ -56,6 +56,8 @@ async function removeAccount(deps: DeletionNeeds, kind: AccountKind, account: Ac
   await deps.activity.forget(kind, account.id, 'account_deleted').catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id }, 'Could not drop the activity'));
   // A session of any epoch up to the one past the account's last is refused, wherever it is checked.
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch + 1);
+  // The apps signed in through this service are told (back-channel logout); the other services act on the event.
+  await deps.appLogouts.ended(kind, account.id, 'all').catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id }, 'Could not tell the apps of ended sessions'));
   await deps.flows.cancelFor(kind, account.id);
   await Promise.all([
     deps.factors.removeAll(kind, account.id),

@@ -15,7 +15,7 @@ import { assertStillAwaited } from '../shared/request-deadline';
 import { removeWayIn } from '../shared/ways-in';
 
 export async function changePassword(
-  deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'flows' | 'trustedBrowsers' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'appLogouts' | 'accounts' | 'hasher' | 'passwordScreen' | 'loginAttempts' | 'sessions' | 'flows' | 'trustedBrowsers' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
   caller: AccessClaims,
   raw: unknown,
   ctx: RequestContext,
@@ -45,7 +45,7 @@ export async function changePassword(
  * session; the owner is told by mail. The route asks for a recent proof.
  */
 export async function removePassword(
-  deps: Needs<'accounts' | 'factors' | 'factorMethods' | 'identities' | 'locks' | 'policy' | 'sessions' | 'flows' | 'trustedBrowsers' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'appLogouts' | 'accounts' | 'factors' | 'factorMethods' | 'identities' | 'locks' | 'policy' | 'sessions' | 'flows' | 'trustedBrowsers' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>,
   caller: AccessClaims,
   ctx: RequestContext,
 ): Promise<{ account: AccountRecord } & OpenedSession> {

@@ -76,13 +76,13 @@ export function toSessionRecord(s: SessionInfo, currentSid?: string): SessionRec
 }
 
 /** Signs one of the user's own sessions out (the current one too: the client then logs in again). */
-export async function signOutSession(deps: Needs<'sessions' | 'outbox' | 'activity' | 'logger'>, user: AccessClaims, sessionId: string): Promise<void> {
+export async function signOutSession(deps: Needs<'appLogouts' | 'sessions' | 'outbox' | 'activity' | 'logger'>, user: AccessClaims, sessionId: string): Promise<void> {
   if (!isSessionId(sessionId) || !(await deps.sessions.revokeSession('user', user.sub, sessionId))) throw AuthErrors.sessionNotFound();
   await announceEnded(deps, 'user', user.sub, [sessionId]);
 }
 
 /** Signs out every session of the user but the one asking; answers how many. */
-export async function signOutOthers(deps: Needs<'sessions' | 'outbox' | 'activity' | 'logger'>, user: AccessClaims): Promise<number> {
+export async function signOutOthers(deps: Needs<'appLogouts' | 'sessions' | 'outbox' | 'activity' | 'logger'>, user: AccessClaims): Promise<number> {
   const ended = await deps.sessions.revokeOthers('user', user.sub, user.sid);
   await announceEnded(deps, 'user', user.sub, ended);
   return ended.length;

@@ -24,14 +24,14 @@ export async function userSessions(deps: Needs<'accounts' | 'sessions'>, userId:
   return (await deps.sessions.list('user', userId)).map((s) => toSessionRecord(s));
 }
 
-export async function endUserSession(deps: Needs<'accounts' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger'>, userId: string, sessionId: string, ctx: RequestContext): Promise<void> {
+export async function endUserSession(deps: Needs<'appLogouts' | 'accounts' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger'>, userId: string, sessionId: string, ctx: RequestContext): Promise<void> {
   await existingUser(deps, userId);
   await assertAdminProof(deps, ctx);
   if (!isSessionId(sessionId) || !(await deps.sessions.revokeSession('user', userId, sessionId))) throw AuthErrors.sessionNotFound();
   await announceEnded(deps, 'user', userId, [sessionId], ctx);
 }
 
-export async function endUserSessions(deps: Needs<'accounts' | 'ceremonies' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<void> {
+export async function endUserSessions(deps: Needs<'appLogouts' | 'accounts' | 'ceremonies' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<void> {
   const user = await existingUser(deps, userId);
   await assertAdminProof(deps, ctx);
   await endEverySession(deps, 'user', user, ctx);

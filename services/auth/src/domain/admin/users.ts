@@ -8,7 +8,7 @@ import type { Needs, RequestContext } from './ports';
 import { asBody, pageParams, requireEmail, requireName } from '../shared/validation';
 import { endEverySession } from '../shared/sessions';
 
-export async function updateUser(deps: Needs<'accounts' | 'hasher' | 'passwordScreen' | 'sessions' | 'flows' | 'trustedBrowsers' | 'links' | 'outbox' | 'activity' | 'logger' | 'policy'>, id: string, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
+export async function updateUser(deps: Needs<'appLogouts' | 'accounts' | 'hasher' | 'passwordScreen' | 'sessions' | 'flows' | 'trustedBrowsers' | 'links' | 'outbox' | 'activity' | 'logger' | 'policy'>, id: string, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
   assertUserId(id);
   const { name, email, disabled, password } = asBody(raw);
   if (name === undefined && email === undefined && disabled === undefined && password === undefined) throw AuthErrors.nothingToUpdate();

@@ -2,8 +2,9 @@
 // protocol (security/openid-provider.ts). A page's live session gives the app its sign-in; the app's
 // first token opens a session of its own, which lists with its app beside every other session and
 // ends the way they all do (the owner, an admin, a password change, a reset, a disable, a deletion);
-// each later token renews that session and is refused once it ended; and whatever ends the grant at
-// the provider (a revocation, a code or refresh token used twice, a logout) ends the session.
+// each later token renews that session and is refused once it ended; whatever ends the grant at the
+// provider (a revocation, a code or refresh token used twice, a logout) ends the session; and an app
+// that asked to be told of the end (back-channel logout) is told of every other.
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { callerAccount, hasRecentProof, requireSession } from '../shared/access';
@@ -72,8 +73,10 @@ export interface AppTokenClaims {
  * or the account is gone or disabled: then no token is given.
  */
 export async function appTokenClaims(
-  deps: Needs<'appGrants' | 'sessions' | 'accounts' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'appLogouts' | 'appGrants' | 'sessions' | 'accounts' | 'outbox' | 'activity' | 'logger'>,
   grantId: string,
+  /** The app asked to be told when its session ends (back-channel logout), by this `sid` of its ID tokens. */
+  logout?: { sid: string },
 ): Promise<AppTokenClaims | undefined> {
   const grant = await deps.appGrants.find(grantId);
   if (!grant) return undefined;
@@ -95,6 +98,7 @@ export async function appTokenClaims(
       await deps.sessions.revokeSession(grant.kind, account.id, opened.sessionId);
       return undefined;
     }
+    if (logout) await deps.appLogouts.watch(grant.kind, account.id, opened.sessionId, { appId: grant.appId, sid: logout.sid });
     await announceEnded(deps, grant.kind, account.id, opened.evicted);
     await noteActivity(deps, undefined, { kind: grant.kind, accountId: account.id, type: 'app_token_issued', details: [grant.appName] });
     return { sid: opened.sessionId, kind: grant.kind, role: account.role, endsAt: opened.endsAt };
@@ -118,9 +122,11 @@ export async function liveAppGrant(deps: Needs<'appGrants' | 'sessions'>, grantI
 }
 
 /** The grant ended at the provider (revoked, a code or a refresh token used twice, a logout): its session ends with it. */
-export async function endAppGrant(deps: Needs<'appGrants' | 'sessions' | 'outbox' | 'activity' | 'logger'>, grantId: string, ctx?: RequestContext): Promise<void> {
+export async function endAppGrant(deps: Needs<'appLogouts' | 'appGrants' | 'sessions' | 'outbox' | 'activity' | 'logger'>, grantId: string, ctx?: RequestContext): Promise<void> {
   const grant = await deps.appGrants.remove(grantId);
   if (!grant?.sessionId) return;
   await noteActivity(deps, ctx, { kind: grant.kind, accountId: grant.accountId, type: 'app_access_revoked', details: [grant.appName] });
+  // The app's own act ended it (or the provider's logout, which tells the apps itself): no back-channel logout for it.
+  await deps.appLogouts.forget(grant.kind, grant.accountId, grant.sessionId);
   if (await deps.sessions.revokeSession(grant.kind, grant.accountId, grant.sessionId)) await announceEnded(deps, grant.kind, grant.accountId, [grant.sessionId], ctx);
 }

@@ -89,7 +89,7 @@ export async function cancelOwnFactorRecovery(deps: Needs<'accounts' | 'recoveri
 
 /** What the recovery job does each pass: the reminders due, then the removals due; answers how many of each. */
 export async function runFactorRecoveries(
-  deps: Needs<'recoveries' | 'accounts' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'appLogouts' | 'recoveries' | 'accounts' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>,
   now = new Date(),
 ): Promise<{ reminded: number; completed: number }> {
   const ctx: RequestContext = { ip: 'unknown', budget: 'recovery-job' };
@@ -107,7 +107,7 @@ export async function runFactorRecoveries(
   return { reminded, completed };
 }
 
-async function completeRecovery(deps: Needs<'accounts' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, accountId: string, ctx: RequestContext): Promise<boolean> {
+async function completeRecovery(deps: Needs<'appLogouts' | 'accounts' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, accountId: string, ctx: RequestContext): Promise<boolean> {
   const before = await deps.accounts[kind].findById(accountId);
   if (!before) return false;
   const removed = await describeSecondFactors(deps, kind, before);

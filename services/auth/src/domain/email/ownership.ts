@@ -170,7 +170,7 @@ export async function confirmEmailChange(deps: Needs<'accounts' | 'links' | 'out
  * changed it is out (see the head of this file for all it ends).
  */
 export async function undoEmailChange(
-  deps: Needs<'accounts' | 'links' | 'resets' | 'factors' | 'factorMethods' | 'identities' | 'outbox' | 'activity' | 'logger' | 'policy' | 'sessions' | 'flows' | 'trustedBrowsers' | 'rateLimits' | 'metrics'>,
+  deps: Needs<'appLogouts' | 'accounts' | 'links' | 'resets' | 'factors' | 'factorMethods' | 'identities' | 'outbox' | 'activity' | 'logger' | 'policy' | 'sessions' | 'flows' | 'trustedBrowsers' | 'rateLimits' | 'metrics'>,
   kind: AccountKind,
   raw: unknown,
   ctx: RequestContext,

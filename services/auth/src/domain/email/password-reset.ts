@@ -64,7 +64,7 @@ export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'activity'
 }
 
 export async function resetPassword(
-  deps: Needs<'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'flows' | 'trustedBrowsers' | 'factors' | 'factorMethods' | 'identities' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
+  deps: Needs<'appLogouts' | 'rateLimits' | 'resets' | 'hasher' | 'passwordScreen' | 'accounts' | 'sessions' | 'flows' | 'trustedBrowsers' | 'factors' | 'factorMethods' | 'identities' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
   kind: AccountKind,
   body: unknown,
   ctx: RequestContext,

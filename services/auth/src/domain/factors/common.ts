@@ -9,7 +9,7 @@ import { securityNotice } from '../shared/security-notices';
 import { announceEnded } from '../shared/sessions';
 
 /** What an account's own factor changes use. */
-export type OwnNeeds = Needs<'accounts' | 'factors' | 'factorMethods' | 'ceremonies' | 'sessions' | 'outbox' | 'activity' | 'logger' | 'policy'>;
+export type OwnNeeds = Needs<'accounts' | 'factors' | 'factorMethods' | 'ceremonies' | 'sessions' | 'outbox' | 'appLogouts' | 'activity' | 'logger' | 'policy'>;
 
 /** The caller's account, when the session has a recent proof under its current credentials. */
 export async function requireRecentProof(deps: Needs<'ceremonies' | 'accounts'>, caller: AccessClaims): Promise<Account> {

@@ -62,7 +62,7 @@ export async function userFactorSummary(deps: Needs<'accounts' | 'factors'>, use
 }
 
 /** Removes every factor of a user (who lost them all): their sessions end and they are told by mail. */
-export async function resetUserFactors(deps: Needs<'accounts' | 'ceremonies' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
+export async function resetUserFactors(deps: Needs<'appLogouts' | 'accounts' | 'ceremonies' | 'factors' | 'factorMethods' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, userId: string, ctx: RequestContext): Promise<number> {
   const user = await deps.accounts.user.findById(userId);
   if (!user) throw AuthErrors.userNotFound();
   // It cannot be undone: the admin proves themselves first.

@@ -43,7 +43,7 @@ export class IdentityRefused extends Error {
 
 type FlowNeeds = Needs<'identityProviders' | 'flows' | 'policy'>;
 type CallbackNeeds = Needs<
-  'identityProviders' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'flows' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
+  'identityProviders' | 'identities' | 'accounts' | 'rateLimits' | 'factors' | 'flows' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'appLogouts' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
 >;
 
 /** A started flow: where the browser goes, and the secret of its flow cookie. */

@@ -277,6 +277,21 @@ export interface AuthPolicy {
   emailSignIn: { kinds: AccountKind[]; signUp: boolean; ttlSeconds: number; urlBase: Record<AccountKind, string> };
 }
 
+/**
+ * The apps told when a session they hold ends (OpenID back-channel logout). An app that asked to be
+ * told is watched from the moment its first token opens its session; whatever ends that session (the
+ * owner, an admin, a password change, a reset, a disable, a deletion, the cap per account) tells the
+ * app once, in the background and retried, whichever replica ended it.
+ */
+export interface AppLogouts {
+  /** The app holding `sessionId` is told when it ends, by the `sid` its ID tokens carry. */
+  watch(kind: AccountKind, accountId: string, sessionId: string, app: { appId: string; sid: string }): Promise<void>;
+  /** These sessions of the account ended (or every one): each app that held one is told, once. */
+  ended(kind: AccountKind, accountId: string, sessionIds: string[] | 'all'): Promise<void>;
+  /** The app's own act ended its session (it revoked its token, it logged out, its token was used twice): it is not told. */
+  forget(kind: AccountKind, accountId: string, sessionId: string): Promise<void>;
+}
+
 /** What every feature's use cases may ask for. */
 export interface SharedDeps {
   policy: AuthPolicy;
@@ -306,6 +321,8 @@ export interface SharedDeps {
   recoveries: FactorRecoveries;
   /** Browsers trusted to skip the second step after the password. */
   trustedBrowsers: TrustedBrowsers;
+  /** The apps to tell when their sessions end. */
+  appLogouts: AppLogouts;
 }
 
 /** The part of the ports a use case of shared/ works with: its signature says which. */

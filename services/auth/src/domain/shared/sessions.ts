@@ -15,7 +15,7 @@ export interface OpenedSession {
  * Opens a session for an account as it was checked; refused (as the credentials it was checked with)
  * when a reset, a password set or a disable was recorded meanwhile.
  */
-export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
+export async function openSession(deps: Needs<'appLogouts' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx: RequestContext): Promise<OpenedSession> {
   assertStillAwaited(ctx);
   const opened = await deps.sessions.create({ kind, accountId: account.id, role: account.role, credentialEpoch: account.credentialEpoch, ip: ctx.ip, userAgent: ctx.userAgent });
   if (opened === 'superseded') throw AuthErrors.invalidCredentials();
@@ -29,7 +29,7 @@ export async function openSession(deps: Needs<'sessions' | 'tokens' | 'ceremonie
 }
 
 export async function refreshSession(
-  deps: Needs<'sessions' | 'tokens' | 'audit' | 'metrics' | 'outbox' | 'activity' | 'logger'>,
+  deps: Needs<'appLogouts' | 'sessions' | 'tokens' | 'audit' | 'metrics' | 'outbox' | 'activity' | 'logger'>,
   kind: AccountKind,
   presented: string | undefined,
   ctx: RequestContext,
@@ -62,7 +62,7 @@ export async function refreshSession(
  * moved on in the store of accounts), its pending second step, and the trust of every browser that
  * skipped that step: a reset of the factors must not leave a browser that skips the new ones.
  */
-export async function endEverySession(deps: Needs<'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
+export async function endEverySession(deps: Needs<'appLogouts' | 'sessions' | 'flows' | 'trustedBrowsers' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, ctx?: RequestContext): Promise<void> {
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch);
   await deps.flows.cancelFor(kind, account.id);
   await deps.trustedBrowsers.removeAll(kind, account.id);
@@ -70,20 +70,22 @@ export async function endEverySession(deps: Needs<'sessions' | 'flows' | 'truste
 }
 
 /** Idempotent: a missing, unknown or foreign token still logs out (the gateway clears the cookie). */
-export async function closeSession(deps: Needs<'sessions' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, presented: string | undefined, ctx?: RequestContext): Promise<void> {
+export async function closeSession(deps: Needs<'appLogouts' | 'sessions' | 'outbox' | 'activity' | 'logger'>, kind: AccountKind, presented: string | undefined, ctx?: RequestContext): Promise<void> {
   if (!presented) return;
   const ended = await deps.sessions.revoke(kind, presented);
   if (ended) await announceEnded(deps, kind, ended.accountId, [ended.sessionId], ctx);
 }
 
 /**
- * Tells the other services that sessions of a user ended, any way they did (the notifier drops the
+ * Tells the other services, and the apps that hold them, that sessions ended, any way they did (the notifier drops the
  * push tokens they registered). Through the outbox, so a broker outage delays it and loses nothing;
  * a failure to record it is logged and does not undo the ending. Admins register no devices.
  */
-export async function announceEnded(deps: Needs<'outbox' | 'activity' | 'logger'>, kind: AccountKind, accountId: string, ended: string[] | 'all', ctx?: RequestContext): Promise<void> {
+export async function announceEnded(deps: Needs<'outbox' | 'activity' | 'appLogouts' | 'logger'>, kind: AccountKind, accountId: string, ended: string[] | 'all', ctx?: RequestContext): Promise<void> {
   if (ended.length === 0) return;
   await noteActivity(deps, ctx, { kind, accountId, type: 'sessions_ended', details: [ended === 'all' ? 'every session' : ended.length === 1 ? '1 session' : `${ended.length} sessions`] });
+  // The apps that hold any of them (signed in through this service) are told, admins' apps too.
+  await deps.appLogouts.ended(kind, accountId, ended).catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: accountId }, 'Could not tell the apps of ended sessions'));
   if (kind !== 'user') return;
   await deps.outbox
     .add('account.sessions.ended', { kind, accountId, ...(ended === 'all' ? { all: true as const } : { sessionIds: ended }), requestId: ctx?.requestId })

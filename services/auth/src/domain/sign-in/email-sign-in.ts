@@ -108,7 +108,7 @@ function linkUrl(deps: Needs<'policy'>, kind: AccountKind, mailed: MailedSignIn)
 }
 
 type FinishNeeds = Needs<
-  'accounts' | 'factors' | 'factorMethods' | 'identities' | 'flows' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
+  'accounts' | 'factors' | 'factorMethods' | 'identities' | 'flows' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'appLogouts' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'
 >;
 
 /** The mailed link, in the browser whose flow it is (`browserFlow`: its flow cookie's token). */

@@ -43,7 +43,7 @@ const FAILURE_MESSAGES: Record<AccountKind, Record<FailureReason, string>> = {
   },
 };
 
-type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'passkeys' | 'ceremonies' | 'recoveries' | 'trustedBrowsers' | 'outbox' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
+type LoginNeeds = Needs<'accounts' | 'rateLimits' | 'loginAttempts' | 'hasher' | 'sessions' | 'tokens' | 'flows' | 'factors' | 'passkeys' | 'ceremonies' | 'recoveries' | 'trustedBrowsers' | 'outbox' | 'appLogouts' | 'activity' | 'audit' | 'logger' | 'policy' | 'metrics'>;
 
 export async function login(deps: LoginNeeds, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<LoginResult> {
   const input = validateLogin(body);
@@ -104,7 +104,7 @@ export async function passkeyLogin(deps: LoginNeeds, kind: AccountKind, body: un
  * their devices, and every sign-in is in the account's activity with how (`method`).
  */
 export async function signIn(
-  deps: Needs<'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
+  deps: Needs<'appLogouts' | 'sessions' | 'tokens' | 'ceremonies' | 'outbox' | 'activity' | 'logger' | 'metrics'>,
   kind: AccountKind,
   account: Account,
   ctx: RequestContext,
@@ -166,7 +166,7 @@ export async function challengeAdmin(
  * passkey. Each is one attempt against the challenge, so a recovery code guess costs a code guess.
  */
 export async function verifyOtp(
-  deps: Needs<'rateLimits' | 'flows' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'recoveries' | 'trustedBrowsers' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
+  deps: Needs<'appLogouts' | 'rateLimits' | 'flows' | 'accounts' | 'factors' | 'totp' | 'passkeys' | 'ceremonies' | 'recoveries' | 'trustedBrowsers' | 'sessions' | 'tokens' | 'metrics' | 'outbox' | 'activity' | 'logger' | 'policy'>,
   body: unknown,
   ctx: RequestContext,
 ): Promise<{ kind: AccountKind; account: AccountRecord; trustedBrowser?: string } & OpenedSession> {

@@ -1,6 +1,7 @@
 // What the HTTP entry points take besides the use cases' deps: token verification, body limit, cookie lifetime, metrics.
 import type { AccessTokenVerifier, HttpMetrics } from '@acct/shared';
 import type { Provider } from '../../security/openid-provider';
+import type { OpenIdResourceEntry } from '../../settings/openid-provider';
 
 export interface HttpSettings {
   verifier: AccessTokenVerifier;
@@ -11,6 +12,6 @@ export interface HttpSettings {
   http: HttpMetrics;
   /** How long a password or code proof lets a session change its factors. */
   stepUpSeconds: number;
-  /** This service as an OpenID provider, when on: the provider, its issuer, and how long a grant is kept. */
-  openid?: { provider: Provider; issuer: string; grantTtlMs: number };
+  /** This service as an OpenID provider, when on: the provider, its issuer, how long a grant is kept, and the other resource servers. */
+  openid?: { provider: Provider; issuer: string; grantTtlMs: number; resources: OpenIdResourceEntry[] };
 }

@@ -17,7 +17,8 @@ import { AuthErrors } from '../../errors';
 import type Provider from 'oidc-provider';
 import { approveAppSignIn, recordAppGrant } from '../../domain/apps/app-sign-in';
 import type { AuthDeps } from '../../domain/ports';
-import { appOf, interactionPath, OIDC_SCOPES, OPENID_PREFIX, OPENID_ROUTES, providerHandler } from '../../security/openid-provider';
+import { appOf, interactionPath, OIDC_SCOPES, OPENID_PREFIX, OPENID_ROUTES, providerHandler, resourcesAsked } from '../../security/openid-provider';
+import type { OpenIdResourceEntry } from '../../settings/openid-provider';
 import { requestContext } from './request-context';
 import { OPENID_PATHS } from '@acct/shared/routes';
 import { enforceLimit } from '../../domain/shared/limits';
@@ -46,7 +47,7 @@ export function openIdProviderRoutes(deps: Needs<'rateLimits' | 'metrics'>, prov
 
 const interactionGone = AuthErrors.interactionExpired;
 
-export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, settings: { verifier: AccessTokenVerifier; grantTtlMs: number }): Router {
+export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, settings: { verifier: AccessTokenVerifier; grantTtlMs: number; resources: OpenIdResourceEntry[] }): Router {
   const router = express.Router();
 
   const details = async (req: Request, res: Response) => {
@@ -66,13 +67,14 @@ export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, sett
     if (!client) throw interactionGone();
     return client;
   };
-  /** What the app asks, in the scopes it may be given. */
-  const asked = (requested: unknown, allowed: string | undefined) => {
+  /** What the app asks, in the scopes it may be given: the OpenID scopes alone, or every one (a resource server's too). */
+  const asked = (requested: unknown, allowed: string | undefined, which: 'openid' | 'all' = 'openid') => {
     const may = new Set((allowed ?? OIDC_SCOPES.join(' ')).split(' '));
     return String(requested ?? '')
       .split(' ')
-      .filter((scope) => may.has(scope));
+      .filter((scope) => may.has(scope) && (which === 'all' || (OIDC_SCOPES as readonly string[]).includes(scope)));
   };
+  const resourcesOf = (interaction: { params: Record<string, unknown> }, appId: string) => resourcesAsked(settings.resources, appId, interaction.params.resource, interaction.params.scope);
   /** The app asked for a sign-in now (`prompt=login`, or a `max_age` the session is past). */
   const freshLoginAsked = (prompt: { name: string; reasons: string[] }) => prompt.name === 'login' && prompt.reasons.some((r) => r === 'login_prompt' || r === 'max_age');
 
@@ -93,6 +95,7 @@ export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, sett
         app: { id: app.id, name: app.name, firstParty: app.firstParty },
         kind: app.kind,
         scopes: asked(interaction.params.scope, client.scope),
+        resources: resourcesOf(interaction, app.id).map((r) => ({ name: r.name, scopes: r.scopes })),
         freshLogin: freshLoginAsked(interaction.prompt),
       }),
     );
@@ -103,19 +106,24 @@ export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, sett
     const client = await clientOf(interaction.params.client_id);
     const app = appOf(client);
     const scopes = asked(interaction.params.scope, client.scope);
+    const resources = resourcesOf(interaction, app.id);
     if (!app.firstParty && (req.body as { consent?: unknown } | undefined)?.consent !== true) throw AuthErrors.consentRequired();
     const ctx = requestContext(req);
     const approval = await approveAppSignIn(
       deps,
       settings.verifier.verifyHeader(req.get('authorization')),
       app,
-      { freshLogin: freshLoginAsked(interaction.prompt), ...(app.firstParty ? {} : { consented: scopes }) },
+      { freshLogin: freshLoginAsked(interaction.prompt), ...(app.firstParty ? {} : { consented: [...scopes, ...resources.flatMap((r) => r.scopes.map((s) => `${r.name}:${s}`))] }) },
       ctx,
     );
     const grant = new provider.Grant({ accountId: approval.accountId, clientId: app.id });
-    grant.addOIDCScope(scopes.join(' '));
+    // Every scope asked that the app may have: the provider asks again for any left out. A resource
+    // server's scope gives nothing here; its tokens carry it only through the resource scope below.
+    grant.addOIDCScope(asked(interaction.params.scope, client.scope, 'all').join(' '));
     // The product API's tokens, for the product's own apps alone (the provider refuses any other resource).
     if (app.firstParty) grant.addResourceScope(`${provider.issuer}/api`, 'api');
+    // Another resource server's scopes (RFC 8707), as asked, where the app may have them.
+    for (const resource of resources) grant.addResourceScope(resource.indicator, resource.scopes.join(' '));
     const grantId = await grant.save();
     await recordAppGrant(deps, grantId, app, approval, ctx, settings.grantTtlMs);
     const redirectTo = await provider.interactionResult(req, res, { login: { accountId: approval.accountId, ts: approval.authTime }, consent: { grantId } }, { mergeWithLastSubmission: false });
