@@ -269,6 +269,11 @@ describe('openid-provider.response', () => {
     expect(me.status).toBe(200);
     const reports = await oidc.refreshTokenGrant(config, granted.refresh_token as string, { resource: REPORTS });
     expect(decodeJwt(reports.access_token)).toMatchObject({ aud: REPORTS, scope: 'reports.read' });
+    // Its scope asked without naming it gives nothing of it: the token is the product API's alone.
+    const unnamed = await startAuthorization(config, DESKTOP_REDIRECT, { scope: 'openid reports.read' });
+    const plain = await oidc.authorizationCodeGrant(config, await approve(unnamed, person.accessToken), { pkceCodeVerifier: unnamed.verifier, expectedState: unnamed.state, expectedNonce: unnamed.nonce });
+    expect(String(decodeJwt(plain.access_token).scope ?? '')).not.toContain('reports');
+    expect(decodeJwt(plain.access_token).aud).not.toBe(REPORTS);
     // An app the resource server does not list is refused at the authorization endpoint.
     const admin = await relyingParty('admin-panel');
     const elsewhere = oidc.buildAuthorizationUrl(admin, { redirect_uri: 'http://127.0.0.1:9/admin/callback', scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', resource: REPORTS });
@@ -384,10 +389,23 @@ describe('openid-provider.response', () => {
     await expect(oidc.pollDeviceAuthorizationGrant(config, { ...device, interval: 1 })).rejects.toMatchObject({ error: 'access_denied' });
   });
 
-  test('a native app may use any loopback port of its redirect URI (RFC 8252)', async () => {
+  test('a native app may use any loopback port of its redirect URI, and its private-use scheme (RFC 8252)', async () => {
     const config = await relyingParty('desktop');
     const started = await startAuthorization(config, 'http://127.0.0.1:61001/callback');
     expect(started.uid).toBeDefined();
+    // Its own scheme (reverse domain, RFC 8252 §7.1): the code comes back there, and is exchanged.
+    const person = await registerAndLogin(stack);
+    const scheme = await startAuthorization(config, 'com.example.desktop:/callback');
+    const callback = await approve(scheme, person.accessToken);
+    expect(`${callback.protocol}${callback.pathname}`).toBe('com.example.desktop:/callback');
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: scheme.verifier, expectedState: scheme.state, expectedNonce: scheme.nonce });
+    expect(tokens.claims()?.sub).toBe(person.id);
+    // Another scheme, or one an app of the web asks for, is refused on the provider's own page.
+    for (const [app, redirect] of [['desktop', 'com.example.other:/callback'], ['partner', 'com.example.desktop:/callback']] as const) {
+      const url = oidc.buildAuthorizationUrl(await relyingParty(app), { redirect_uri: redirect, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
+      const answer = await fetch(url, { redirect: 'manual' });
+      expect([app, answer.status]).toEqual([app, 400]);
+    }
   });
 
   test('nothing but the provider answers under /oidc while the route is unknown, and refresh cookies never reach it', async () => {

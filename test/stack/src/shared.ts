@@ -30,7 +30,7 @@ export const SHARED_STACK_OPTIONS: StackOptions = {
     RATE_OPENID_START_IP_PER_MINUTE: '100000',
     OPENID_PROVIDER: 'true',
     OPENID_CLIENTS: JSON.stringify([
-      { id: 'desktop', name: 'Desktop', firstParty: true, native: true, redirectUris: ['http://127.0.0.1/callback'] },
+      { id: 'desktop', name: 'Desktop', firstParty: true, native: true, redirectUris: ['http://127.0.0.1/callback', 'com.example.desktop:/callback'] },
       { id: 'admin-panel', name: 'Admin panel', kind: 'admin', firstParty: true, redirectUris: ['http://127.0.0.1:9/admin/callback'], scopes: ['openid', 'profile', 'email'] },
       { id: 'cli', name: 'Command line', firstParty: true, deviceCode: true },
       { id: 'partner', name: 'Partner app', redirectUris: ['http://127.0.0.1:9/partner/callback'], postLogoutRedirectUris: ['http://127.0.0.1:9/partner/signed-out'] },

@@ -126,7 +126,7 @@ export function resourcesAsked(resources: OpenIdResourceEntry[], appId: string, 
     .filter((r) => r.scopes.length > 0);
 }
 
-function clientMetadata(entry: OpenIdClientEntry, resources: OpenIdResourceEntry[]): ClientMetadata {
+function clientMetadata(entry: OpenIdClientEntry): ClientMetadata {
   return {
     client_id: entry.id,
     client_name: entry.name,
@@ -142,8 +142,7 @@ function clientMetadata(entry: OpenIdClientEntry, resources: OpenIdResourceEntry
       ...(entry.scopes.includes('offline_access') ? ['refresh_token'] : []),
     ],
     response_types: entry.redirectUris.length ? ['code'] : [],
-    // Its OpenID scopes, and those of the resource servers it may ask for.
-    scope: [...entry.scopes, ...resources.filter((r) => r.apps.includes(entry.id)).flatMap((r) => r.scopes)].join(' '),
+    scope: entry.scopes.join(' '),
     id_token_signed_response_alg: 'ES256',
     account_kind: entry.kind,
     first_party: entry.firstParty,
@@ -190,7 +189,7 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
 
   const configuration: Configuration = {
     adapter: (name: string) => new RedisOpenIdStore(redis, name, name === 'AccessToken' ? hooks.grantEnded : undefined) as never,
-    clients: settings.clients.map((entry) => clientMetadata(entry, settings.resources)),
+    clients: settings.clients.map(clientMetadata),
     async fetch(url, options) {
       if (declaredOrigins.has(new URL(url).origin)) delete (options as { dispatcher?: unknown }).dispatcher;
       return fetch(url, options);
@@ -211,9 +210,9 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
     claims: { openid: ['sub'], profile: ['name', 'updated_at'], email: ['email', 'email_verified'] },
-    // The resource servers' scopes are the provider's too (an app's may name them); only a grant for
-    // that resource server carries them (the interaction gives them nowhere else).
-    scopes: [...OIDC_SCOPES, ...new Set(settings.resources.flatMap((r) => r.scopes))],
+    // The OpenID scopes alone: a resource server's are its own, given (by the interaction, to the apps
+    // it lists) only with a grant for it and carried only by its tokens.
+    scopes: [...OIDC_SCOPES],
     responseTypes: ['code'],
     pkce: { required: () => true },
     routes: OPENID_ROUTES,

@@ -67,12 +67,12 @@ export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, sett
     if (!client) throw interactionGone();
     return client;
   };
-  /** What the app asks, in the scopes it may be given: the OpenID scopes alone, or every one (a resource server's too). */
-  const asked = (requested: unknown, allowed: string | undefined, which: 'openid' | 'all' = 'openid') => {
+  /** What the app asks, in the OpenID scopes it may be given (a resource server's are resourcesAsked's). */
+  const asked = (requested: unknown, allowed: string | undefined) => {
     const may = new Set((allowed ?? OIDC_SCOPES.join(' ')).split(' '));
     return String(requested ?? '')
       .split(' ')
-      .filter((scope) => may.has(scope) && (which === 'all' || (OIDC_SCOPES as readonly string[]).includes(scope)));
+      .filter((scope) => may.has(scope));
   };
   const resourcesOf = (interaction: { params: Record<string, unknown> }, appId: string) => resourcesAsked(settings.resources, appId, interaction.params.resource, interaction.params.scope);
   /** The app asked for a sign-in now (`prompt=login`, or a `max_age` the session is past). */
@@ -117,9 +117,7 @@ export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, sett
       ctx,
     );
     const grant = new provider.Grant({ accountId: approval.accountId, clientId: app.id });
-    // Every scope asked that the app may have: the provider asks again for any left out. A resource
-    // server's scope gives nothing here; its tokens carry it only through the resource scope below.
-    grant.addOIDCScope(asked(interaction.params.scope, client.scope, 'all').join(' '));
+    grant.addOIDCScope(scopes.join(' '));
     // The product API's tokens, for the product's own apps alone (the provider refuses any other resource).
     if (app.firstParty) grant.addResourceScope(`${provider.issuer}/api`, 'api');
     // Another resource server's scopes (RFC 8707), as asked, where the app may have them.
