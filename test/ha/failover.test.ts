@@ -175,6 +175,8 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
   let redis: RedisEngine;
   let rabbit: RabbitCluster;
 
+  // Two clusters started side by side on a busy 2-core machine, each allowed a fresh start on new
+  // ports (withFreshStarts): one such retry must fit (a7c56bd's CI run ran out of 180 s).
   beforeAll(async () => {
     const [redisStart, rabbitStart] = await Promise.allSettled([start(), startRabbitCluster()]);
     if (redisStart.status === 'fulfilled') redis = redisStart.value;
@@ -189,7 +191,7 @@ describe.each(TOPOLOGIES)('failover under load on a Redis $slug', ({ slug, descr
       // A session write is answered once a replica holds it; no session is evicted by the load itself.
       auth: { REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '500', SESSION_MAX_PER_ACCOUNT: '100000' },
     });
-  }, 180_000);
+  }, scaled(300_000));
 
   afterAll(async () => {
     try {
