@@ -170,6 +170,14 @@ describe('the stores on a Redis Cluster', () => {
     const codes = new RedisOpenIdStore(redis, 'AuthorizationCode');
     const sessions = new RedisOpenIdStore(redis, 'Session');
     await codes.upsert('code-1', { grantId: 'g1', accountId: 'u1' }, 60);
+    // The grant's index lives as long as its longest record: set by the first, lengthened by a longer one, never shortened.
+    const index = 'openid:grant:AuthorizationCode:g1';
+    expect(await redis.ttl(index)).toBeGreaterThan(50);
+    await codes.upsert('code-2', { grantId: 'g1', accountId: 'u1' }, 600);
+    expect(await redis.ttl(index)).toBeGreaterThan(590);
+    await codes.upsert('code-3', { grantId: 'g1', accountId: 'u1' }, 30);
+    expect(await redis.ttl(index)).toBeGreaterThan(590);
+    expect(await redis.lrange(index, 0, -1)).toEqual(['openid:AuthorizationCode:code-1', 'openid:AuthorizationCode:code-2', 'openid:AuthorizationCode:code-3']);
     await codes.consume('code-1');
     expect((await codes.find('code-1'))?.consumed).toEqual(expect.any(Number));
     await sessions.upsert('s1', { uid: 'uid-1', accountId: 'u1' }, 60);

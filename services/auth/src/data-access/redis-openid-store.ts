@@ -5,6 +5,7 @@
 // a Redis Cluster needs; an index written after its record at worst points at nothing, which reads
 // as not found. Consuming a record (a code, a rotated refresh token) is one atomic write on its key.
 import type { Redis } from '@acct/shared/redis';
+import { execOrThrow } from './redis-transaction';
 
 interface Payload {
   grantId?: string;
@@ -49,16 +50,17 @@ export class RedisOpenIdStore {
   async upsert(id: string, payload: Payload, expiresIn: number): Promise<void> {
     const key = recordKey(this.model, id);
     const seconds = Math.max(1, Math.ceil(expiresIn));
-    await this.redis.set(key, JSON.stringify(payload), 'EX', seconds);
+    // Sent side by side (each key may be on another node of a cluster): one round trip's wait, not four.
+    const writes: Array<Promise<unknown>> = [this.redis.set(key, JSON.stringify(payload), 'EX', seconds)];
     if (GRANTABLE.has(this.model) && payload.grantId) {
       const grant = grantKey(this.model, payload.grantId);
-      await this.redis.rpush(grant, key);
-      // The set outlives its longest record: a grant's refresh token sets the longest.
-      const ttl = await this.redis.ttl(grant);
-      if (ttl < seconds) await this.redis.expire(grant, seconds);
+      // The index outlives its longest record (a grant's refresh token sets the longest): a lifetime
+      // set when it has none (NX), lengthened when this record's is longer (GT), in one transaction.
+      writes.push(execOrThrow(this.redis.multi().rpush(grant, key).expire(grant, seconds, 'NX').expire(grant, seconds, 'GT')));
     }
-    if (payload.userCode) await this.redis.set(userCodeKey(payload.userCode), id, 'EX', seconds);
-    if (payload.uid) await this.redis.set(uidKey(payload.uid), id, 'EX', seconds);
+    if (payload.userCode) writes.push(this.redis.set(userCodeKey(payload.userCode), id, 'EX', seconds));
+    if (payload.uid) writes.push(this.redis.set(uidKey(payload.uid), id, 'EX', seconds));
+    await Promise.all(writes);
   }
 
   async find(id: string): Promise<Payload | undefined> {
