@@ -95,6 +95,10 @@ export class SessionKeeper {
       .then((body: unknown) => (body as { code?: unknown } | null)?.code, () => undefined);
     // A 401 `step_up_required` asks for a recent proof, which no refresh gives.
     if (typeof code !== 'string' || !REFRESHABLE.has(code)) return response;
+    // Refreshed since this call left (another call's refusal came first, and its refresh is done):
+    // made again with the new token, not refreshed a second time.
+    const carried = request.headers.get('authorization');
+    if (this.accessToken && carried !== `Bearer ${this.accessToken}`) return this.options.fetch(withToken(again, this.accessToken));
     if (!(await this.refresh())) {
       this.options.onSignedOut?.();
       return response;

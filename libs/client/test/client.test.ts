@@ -17,7 +17,8 @@ interface Seen {
 /** An API stand-in: tokens `t1`, `t2`… from login and refresh; a test revokes the current one or ends the session. */
 function api() {
   const seen: Seen[] = [];
-  const state = { token: '', issued: 0, sessionOver: false, expiresIn: 900, refreshDelayMs: 0 };
+  /** `refusalDelays`: how long each refusal of a token waits before it is sent, in the order they come (then none). */
+  const state = { token: '', issued: 0, sessionOver: false, expiresIn: 900, refreshDelayMs: 0, refusalDelays: [] as number[] };
   const issue = () => (state.token = `t${++state.issued}`);
   const answer = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const refuse = (res: http.ServerResponse, status: number, code: string) => answer(res, status, { success: false, message: code, code });
@@ -50,7 +51,11 @@ function api() {
       }
       if (req.method === 'POST' && path.endsWith('/forgot-password')) return answer(res, 200, { success: true, message: 'Reset link sent' });
       if (req.method === 'POST' && path === '/api/auth/admin/register') return answer(res, 201, { success: true, message: 'Admin registered successfully', data: { admin: { id: 'a2', granted: bearer } } });
-      if (!bearer) return refuse(res, 401, 'unauthorized');
+      if (!bearer) {
+        const wait = state.refusalDelays.shift() ?? 0;
+        if (wait > 0) return void setTimeout(() => refuse(res, 401, 'unauthorized'), wait);
+        return refuse(res, 401, 'unauthorized');
+      }
       if (req.method === 'POST' && path.endsWith('/factors/totp')) return refuse(res, 401, 'step_up_required');
       if (req.method === 'PUT' && path === '/api/auth/user/me/avatar') return answer(res, 200, { success: true, message: 'Avatar updated', data: { user: { id: 'a1', avatarBytes: body.length } } });
       if (req.method === 'GET' && path.startsWith('/api/admin/users/')) return answer(res, 200, { success: true, message: 'User', data: { user: { id: path.split('/').pop() } } });
@@ -118,6 +123,19 @@ describe('the typed client', () => {
     stub.state.refreshDelayMs = 50;
 
     const answers = await Promise.all(Array.from({ length: 5 }, () => client.me()));
+    expect(answers.every((a) => a.ok)).toBe(true);
+    expect(stub.calls('POST', '/api/auth/user/refresh')).toHaveLength(1);
+  });
+
+  it('makes a call whose refusal comes after the refresh again with the new token, without a second refresh', async () => {
+    const client = new AccountClient({ kind: 'user', base });
+    await client.login('ada@example.com', 'right');
+    stub.state.token = 'revoked-elsewhere';
+    stub.state.refreshDelayMs = 20;
+    // The second refusal is sent well after the first one's refresh has answered (as on a loaded machine).
+    stub.state.refusalDelays = [0, 300];
+
+    const answers = await Promise.all([client.me(), client.me()]);
     expect(answers.every((a) => a.ok)).toBe(true);
     expect(stub.calls('POST', '/api/auth/user/refresh')).toHaveLength(1);
   });
