@@ -20,7 +20,7 @@ export class BackchannelLogouts implements AppLogouts {
     private readonly queue: Pick<MongoAppLogoutQueue, 'enqueue' | 'claim' | 'backOff' | 'remove'>,
     private readonly tell: TellApp,
     private readonly logger: Logger,
-    private readonly options: { pollMs: number; /** About 20 minutes of back-off (2 s, 4 s, … then a minute each). */ maxAttempts?: number },
+    private readonly options: { pollMs: number; /** 20 by default: about 15 minutes of back-off (2 s, 4 s, … 32 s, then a minute each). */ maxAttempts?: number },
   ) {
     this.loop = new PollLoop(
       () => this.drain(),
