@@ -195,6 +195,20 @@ describe('telling an app that its session ended (back-channel logout)', () => {
     expect(deps.appLogouts.told).toEqual(toldDesktop);
   });
 
+  it("tells an admins' app too, when the admin's credentials change", async () => {
+    const base = await memorySignIn();
+    const sessions = new MemorySessions();
+    const deps = { ...base.deps, sessions, appGrants: new MemoryAppGrants(), revocations: { isRevoked: () => false as const } };
+    const admin = await base.make('admin', 'ada@example.com');
+    const page = await sessions.create({ kind: 'admin', accountId: admin.id, role: 'admin', credentialEpoch: 0 });
+    const panel = { id: 'admin-panel', name: 'Admin panel', kind: 'admin' as const, firstParty: true };
+    const approval = await approveAppSignIn(deps, claimsOf('admin', admin, page.sessionId), panel, { freshLogin: false }, requestOf());
+    await recordAppGrant(deps, 'grant-a', panel, approval, requestOf(), 60_000);
+    expect(await appTokenClaims(deps, 'grant-a', { sid: 'provider-sid-a' })).toMatchObject({ kind: 'admin' });
+    await endEverySession(deps, 'admin', (await deps.accounts.admin.update(admin.id, { endSessions: true }))!);
+    expect(deps.appLogouts.told).toEqual([{ kind: 'admin', accountId: admin.id, appId: 'admin-panel', sid: 'provider-sid-a' }]);
+  });
+
   it("does not tell an app of the end of another session, nor one that did not ask", async () => {
     const { deps, claims } = await granted();
     await appTokenClaims(deps, 'grant-1', LOGOUT);
