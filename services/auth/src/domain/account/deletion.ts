@@ -12,6 +12,7 @@ import { assertUserId } from '../shared/account';
 import { assertAdminProof, callerAccount } from '../shared/access';
 import { confirmPasswordOrRecentProof } from '../shared/passwords';
 import { noteActivity } from '../shared/activity';
+import { tellApps } from '../shared/sessions';
 import type { Needs, RequestContext } from './ports';
 import { asBody } from '../shared/validation';
 
@@ -57,7 +58,7 @@ async function removeAccount(deps: DeletionNeeds, kind: AccountKind, account: Ac
   // A session of any epoch up to the one past the account's last is refused, wherever it is checked.
   await deps.sessions.revokeAll(kind, account.id, account.credentialEpoch + 1);
   // The apps signed in through this service are told (back-channel logout); the other services act on the event.
-  await deps.appLogouts.ended(kind, account.id, 'all').catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id }, 'Could not tell the apps of ended sessions'));
+  await tellApps(deps, kind, account.id, 'all');
   await deps.flows.cancelFor(kind, account.id);
   await Promise.all([
     deps.factors.removeAll(kind, account.id),

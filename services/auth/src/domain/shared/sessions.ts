@@ -77,6 +77,15 @@ export async function closeSession(deps: Needs<'appLogouts' | 'sessions' | 'outb
 }
 
 /**
+ * The apps that hold any of the ended sessions (signed in through this service) are told, admins'
+ * apps too; a failure is logged and does not undo the ending. Every ending passes here: through
+ * announceEnded, or an account's deletion (whose own event tells the other services).
+ */
+export async function tellApps(deps: Needs<'appLogouts' | 'logger'>, kind: AccountKind, accountId: string, ended: string[] | 'all'): Promise<void> {
+  await deps.appLogouts.ended(kind, accountId, ended).catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: accountId }, 'Could not tell the apps of ended sessions'));
+}
+
+/**
  * Tells the other services, and the apps that hold them, that sessions ended, any way they did (the notifier drops the
  * push tokens they registered). Through the outbox, so a broker outage delays it and loses nothing;
  * a failure to record it is logged and does not undo the ending. Admins register no devices.
@@ -84,8 +93,7 @@ export async function closeSession(deps: Needs<'appLogouts' | 'sessions' | 'outb
 export async function announceEnded(deps: Needs<'outbox' | 'activity' | 'appLogouts' | 'logger'>, kind: AccountKind, accountId: string, ended: string[] | 'all', ctx?: RequestContext): Promise<void> {
   if (ended.length === 0) return;
   await noteActivity(deps, ctx, { kind, accountId, type: 'sessions_ended', details: [ended === 'all' ? 'every session' : ended.length === 1 ? '1 session' : `${ended.length} sessions`] });
-  // The apps that hold any of them (signed in through this service) are told, admins' apps too.
-  await deps.appLogouts.ended(kind, accountId, ended).catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: accountId }, 'Could not tell the apps of ended sessions'));
+  await tellApps(deps, kind, accountId, ended);
   if (kind !== 'user') return;
   await deps.outbox
     .add('account.sessions.ended', { kind, accountId, ...(ended === 'all' ? { all: true as const } : { sessionIds: ended }), requestId: ctx?.requestId })
