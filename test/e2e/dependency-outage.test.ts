@@ -11,6 +11,7 @@ import { call } from '@acct/test-harness/http-client';
 import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 import { scaled } from '@acct/test-harness/time-scale';
 import { stopChild } from '@acct/test-harness/processes';
+import { until } from '@acct/test-harness/until';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const deps = require('../../scripts/lib/dependencies.js');
 
@@ -57,7 +58,7 @@ describe('Redis outage', () => {
     expect(down.body).toEqual({ success: false, message: 'Service temporarily unavailable', code: 'service_unavailable' });
     expect(Date.now() - started).toBeLessThan(scaled(2_000));
     // The service's own record of the fault carries the request's id and its (unredacted) code.
-    expect(stack.logs.service.find((r) => r.request_id === 'redis-outage-1')).toMatchObject({ level: 'error', code: 'service_unavailable', message: 'Dependency unavailable' });
+    expect(await until(() => stack.logs.service.find((r) => r.request_id === 'redis-outage-1'), 2_000, 'the fault record')).toMatchObject({ level: 'error', code: 'service_unavailable', message: 'Dependency unavailable' });
 
     await startRedis();
     const deadline = Date.now() + 10_000;

@@ -627,7 +627,9 @@ describe('hosted sign-in and the account console', () => {
     await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('The passkey Test laptop will no longer sign you in'), { timeout: 10_000 });
     await press(page, 'Remove Test laptop');
     await page.waitForFunction(() => document.body.textContent?.includes('No passkey yet.'), { timeout: 10_000 });
-    expect(stack.logs.request.filter((r) => r.method === 'DELETE' && /^\/api\/auth\/user\/factors\/[^/]+$/.test(r.path)).map((r) => r.status)).toEqual([200]);
+    const removals = () => stack.logs.request.filter((r) => r.method === 'DELETE' && /^\/api\/auth\/user\/factors\/[^/]+$/.test(r.path));
+    await until(() => removals().length > 0, 2_000, 'the removal logged');
+    expect(removals().map((r) => r.status)).toEqual([200]);
   });
 
   it('signs in with an identity provider from the sign-in page, then links one to a password account from the console', async () => {
@@ -1150,7 +1152,7 @@ describe('how the gateway serves the pages', () => {
     const script = await fetch(`${stack.url}${asset}`);
     expect([script.status, script.headers.get('cache-control'), script.headers.get('content-type')]).toEqual([200, 'public, max-age=31536000, immutable', 'text/javascript; charset=utf-8']);
     // Every page request is in the request log; anything else is still the API's 404.
-    expect(stack.logs.request.some((r) => r.path === '/login' && r.status === 200)).toBe(true);
+    await until(() => stack.logs.request.some((r) => r.path === '/login' && r.status === 200), 2_000, 'the page request logged');
     const missing = await call(stack.url, 'GET', '/assets/nothing.js');
     expect([missing.status, missing.body.code]).toEqual([404, 'not_found']);
     expect((await call(stack.url, 'POST', '/login')).status).toBe(404);

@@ -11,6 +11,7 @@ import { addVirtualAuthenticator, findChromium, launchChromium, servePasskeyPage
 import { call } from '@acct/test-harness/http-client';
 import { enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { startStack, type TestStack } from '@acct/test-stack/stack';
+import { until } from '@acct/test-harness/until';
 
 const chromium = findChromium();
 if ('missing' in chromium) throw new Error(`passkeys.browser.test.ts needs Chromium: ${chromium.missing}`);
@@ -162,7 +163,7 @@ describe('passkeys in Chromium', () => {
       // Refused, and the answer and auth's log both name the page's origin: what to add to WEBAUTHN_ORIGINS, if it is the deployment's.
       expect([res.status, res.body.code]).toEqual([401, 'passkey_origin_refused']);
       expect(res.body.message).toContain(otherApp.origin);
-      expect(stack.logs.service.some((r) => r.origin === otherApp.origin && String(r.message ?? r.msg).includes('WEBAUTHN_ORIGINS'))).toBe(true);
+      await until(() => stack.logs.service.some((r) => r.origin === otherApp.origin && String(r.message ?? r.msg).includes('WEBAUTHN_ORIGINS')), 2_000, 'the refused origin logged');
     } finally {
       await page.goto(app.origin);
     }

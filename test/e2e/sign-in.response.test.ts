@@ -6,6 +6,7 @@ import { testUrls } from '@acct/test-harness/isolation';
 import { buildAccount, registerAndLogin } from '@acct/test-stack/stack';
 import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
 import { scaled } from '@acct/test-harness/time-scale';
+import { until } from '@acct/test-harness/until';
 
 // One handle on the run's shared stack for every block below.
 let stack: SharedStack;
@@ -129,12 +130,12 @@ describe('sign-in.response', () => {
         const email = buildAccount().email;
         const res = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password: 'whatever1' }, headers: { 'x-request-id': `unknown-${email.split("@")[0]}` } });
         expect(res.status).toBe(401);
-        const record = stack.logs.audit.find((r) => r.email === email);
+        // Log lines reach the harness through the services' stdout pipes, a moment after the answer.
+        const record = await until(() => stack.logs.audit.find((r) => r.email === email), 2_000, 'the audit record');
         expect(record).toEqual({ level: 'warn', email, ip: '127.0.0.1', reason: 'not_found', message: 'User login failed: invalid credentials', timestamp: expect.stringMatching(/Z$/), request_id: `unknown-${email.split('@')[0]}` });
-        await new Promise((r) => setTimeout(r, 10));
-        const request = stack.logs.request.find((r) => r.request_id === `unknown-${email.split("@")[0]}`);
+        const request = await until(() => stack.logs.request.find((r) => r.request_id === `unknown-${email.split('@')[0]}`), 2_000, 'the request record');
         expect(request).toMatchObject({ level: 'warn', status: 401, method: 'POST', path: '/api/auth/user/login', actor_type: 'anonymous' });
-        expect(Date.parse(record!.timestamp)).toBeLessThanOrEqual(Date.parse(request!.timestamp));
+        expect(Date.parse(record.timestamp)).toBeLessThanOrEqual(Date.parse(request.timestamp));
       });
 
       it('when the account has no password, then it answers 401 and logs reason no_password', async () => {
@@ -144,7 +145,7 @@ describe('sign-in.response', () => {
         await conn.close();
         const res = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password: 'anything1' } });
         expect(res.status).toBe(401);
-        expect(stack.logs.audit.find((r) => r.email === email)).toMatchObject({ level: 'warn', reason: 'no_password', message: 'User login failed: password not set' });
+        expect(await until(() => stack.logs.audit.find((r) => r.email === email), 2_000, 'the audit record')).toMatchObject({ level: 'warn', reason: 'no_password', message: 'User login failed: password not set' });
       });
 
       it('when the password is a number, then it is refused as credentials, not a server error', async () => {
@@ -179,7 +180,7 @@ describe('sign-in.response', () => {
         const account = buildAccount();
         await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
         await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: 'wrong password' } });
-        expect(stack.logs.audit.find((r) => r.email === account.email)).toMatchObject({ level: 'warn', reason: 'wrong_password', message: 'User login failed: invalid credentials' });
+        expect(await until(() => stack.logs.audit.find((r) => r.email === account.email), 2_000, 'the audit record')).toMatchObject({ level: 'warn', reason: 'wrong_password', message: 'User login failed: invalid credentials' });
       });
 
       it('when the account is disabled, then only the right password learns it (403); a wrong one stays 401', async () => {
