@@ -23,6 +23,8 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 const PARTNER_SECRET = 'p'.repeat(40);
+/** The token endpoint refusing the app's own authentication (a 401 with its challenge, RFC 6749 §5.2). */
+const CLIENT_REFUSED = { status: 401, cause: [expect.objectContaining({ parameters: expect.objectContaining({ error: 'invalid_client' }) })] };
 const DESKTOP_REDIRECT = 'http://127.0.0.1:53682/callback';
 const PARTNER_REDIRECT = 'http://127.0.0.1:9/partner/callback';
 /** A resource server of the shared stack's other than the product API. */
@@ -411,5 +413,57 @@ describe('openid-provider.response', () => {
   test('nothing but the provider answers under /oidc while the route is unknown, and refresh cookies never reach it', async () => {
     const res = await call(stack.url, 'GET', '/oidc/nothing-here');
     expect(res.status).toBe(404);
+  });
+
+  test('an app an admin registers signs people in with the secret shown once; a new secret overlaps the old; deleting it ends its sessions', async () => {
+    const admin = await registerAndLogin(stack, 'admin');
+    const asAdmin = { authorization: `Bearer ${admin.accessToken}` };
+    const redirect = 'http://127.0.0.1:9/managed/callback';
+    // Refused as the definition's rules say: http off the loopback.
+    const refused = await call(stack.url, 'POST', '/api/admin/apps', { headers: asAdmin, body: { name: 'Plain', confidential: true, redirectUris: ['http://partner.example/cb'] } });
+    expect([refused.status, refused.body.code]).toEqual([400, 'validation_failed']);
+    const made = await call(stack.url, 'POST', '/api/admin/apps', { headers: asAdmin, body: { name: 'Managed Partner', confidential: true, redirectUris: [redirect] } });
+    expect(made.status).toBe(201);
+    const { app, secret } = made.body.data as { app: { id: string }; secret: string };
+    const withSecret = (given: string) => oidc.discovery(new URL(issuer), app.id, undefined, oidc.ClientSecretBasic(given), { execute: [oidc.allowInsecureRequests] });
+    // Read back, the secret is nowhere; the apps of configuration are listed beside it.
+    const listed = await call(stack.url, 'GET', '/api/admin/apps', { headers: asAdmin });
+    expect(listed.text).not.toContain(secret);
+    expect(listed.body.data.apps.map((a: any) => [a.id, a.source])).toEqual(expect.arrayContaining([['desktop', 'configuration'], [app.id, 'console']]));
+
+    const person = await registerAndLogin(stack);
+    const config = await withSecret(secret);
+    const started = await startAuthorization(config, redirect);
+    const callback = await approve(started, person.accessToken, { consent: true });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+    expect(tokens.claims()?.sub).toBe(person.id);
+    await expect(oidc.refreshTokenGrant(await withSecret(`${secret.slice(0, -1)}x`), tokens.refresh_token as string)).rejects.toMatchObject(CLIENT_REFUSED);
+
+    // A new secret with an hour's overlap: the old one still works, and the new one does.
+    const rotated = await call(stack.url, 'POST', `/api/admin/apps/${app.id}/secret`, { headers: asAdmin, body: { overlapHours: 1 } });
+    expect(rotated.status).toBe(200);
+    const second = rotated.body.data.secret as string;
+    const first = await oidc.refreshTokenGrant(await withSecret(secret), tokens.refresh_token as string);
+    const next = await oidc.refreshTokenGrant(await withSecret(second), first.refresh_token as string);
+    // With no overlap, every earlier secret stops at once.
+    const third = (await call(stack.url, 'POST', `/api/admin/apps/${app.id}/secret`, { headers: asAdmin, body: { overlapHours: 0 } })).body.data.secret as string;
+    await expect(oidc.refreshTokenGrant(await withSecret(second), next.refresh_token as string)).rejects.toMatchObject(CLIENT_REFUSED);
+    const last = await oidc.refreshTokenGrant(await withSecret(third), next.refresh_token as string);
+    // Another party's app: its access token is for userinfo (the product API is for the product's own apps).
+    expect((await oidc.fetchUserInfo(await withSecret(third), last.access_token, person.id)).sub).toBe(person.id);
+
+    // Deleting the app ends the session it holds: its access token is refused, and its secret signs in no more.
+    const appSessions = async () => (await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${person.accessToken}` } })).body.data.sessions.filter((s: any) => s.app?.id === app.id);
+    expect(await appSessions()).toHaveLength(1);
+    expect((await call(stack.url, 'DELETE', `/api/admin/apps/${app.id}`, { headers: asAdmin })).status).toBe(200);
+    expect(await appSessions()).toHaveLength(0);
+    const userinfo = await fetch(`${stack.url}/oidc/me`, { headers: { authorization: `Bearer ${last.access_token}` } });
+    expect(userinfo.status).toBe(401);
+    await expect(oidc.refreshTokenGrant(await withSecret(third), last.refresh_token as string)).rejects.toMatchObject(CLIENT_REFUSED);
+    expect((await call(stack.url, 'GET', `/api/admin/apps/${app.id}`, { headers: asAdmin })).body.code).toBe('app_not_found');
+    // An app of configuration is changed there, not here.
+    expect((await call(stack.url, 'DELETE', '/api/admin/apps/desktop', { headers: asAdmin })).body.code).toBe('app_declared');
+    const activity = await call(stack.url, 'GET', `/api/admin/activity?kind=admin&accountId=${admin.id}`, { headers: asAdmin });
+    expect(activity.body.data.activity.map((e: any) => e.type).filter((type: string) => type.startsWith('app_')).reverse()).toEqual(['app_registered', 'app_secret_rotated', 'app_secret_rotated', 'app_deleted']);
   });
 });

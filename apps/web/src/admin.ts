@@ -1,13 +1,14 @@
 // The admin console (/admin): find users (by email or name, verified, disabled) and page through
 // them, a user's page (profile, second steps with their passkeys' names, sessions, providers,
 // activity; disable, reset second steps, end sessions, set a password, delete), the deployment's
-// activity log, the desktop releases (publish, withdraw) and the administrators (add one). The view
-// is chosen by the fragment (#/users, #/users/<id>, #/activity, #/releases, #/admins), so the
+// activity log, the desktop releases (publish, withdraw), the apps that sign people in here
+// (register, a new secret shown once, delete) and the administrators (add one). The view is chosen
+// by the fragment (#/users, #/users/<id>, #/activity, #/releases, #/apps, #/admins), so the
 // browser's back button works.
 import './style.css';
-import { AdminClient, type Account, type ActivityEntry, type ActivityFilter, type DesktopRelease, type Page, type Platform, type Result } from '@acct/client';
+import { AdminClient, type Account, type ActivityEntry, type ActivityFilter, type DesktopRelease, type OpenIdApp, type OpenIdAppRequest, type Page, type Platform, type Result } from '@acct/client';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
-import { actionButton, field, formatDate, h, showView, statusLine, useProblemWords, validatedForm } from './dom';
+import { actionButton, confirmFirst, field, formatDate, h, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { errorText, texts } from './texts';
 
 // A session ended elsewhere takes the console off screen at the next call.
@@ -40,6 +41,8 @@ function nav(): HTMLElement {
     ' ',
     h('a', { href: '#/releases' }, t.releases),
     ' ',
+    h('a', { href: '#/apps' }, t.apps),
+    ' ',
     h('a', { href: '#/admins' }, t.admins),
     ' ',
     actionButton(
@@ -61,6 +64,7 @@ function route(): void {
   if (view === 'users' && id) void userView(id);
   else if (view === 'activity') activityView();
   else if (view === 'releases') void releasesView();
+  else if (view === 'apps') void appsView();
   else if (view === 'admins') adminsView();
   else usersView();
 }
@@ -447,6 +451,152 @@ function publishForm(reload: () => Promise<void>): HTMLFormElement {
     notes.wrapper,
     h('div', { class: 'field checkbox' }, mandatory, h('label', { for: 'mandatory' }, t.releaseMandatory)),
     h('button', { type: 'submit' }, t.publishSubmit),
+  );
+  return form;
+}
+
+// ---- Apps (this service as an OpenID provider) ----
+
+async function appsView(): Promise<void> {
+  const list = h('div', {});
+  // A secret made just now: shown here once, above the list, until the view changes.
+  const shown = h('div', { id: 'app-secret' });
+  const load = async (): Promise<boolean> => {
+    const answer = await client.apps();
+    if (!answer.ok && answer.error.code === 'openid_provider_disabled') {
+      list.replaceChildren(h('p', {}, t.appsOff));
+      return false;
+    }
+    if (failed(answer) || !answer.ok) return false;
+    list.replaceChildren(answer.data.length ? appsTable(answer.data, load, shown) : h('p', {}, t.noApps));
+    return true;
+  };
+  showView(t.apps, nav(), status.element, shown, section(t.apps, h('p', {}, t.appsIntro), list));
+  if (await load()) document.querySelector('main')?.append(section(t.appRegister, registerAppForm(load, shown)));
+}
+
+/** A secret in the one answer that made it: in a box to copy, said to be the last time. */
+function showSecret(into: HTMLElement, app: OpenIdApp, secret: string): void {
+  into.replaceChildren(h('div', { class: 'confirm', role: 'alert' }, h('p', {}, t.appSecretShown(app.name)), h('p', {}, h('code', { class: 'secret', 'data-app': app.id }, secret))));
+}
+
+function appsTable(apps: OpenIdApp[], reload: () => Promise<boolean>, shown: HTMLElement): HTMLElement {
+  return h(
+    'table',
+    { class: 'users' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t.appName), h('th', { scope: 'col' }, t.appId), h('th', { scope: 'col' }, t.appType), h('th', { scope: 'col' }, t.appRedirects), h('th', { scope: 'col' }, t.action))),
+    h(
+      'tbody',
+      {},
+      ...apps.map((app) =>
+        h(
+          'tr',
+          { 'data-app': app.id },
+          h('td', {}, app.name),
+          h('td', {}, h('code', {}, app.id)),
+          h('td', {}, t.appTypeOf(app)),
+          h('td', {}, app.redirectUris.join(' ')),
+          h(
+            'td',
+            {},
+            app.source === 'console' &&
+              app.confidential &&
+              confirmFirst(
+                t.appSecretRotate,
+                { says: t.appSecretQuestion(app.name), confirm: t.appSecretRotateOf(app.name), cancel: t.cancel },
+                async () => {
+                  const made = await withStepUp(client, () => client.rotateAppSecret(app.id));
+                  if (failed(made) || !made.ok) return;
+                  await reload();
+                  showSecret(shown, made.data.app, made.data.secret);
+                },
+                { ariaLabel: t.appSecretRotateOf(app.name) },
+              ),
+            app.source === 'console' &&
+              confirmFirst(
+                t.appDelete,
+                { says: t.appDeleteQuestion(app.name), confirm: t.appDeleteOf(app.name), cancel: t.cancel },
+                async () => {
+                  const deleted = await withStepUp(client, () => client.deleteApp(app.id));
+                  if (failed(deleted)) return;
+                  shown.replaceChildren();
+                  await reload();
+                  status.info(t.appDeleted(app.name));
+                },
+                { danger: true, ariaLabel: t.appDeleteOf(app.name) },
+              ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** A textarea of URIs, one per line. */
+function uriLines(label: string, name: string, hint?: string): { wrapper: HTMLElement; values: () => string[]; input: HTMLTextAreaElement } {
+  const id = `f-${name}`;
+  const input = h('textarea', { id, name, rows: 2, autocomplete: 'off', spellcheck: 'false', ...(hint ? { 'aria-describedby': `${id}-hint` } : {}) });
+  const wrapper = h('div', { class: 'field' }, h('label', { for: id }, label), ...(hint ? [h('p', { id: `${id}-hint`, class: 'hint' }, hint)] : []), input);
+  return { wrapper, input, values: () => input.value.split(/\s+/).map((v) => v.trim()).filter(Boolean) };
+}
+
+function registerAppForm(reload: () => Promise<boolean>, shown: HTMLElement): HTMLFormElement {
+  const name = field(t.appName, { name: 'name', required: true, maxlength: 64, autocomplete: 'off' });
+  const kind = h('select', { id: 'app-kind', name: 'kind' }, h('option', { value: 'user' }, t.appKindUsers), h('option', { value: 'admin' }, t.appKindAdmins));
+  const type = h(
+    'select',
+    { id: 'app-type', name: 'type' },
+    h('option', { value: 'confidential' }, t.appConfidential),
+    h('option', { value: 'public' }, t.appPublic),
+    h('option', { value: 'native' }, t.appNative),
+  );
+  const check = (id: string, label: string, checked = false) => {
+    const box = h('input', { id, name: id, type: 'checkbox', ...(checked ? { checked: true } : {}) });
+    return { box, wrapper: h('div', { class: 'field checkbox' }, box, h('label', { for: id }, label)) };
+  };
+  const firstParty = check('app-first-party', t.appFirstParty);
+  const deviceCode = check('app-device-code', t.appDeviceCode);
+  const refresh = check('app-refresh', t.appRefresh, true);
+  const redirects = uriLines(t.appRedirectsField, 'redirect-uris', t.appRedirectsHint);
+  const logoutRedirects = uriLines(t.appLogoutRedirectsField, 'post-logout-uris');
+  const backchannel = field(t.appBackchannelField, { name: 'backchannel', type: 'url', autocomplete: 'off' });
+  const form = validatedForm(
+    async () => {
+      const request: OpenIdAppRequest = {
+        name: name.input.value.trim(),
+        kind: kind.value as 'user' | 'admin',
+        confidential: type.value === 'confidential',
+        native: type.value === 'native',
+        firstParty: firstParty.box.checked,
+        deviceCode: deviceCode.box.checked,
+        redirectUris: redirects.values(),
+        postLogoutRedirectUris: logoutRedirects.values(),
+        ...(backchannel.input.value.trim() ? { backchannelLogoutUri: backchannel.input.value.trim() } : {}),
+        scopes: ['openid', 'profile', 'email', ...(refresh.box.checked ? (['offline_access'] as const) : [])],
+      };
+      const registered = await withStepUp(client, () => client.registerApp(request));
+      if (!registered.ok) {
+        // The service says which field and why (a redirect URI that is not https, say).
+        if (registered.error.code === 'validation_failed') status.error(registered.error.message);
+        else failed(registered);
+        return redirects.input;
+      }
+      form.reset();
+      await reload();
+      shown.replaceChildren();
+      if (registered.data.secret) showSecret(shown, registered.data.app, registered.data.secret);
+      status.info(t.appRegistered(registered.data.app.name));
+    },
+    name.wrapper,
+    h('div', { class: 'field' }, h('label', { for: 'app-kind' }, t.appKind), kind),
+    h('div', { class: 'field' }, h('label', { for: 'app-type' }, t.appClientType), type),
+    firstParty.wrapper,
+    redirects.wrapper,
+    logoutRedirects.wrapper,
+    backchannel.wrapper,
+    deviceCode.wrapper,
+    refresh.wrapper,
+    h('button', { type: 'submit' }, t.appRegisterSubmit),
   );
   return form;
 }

@@ -14,6 +14,8 @@ type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
 export type UserFactors = Ok<'/api/admin/users/{userId}/factors', 'get'>['factors'];
 export type DesktopRelease = components['schemas']['ManagedRelease'];
 export type Platform = DesktopRelease['platform'];
+export type OpenIdApp = components['schemas']['OpenIdApp'];
+export type OpenIdAppRequest = components['schemas']['OpenIdAppRequest'];
 export type LinkedIdentity = Ok<'/api/admin/users/{userId}/identities', 'get'>['identities'][number];
 
 export interface UserFilter {
@@ -111,6 +113,31 @@ export class AdminClient extends AccountClient {
   /** Needs a recent proof, as publishing does. */
   withdrawRelease(platform: Platform, version: string): Promise<Result<unknown>> {
     return this.settle(this.api.DELETE('/api/admin/desktop/releases/{platform}/{version}', { params: { path: { platform, version } } }));
+  }
+
+  /** The apps that sign people in through this service (OpenID provider): the deployment's and the console's. */
+  async apps(): Promise<Result<OpenIdApp[]>> {
+    return this.pick(await this.settle(this.api.GET('/api/admin/apps')), (data) => data.apps);
+  }
+
+  /** Needs a recent proof. A confidential app's `secret` is in this answer alone. */
+  async registerApp(app: OpenIdAppRequest): Promise<Result<{ app: OpenIdApp; secret?: string }>> {
+    return this.pick(await this.settle(this.api.POST('/api/admin/apps', { body: app })), (data) => data);
+  }
+
+  /** Needs a recent proof. */
+  async updateApp(id: string, changes: OpenIdAppRequest): Promise<Result<OpenIdApp>> {
+    return this.pick(await this.settle(this.api.PUT('/api/admin/apps/{appId}', { params: { path: { appId: id } }, body: changes })), (data) => data.app);
+  }
+
+  /** Needs a recent proof. The new secret is in this answer alone; the old ones work `overlapHours` more (24 by default). */
+  async rotateAppSecret(id: string, overlapHours?: number): Promise<Result<{ app: OpenIdApp; secret: string }>> {
+    return this.pick(await this.settle(this.api.POST('/api/admin/apps/{appId}/secret', { params: { path: { appId: id } }, body: overlapHours === undefined ? {} : { overlapHours } })), (data) => data);
+  }
+
+  /** Needs a recent proof. Every session the app holds ends. */
+  deleteApp(id: string): Promise<Result<unknown>> {
+    return this.settle(this.api.DELETE('/api/admin/apps/{appId}', { params: { path: { appId: id } } }));
   }
 
   /** Creates another admin account (an admin's session grants it). */

@@ -7,7 +7,7 @@
 export { AccountClient, challengeFromReturn } from './account-client';
 export type { Account, AccountKind, ActivityEntry, ApiError, Challenge, ClientOptions, EmailSignIn, FactorEntry, Factors, IdentityProvider, PasswordProblem, Result, SecondFactorMethod, SecondStepProof, Session, SignIn, SignInMethods, TrustedBrowser } from './account-client';
 export { AdminClient } from './admin-client';
-export type { ActivityFilter, DesktopRelease, LinkedIdentity, Page, Platform, UserFactors, UserFilter } from './admin-client';
+export type { ActivityFilter, DesktopRelease, OpenIdApp, OpenIdAppRequest, LinkedIdentity, Page, Platform, UserFactors, UserFilter } from './admin-client';
 export type { components, operations, paths } from './openapi';
 
 import { AccountClient, type ClientOptions } from './account-client';

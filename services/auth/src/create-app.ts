@@ -6,6 +6,7 @@ import { requireSession } from './domain/shared/access';
 import { accountOperations } from './entry-points/http/account-operations';
 import type { HttpSettings } from './entry-points/http/http-settings';
 import { adminUsersOperations } from './entry-points/http/admin-users-operations';
+import { adminAppsOperations } from './entry-points/http/admin-apps-operations';
 import { factorsOperations } from './entry-points/http/factors-operations';
 import { identityOperations } from './entry-points/http/identity-operations';
 import { profileOperations } from './entry-points/http/profile-operations';
@@ -31,6 +32,7 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
     ...factorsOperations(deps, settings),
     ...identityOperations(deps, settings),
     ...adminUsersOperations(deps),
+    ...adminAppsOperations(deps),
   });
   app.use(operations.dispatcher());
   app.use(notFoundHandler);

@@ -36,6 +36,9 @@ export const authErrorCatalogue = errorCatalogue({
   email_link_other_browser: { status: 403, meaning: 'The sign-in link holds, but was asked for in another browser: open it in the browser that asked, or enter the code of the same mail on the device that asked. It stays good for that browser.' },
   second_factor_required: { status: 403, meaning: 'Admins only: a link or code from the mailbox is one factor, and the admin has no second factor of their own to add to it: sign in with the password.' },
   interaction_expired: { status: 404, meaning: 'An app\'s sign-in request (this service as an OpenID provider) is unknown, finished, expired (10 minutes) or another browser\'s: go back to the app and start again.' },
+  openid_provider_disabled: { status: 404, meaning: 'This deployment is no OpenID provider (`OPENID_PROVIDER` off): it has no apps to manage.' },
+  app_not_found: { status: 404, meaning: 'No app registered in the console has this id.' },
+  app_declared: { status: 409, meaning: 'The app is declared in configuration (`OPENID_CLIENTS`): it is changed there, not in the console.' },
   consent_required: { status: 400, meaning: 'The app is not one of the product\'s own: the person\'s consent (`{"consent": true}`, after the page showed what the app asks) comes with the approval.' },
 });
 
@@ -133,6 +136,10 @@ export const AuthErrors = {
   noFactorForRecoveryCodes: () => error('factor_not_found', 'Recovery codes need an authenticator app or a passkey first'),
   passkeyRejected: () => error('passkey_rejected', 'Passkey not accepted'),
   passkeyOriginRefused: (origin: string) => error('passkey_origin_refused', `Passkeys are not set up for pages at ${origin}: the service's WEBAUTHN_ORIGINS must list it`),
+  appInvalid: (message: string) => bad(`Invalid app: ${message}`),
+  openIdProviderOff: () => error('openid_provider_disabled', 'This service is not an OpenID provider (OPENID_PROVIDER is off)'),
+  appNotFound: () => error('app_not_found', 'App not found'),
+  appDeclared: () => error('app_declared', 'This app is declared in configuration (OPENID_CLIENTS): change it there'),
   passkeysOff: () => error('passkeys_disabled', 'Passkeys are not enabled on this service'),
   // Identity providers.
   identityProviderUnknown: () => error('identity_provider_unknown', 'Unknown identity provider'),

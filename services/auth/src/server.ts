@@ -46,6 +46,8 @@ import { OtpauthTotp } from './security/otpauth-totp';
 import { PngQrCodes } from './security/qr-codes';
 import { SimpleWebAuthnCeremonies } from './security/webauthn-ceremonies';
 import { RedisAppGrants, RedisAppSessionWatch } from './data-access/redis-app-grants';
+import { MongoManagedApps } from './data-access/mongo-managed-apps';
+import { appForProtocol, appSecretMatches } from './domain/apps/managed-apps';
 import { MongoAppLogoutQueue } from './data-access/mongo-app-logout-queue';
 import { BackchannelLogouts, NO_APP_LOGOUTS } from './entry-points/jobs/app-logouts';
 import { appTokenClaims, endAppGrant, liveAppGrant } from './domain/apps/app-sign-in';
@@ -99,6 +101,11 @@ function openIdProvider(
       grantLive: async (grantId) => (await liveAppGrant(deps, grantId)) !== undefined,
       tokenClaims: (grantId, logout) => appTokenClaims(deps, grantId, logout),
       grantEnded: (grantId) => endAppGrant(deps, grantId),
+      managedApp: (id) => appForProtocol(deps, id),
+      secretMatches: async (id, presented) => {
+        const app = await appForProtocol(deps, id);
+        return app !== undefined && appSecretMatches(app.secrets, presented);
+      },
     },
     deps.logger,
   );
@@ -138,7 +145,8 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const outbox = new Outbox(mongo, logger, { pollMs: config.OUTBOX_POLL_MS });
     const activity = new MongoActivityLog(mongo, { retentionDays: config.activity.retentionDays, maxPerAccount: config.activity.maxPerAccount });
     const appLogoutQueue = config.openid.enabled ? new MongoAppLogoutQueue(mongo) : undefined;
-    await Promise.all([appLogoutQueue?.init(),stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), recoveries.init(), outbox.init(), activity.init()]);
+    const managedApps = new MongoManagedApps(mongo);
+    await Promise.all([appLogoutQueue?.init(), config.openid.enabled ? managedApps.init() : undefined,stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), recoveries.init(), outbox.init(), activity.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
@@ -201,6 +209,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       identities,
       metrics: authMetrics(registry),
       appGrants: new RedisAppGrants(redis),
+      managedApps,
       appLogouts: appLogouts ?? NO_APP_LOGOUTS,
     };
     const openid = config.openid.enabled ? openIdProvider(config, deps, redis, tokens.privateKeyPem) : undefined;

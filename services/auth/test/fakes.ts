@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pino from 'pino';
+import type { ManagedApp, ManagedApps } from '../src/domain/apps/ports';
 import type { AccessClaims, AccountKind, EventInput, EventOutbox, EventType } from '@acct/shared';
 import { factorMethods } from '../src/domain/factors';
 import type { Account, AccountChanges, NewAccount } from '../src/domain/shared/account';
@@ -291,6 +292,42 @@ export class MemoryAppGrants implements AppGrants {
     const grant = this.grants.get(grantId);
     this.grants.delete(grantId);
     return grant;
+  }
+  async ofApp(appId: string) {
+    return [...this.grants].filter(([, grant]) => grant.appId === appId).map(([id]) => id);
+  }
+}
+
+/** The console's apps in memory, with mongo-managed-apps.ts's rules: ids unique, oldest first, copies out. */
+export class MemoryManagedApps implements ManagedApps {
+  readonly apps = new Map<string, ManagedApp>();
+  private copy(app: ManagedApp): ManagedApp {
+    return structuredClone(app);
+  }
+  async create(app: ManagedApp) {
+    if (this.apps.has(app.id)) return false;
+    this.apps.set(app.id, this.copy(app));
+    return true;
+  }
+  async find(id: string) {
+    const app = this.apps.get(id);
+    return app ? this.copy(app) : undefined;
+  }
+  async list(limit: number) {
+    return [...this.apps.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).slice(0, limit).map((a) => this.copy(a));
+  }
+  async update(id: string, changes: Parameters<ManagedApps['update']>[1]) {
+    const app = this.apps.get(id);
+    if (!app) return undefined;
+    for (const [field, value] of Object.entries(changes)) {
+      if (value === undefined) delete (app as unknown as Record<string, unknown>)[field];
+      else (app as unknown as Record<string, unknown>)[field] = structuredClone(value);
+    }
+    app.updatedAt = new Date();
+    return this.copy(app);
+  }
+  async remove(id: string) {
+    return this.apps.delete(id);
   }
 }
 

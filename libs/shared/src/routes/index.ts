@@ -131,6 +131,13 @@ const TABLE = [
   { operationId: 'listUserIdentities', method: 'get', path: '/api/admin/users/:userId/identities', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'unlinkUserIdentity', method: 'delete', path: '/api/admin/users/:userId/identities/:provider', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent', fresh: true },
   { operationId: 'listAdmins', method: 'get', path: '/api/admin/admins', upstream: 'auth', body: 'none', caller: 'admin' },
+  // The apps that sign people in through this service as an OpenID provider: registered, changed, given a new secret, deleted.
+  { operationId: 'listApps', method: 'get', path: '/api/admin/apps', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'registerApp', method: 'post', path: '/api/admin/apps', upstream: 'auth', body: 'json', caller: 'admin', proof: 'recent', fresh: true },
+  { operationId: 'getApp', method: 'get', path: '/api/admin/apps/:appId', upstream: 'auth', body: 'none', caller: 'admin' },
+  { operationId: 'updateApp', method: 'put', path: '/api/admin/apps/:appId', upstream: 'auth', body: 'json', caller: 'admin', proof: 'recent', fresh: true },
+  { operationId: 'deleteApp', method: 'delete', path: '/api/admin/apps/:appId', upstream: 'auth', body: 'none', caller: 'admin', proof: 'recent', fresh: true },
+  { operationId: 'rotateAppSecret', method: 'post', path: '/api/admin/apps/:appId/secret', upstream: 'auth', body: 'json', caller: 'admin', proof: 'recent', fresh: true },
   // The desktop releases, through auth (the admin's recent proof, the activity log) to desktop.
   { operationId: 'listDesktopReleases', method: 'get', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'publishDesktopRelease', method: 'post', path: '/api/admin/desktop/releases', upstream: 'auth', body: 'json', caller: 'admin', evictsCached: true, proof: 'recent', fresh: true },

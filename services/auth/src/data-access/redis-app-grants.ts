@@ -1,5 +1,6 @@
 // The grants people gave apps (domain/apps/ports.ts `AppGrants`), in Redis: one hash per grant
-// (`app-grant:<grantId>`), for as long as the session it opens could last. The session's refresh
+// (`app-grant:<grantId>`), for as long as the session it opens could last, and a set of each app's
+// grant ids (`app-grants-of:<appId>`, another key: another slot of a cluster). The session's refresh
 // token is kept as it is (it is renewed here, never sent anywhere).
 import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
@@ -7,6 +8,8 @@ import type { AppGrant, AppGrants } from '../domain/apps/ports';
 import { execOrThrow } from './redis-transaction';
 
 const keyOf = (grantId: string) => `app-grant:${grantId}`;
+/** An app's grants (a set of ids), so that deleting the app ends each: kept as long as its newest grant. */
+const ofAppKey = (appId: string) => `app-grants-of:${appId}`;
 
 // Sets the session once: a second issuer finds it set and is told so.
 const ATTACH = `
@@ -27,6 +30,8 @@ export class RedisAppGrants implements AppGrants {
   async save(grantId: string, grant: AppGrant, ttlMs: number): Promise<void> {
     const fields = Object.fromEntries(Object.entries(grant).filter(([, value]) => value !== undefined)) as Record<string, string>;
     await execOrThrow(this.redis.multi().del(keyOf(grantId)).hset(keyOf(grantId), fields).pexpire(keyOf(grantId), ttlMs));
+    const ofApp = ofAppKey(grant.appId);
+    await execOrThrow(this.redis.multi().sadd(ofApp, grantId).pexpire(ofApp, ttlMs, 'NX').pexpire(ofApp, ttlMs, 'GT'));
   }
 
   async find(grantId: string): Promise<AppGrant | undefined> {
@@ -46,7 +51,17 @@ export class RedisAppGrants implements AppGrants {
   async remove(grantId: string): Promise<AppGrant | undefined> {
     const grant = await this.find(grantId);
     await this.redis.del(keyOf(grantId));
+    if (grant) await this.redis.srem(ofAppKey(grant.appId), grantId);
     return grant;
+  }
+
+  async ofApp(appId: string): Promise<string[]> {
+    // A grant that ended by its lifetime leaves its id here: it is found no more, and dropped.
+    const ids = await this.redis.smembers(ofAppKey(appId));
+    const kept = await Promise.all(ids.map(async (id) => ((await this.redis.exists(keyOf(id))) ? id : undefined)));
+    const gone = ids.filter((_, i) => kept[i] === undefined);
+    if (gone.length) await this.redis.srem(ofAppKey(appId), ...gone);
+    return kept.filter((id): id is string => id !== undefined);
   }
 }
 

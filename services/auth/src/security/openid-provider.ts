@@ -8,14 +8,14 @@
 // revocation feed ends), so the desktop client signed in through the browser calls the API at once.
 // oidc-provider is an ES module, which Node 20.19+ and 24 load with require(): it is loaded only
 // when the provider is on, so a deployment without it never loads it.
-import { createPrivateKey, createPublicKey, sign as signWith, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, sign as signWith, type KeyObject } from 'node:crypto';
 import type http from 'node:http';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
 import { escapeHtml, pemBlocks, publicJwk, withLowS, type AccountKind, type Logger } from '@acct/shared';
 import { OPENID_COOKIE_PREFIX, OPENID_PATHS } from '@acct/shared/routes';
 import type { Redis } from '@acct/shared/redis';
-import type { App } from '../domain/apps/ports';
+import type { App, AppDefinition } from '../domain/apps/ports';
 import type { OpenIdClientEntry, OpenIdResourceEntry } from '../settings/openid-provider';
 import { RedisOpenIdStore } from '../data-access/redis-openid-store';
 
@@ -48,6 +48,10 @@ export interface OpenIdHooks {
   tokenClaims(grantId: string, logout?: { sid: string }): Promise<{ sid: string; kind: AccountKind; role: string; endsAt: number } | undefined>;
   /** The grant ended at the provider: its session ends too. */
   grantEnded(grantId: string): Promise<void>;
+  /** An app admins registered (domain/apps/managed-apps.ts), read at each request that names it; undefined when there is none. */
+  managedApp(id: string): Promise<(AppDefinition & { id: string }) | undefined>;
+  /** Whether `presented` is a secret of that app that still works (they are kept hashed, with an overlap after a rotation). */
+  secretMatches(id: string, presented: string): Promise<boolean>;
 }
 
 /** The scopes an app may be given; `api` is the product API's, given only to its own apps. */
@@ -187,8 +191,21 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
   // back-channel endpoints are reached wherever they are. Any other address keeps the guard.
   const declaredOrigins = new Set(settings.clients.flatMap((c) => (c.backchannelLogoutUri ? [new URL(c.backchannelLogoutUri).origin] : [])));
 
+  // A console app's secret is not the library's to compare (it holds hashes): its metadata carries
+  // this stand-in, random to the process so that it matches nothing even if compared, and
+  // compareClientSecret below asks the hook instead.
+  const managedSecret = randomBytes(32).toString('base64url');
+  // The console's apps, as the library's `Client` model: read at each request (a change holds at once;
+  // the library reuses a client object while its metadata is the same).
+  const managedClients = {
+    async find(id: string) {
+      const app = await hooks.managedApp(id);
+      return app ? clientMetadata({ ...app, secret: app.confidential ? managedSecret : undefined }) : undefined;
+    },
+  };
+
   const configuration: Configuration = {
-    adapter: (name: string) => new RedisOpenIdStore(redis, name, name === 'AccessToken' ? hooks.grantEnded : undefined) as never,
+    adapter: (name: string) => (name === 'Client' ? managedClients : new RedisOpenIdStore(redis, name, name === 'AccessToken' ? hooks.grantEnded : undefined)) as never,
     clients: settings.clients.map(clientMetadata),
     async fetch(url, options) {
       if (declaredOrigins.has(new URL(url).origin)) delete (options as { dispatcher?: unknown }).dispatcher;
@@ -354,6 +371,11 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
   };
 
   const provider = new library.Provider(settings.issuer, configuration);
+  const compareSecret = provider.Client.prototype.compareClientSecret;
+  provider.Client.prototype.compareClientSecret = async function (this: InstanceType<Provider['Client']>, presented: string) {
+    if (this.clientSecret === managedSecret) return hooks.secretMatches(this.clientId, presented);
+    return compareSecret.call(this, presented);
+  };
   // Behind the gateway: the issuer's scheme and host are the ones the public sees (set per request by the entry point).
   provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ reason: err.message }, 'OpenID provider error'));

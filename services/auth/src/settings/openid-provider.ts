@@ -108,6 +108,12 @@ export const openIdProviderSettings = feature({
       cookieKeys,
     };
   },
+  policy: (s) => ({
+    apps: {
+      enabled: s.enabled,
+      declared: s.clients.map(({ secret, ...app }) => ({ ...app, confidential: secret !== undefined })),
+    },
+  }),
   production: (given) => {
     if (!isOn(given.OPENID_PROVIDER)) return [];
     const refused: Array<[string, string]> = [];

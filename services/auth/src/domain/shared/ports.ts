@@ -251,6 +251,34 @@ export interface AuthMetrics {
 }
 
 /** The decisions of configuration the use cases apply. */
+/** The scopes an app may ask for. */
+export type AppScope = 'openid' | 'profile' | 'email' | 'offline_access';
+
+/** What an app is, as an admin registers it (domain/apps) or the deployment declares it (OPENID_CLIENTS). */
+export interface AppDefinition {
+  name: string;
+  /** Whose accounts sign in to it. Fixed at registration. */
+  kind: AccountKind;
+  /** The product's own: no consent page, and its access tokens are the product API's. */
+  firstParty: boolean;
+  /** It keeps a secret (a server): a public app has PKCE alone. Fixed at registration. */
+  confidential: boolean;
+  /** RFC 8252 (desktop, mobile): loopback redirects on any port and private-use schemes; never confidential. Fixed at registration. */
+  native: boolean;
+  /** RFC 8628: a CLI or a TV signs in by a code typed at /device. */
+  deviceCode: boolean;
+  /** Where the browser comes back, matched exactly. */
+  redirectUris: string[];
+  /** Where RP-initiated logout may send the browser, matched exactly. */
+  postLogoutRedirectUris: string[];
+  /** Where the app is told its sessions ended (back-channel logout). */
+  backchannelLogoutUri?: string;
+  scopes: AppScope[];
+}
+
+/** An app the deployment declares (OPENID_CLIENTS), as the console lists it: no secret, whether it has one. */
+export type DeclaredApp = AppDefinition & { id: string };
+
 export interface AuthPolicy {
   accessTokenTtlSeconds: number;
   otpTtlSeconds: number;
@@ -275,6 +303,8 @@ export interface AuthPolicy {
   identity: { appUrls: string[]; flowTtlMs: number; /** The providers admins may use too. */ adminProviders: string[] };
   /** Signing in with a mailed link or code: the kinds that may, whether the first link makes a user, how long a mail works, the page that takes its link. */
   emailSignIn: { kinds: AccountKind[]; signUp: boolean; ttlSeconds: number; urlBase: Record<AccountKind, string> };
+  /** This service as an OpenID provider: whether it is on, and the apps the deployment declares (OPENID_CLIENTS), which the console shows and never changes. */
+  apps: { enabled: boolean; declared: DeclaredApp[] };
 }
 
 /**

@@ -48,7 +48,7 @@ export interface RegisterInput {
 /** A display name: 2 to 20 characters once trimmed; answers it trimmed. */
 /** Control characters (C0, C1), line and paragraph breaks, and bidirectional overrides and marks: a name shown in a list, a mail or a log must read as it is. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const HIDDEN_OR_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]/u;
+export const HIDDEN_OR_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]/u;
 /** What a person sees of a name: no spaces, no invisible formatting. */
 const INVISIBLE = /[\s\p{Cf}\p{M}]/gu;
 
