@@ -2,12 +2,13 @@
 // docs/guide.md (examples/desktop-sign-in.mjs) signs in through the hosted page, with a password and
 // an authenticator app, and with a passkey, then syncs; a browser already signed in goes straight
 // back to the next app, through a consent page for an app of another party; an app that asks for a
-// fresh sign-in gets one; and the consent page cannot be framed.
+// fresh sign-in gets one; the consent page cannot be framed; and an admin manages an app in the
+// /admin console (its secret shown once, a new one, a deletion).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import * as oidc from 'openid-client';
-import { addVirtualAuthenticator, findChromium, launchChromium } from '@acct/test-harness/browser';
+import { accessibilityProblems, addVirtualAuthenticator, fill, findChromium, launchChromium, press } from '@acct/test-harness/browser';
 import { enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
@@ -244,5 +245,58 @@ describe('openid-provider.browser', () => {
     const providerPage = await fetch(`${issuer}/oidc/auth?client_id=nobody`);
     expect(providerPage.status).toBe(400);
     expect(providerPage.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  test('an admin registers an app in the console, copies its secret shown once, makes a new one and deletes the app, each behind a question', async () => {
+    const admin = await registerAndLogin(stack, 'admin');
+    const page = await freshPage();
+    await page.setViewport({ width: 360, height: 740 });
+    await page.goto(`${issuer}/admin/login?return_to=%2Fadmin%23%2Fapps`);
+    await signInWithPassword(page, admin.account);
+    await waitForText(page, 'Register an app');
+    // The apps of configuration are listed, with no button to change them.
+    expect(await page.$eval('tr[data-app="desktop"]', (row: any) => [row.textContent, row.querySelectorAll('button').length])).toEqual([expect.stringContaining('from configuration'), 0]);
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    await fill(page, 'Name', 'Reports');
+    await fill(page, 'Redirect URIs, one per line', 'https://reports.example.test/callback');
+    await press(page, 'Register');
+    await waitForText(page, 'Reports is registered.');
+    const shown = () => page.$eval('#app-secret code.secret', (code: any) => [code.getAttribute('data-app'), code.textContent]) as Promise<[string, string]>;
+    const [appId, secret] = await shown();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    const asApp = (given: string) => oidc.discovery(new URL(issuer), appId, undefined, oidc.ClientSecretBasic(given), { execute: [oidc.allowInsecureRequests] });
+    // The secret authenticates the app (an unknown token is inactive, not a refused client).
+    expect(await oidc.tokenIntrospection(await asApp(secret), 'no such token')).toMatchObject({ active: false });
+    // Shown once: a reload shows the app, not its secret.
+    await page.reload();
+    await page.waitForSelector(`tr[data-app="${appId}"]`, { timeout: 15_000 });
+    expect(await page.$('#app-secret code.secret')).toBeNull();
+
+    // A new secret, after a question; the old one keeps working through its overlap.
+    const inRow = async (text: string) => {
+      const buttons = await page.$$(`tr[data-app="${appId}"] button`);
+      for (const button of buttons) if ((await button.evaluate((b: any) => b.textContent)) === text) return button.click();
+      throw new Error(`no button "${text}" in the row of ${appId}`);
+    };
+    await inRow('New secret');
+    await waitForText(page, 'Make a new secret for Reports?');
+    await inRow('New secret for Reports');
+    await waitForText(page, 'The secret of Reports. Copy it now');
+    const [, second] = await shown();
+    expect(second).not.toBe(secret);
+    expect(await oidc.tokenIntrospection(await asApp(second), 'no such token')).toMatchObject({ active: false });
+    expect(await oidc.tokenIntrospection(await asApp(secret), 'no such token')).toMatchObject({ active: false });
+
+    // Deleting asks first; then the app's secrets authenticate nothing.
+    await inRow('Delete');
+    await waitForText(page, 'Delete Reports? It signs no one in any more');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await inRow('Delete Reports');
+    await waitForText(page, 'Reports is deleted');
+    expect(await page.$(`tr[data-app="${appId}"]`)).toBeNull();
+    await expect(oidc.tokenIntrospection(await asApp(second), 'no such token')).rejects.toMatchObject({ status: 401 });
+    expect((await call(stack.url, 'GET', `/api/admin/apps/${appId}`, { headers: { authorization: `Bearer ${admin.accessToken}` } })).status).toBe(404);
   });
 });

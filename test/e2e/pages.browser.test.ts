@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { Secret, TOTP } from 'otpauth';
 import { buildPages } from '@acct/test-harness/build';
-import { addVirtualAuthenticator, findChromium, launchChromium } from '@acct/test-harness/browser';
+import { accessibilityProblems, addVirtualAuthenticator, fill, findChromium, launchChromium, press } from '@acct/test-harness/browser';
 import { buildAccount, enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { deleteRedisPrefix, scanKeys } from '@acct/test-harness/isolation';
@@ -38,7 +38,6 @@ const pagesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-pages-'));
 const brandDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-brand-'));
 fs.writeFileSync(path.join(brandDir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="10" fill="#6b2fb3"/></svg>');
 fs.writeFileSync(path.join(brandDir, 'brand.css'), 'header { border-bottom-width: 3px; }\n');
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let stack: TestStack;
 let idp: TestIdentityProvider;
@@ -109,15 +108,6 @@ async function freshPage(): Promise<Page> {
   return page;
 }
 
-/** axe-core's findings that are serious or critical (run through DevTools, which the page's CSP does not govern). */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const result = (await page.evaluate(() => (globalThis as any).axe.run(document, { resultTypes: ['violations'] }))) as {
-    violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
-  };
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
 const mails = () => fs.readdirSync(stack.notifier!.mailDir).map((f) => decodeQuotedPrintable(fs.readFileSync(path.join(stack.notifier!.mailDir, f), 'utf8')));
 function linkMailedTo(address: string, pattern: RegExp): Promise<string> {
   return until(() => mails().filter((m) => m.includes(`To: ${address}`)).map((m) => pattern.exec(m)?.[0]).find((link) => link !== undefined), 10_000, `a link mailed to ${address}`);
@@ -128,19 +118,6 @@ const onStack = (link: string) => `${origin}${new URL(link).pathname}${new URL(l
 async function waitForHeading(page: Page, text: string): Promise<void> {
   await page.waitForFunction((t) => document.querySelector('h1')?.textContent === t, { timeout: 10_000 }, text);
 }
-async function fill(page: Page, label: string, value: string): Promise<void> {
-  const id = await page.$$eval('label', (labels, l) => labels.find((x) => x.textContent === l)?.getAttribute('for'), label);
-  if (!id) throw new Error(`no field labelled "${label}"`);
-  await page.type(`#${id}`, value);
-}
-async function press(page: Page, text: string): Promise<void> {
-  const buttons = await page.$$('button');
-  for (const button of buttons) {
-    if ((await button.evaluate((b) => b.textContent)) === text) return button.click();
-  }
-  throw new Error(`no button "${text}"`);
-}
-
 /** Signs in on the sign-in page as an account with no passkey yet, and adds one named `name` from the console (the page has a virtual authenticator). */
 async function addPasskeyFromConsole(page: Page, account: { email: string; password: string }, name: string): Promise<void> {
   await page.goto(`${origin}/login`);

@@ -46,6 +46,31 @@ export function launchChromium(executablePath: string): Promise<Browser> {
   });
 }
 
+/** axe-core's findings that are serious or critical (run through DevTools, which the page's CSP does not govern). */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const result = (await page.evaluate(() => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }))) as {
+    violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
+  };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Types into the field whose label reads `label` exactly. */
+export async function fill(page: Page, label: string, value: string): Promise<void> {
+  const id = await page.$$eval('label', (labels, l) => labels.find((x) => x.textContent === l)?.getAttribute('for'), label);
+  if (!id) throw new Error(`no field labelled "${label}"`);
+  await page.type(`#${id}`, value);
+}
+
+/** Clicks the button whose text reads `text` exactly. */
+export async function press(page: Page, text: string): Promise<void> {
+  const buttons = await page.$$('button');
+  for (const button of buttons) {
+    if ((await button.evaluate((b) => b.textContent)) === text) return button.click();
+  }
+  throw new Error(`no button "${text}"`);
+}
+
 /** A platform authenticator with resident keys and user verification, that says yes by itself. */
 export async function addVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
   const cdp = await page.createCDPSession();
