@@ -12,7 +12,13 @@ import { MemoryAppLogouts } from './fakes';
 class MemoryLogoutQueue {
   readonly entries = new Map<string, ClaimedAppLogout & { due: boolean; lastError?: string }>();
   private next = 0;
+  /** The store refuses the next enqueue (MongoDB away). */
+  failNext = false;
   async enqueue(logouts: AppLogout[]) {
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('connection closed');
+    }
     return logouts.map((l) => {
       const entry = { ...l, id: String(++this.next), attempts: 1, due: false };
       this.entries.set(entry.id, entry);
@@ -40,9 +46,9 @@ function setUp(tell: TellApp, maxAttempts = 3) {
   const watch = new MemoryAppLogouts();
   const queue = new MemoryLogoutQueue();
   const watched = { watch: watch.watch.bind(watch), forget: watch.forget.bind(watch), claim: async (kind: AccountKind, accountId: string, ids: string[] | 'all') => {
-    const before = watch.told.length;
+    const found = [...watch.watched.values()].filter((w) => w.kind === kind && w.accountId === accountId && (ids === 'all' || ids.includes(w.sessionId)));
     await watch.ended(kind, accountId, ids);
-    return watch.told.slice(before).map((t) => ({ sessionId: '', appId: t.appId, sid: t.sid }));
+    return found.map((w) => ({ sessionId: w.sessionId, appId: w.appId, sid: w.sid }));
   } };
   const job = new BackchannelLogouts(watched, queue, tell, logger as never, { pollMs: 60_000, maxAttempts });
   return { job, queue };
@@ -67,6 +73,19 @@ describe('back-channel logout delivery', () => {
     // Started and stopped as the service does: the stop waits for nothing.
     job.start();
     await job.stop();
+  });
+
+  it('puts the watch back when the delivery cannot be kept, so the next announcement of the end tells the app', async () => {
+    const told: AppLogout[] = [];
+    const { job, queue } = setUp(async (l) => (told.push(l), 'told'));
+    await job.watch('user', 'u1', 's-1', { appId: 'desktop', sid: 'op-1' });
+    queue.failNext = true;
+    await expect(job.ended('user', 'u1', ['s-1'])).rejects.toThrow('connection closed');
+    await settle();
+    expect(told).toEqual([]);
+    await job.ended('user', 'u1', ['s-1']);
+    await settle();
+    expect(told).toEqual([expect.objectContaining({ appId: 'desktop', sid: 'op-1' })]);
   });
 
   it('tries an app that did not take it again, and drops it after the last attempt, saying so', async () => {

@@ -40,7 +40,15 @@ export class BackchannelLogouts implements AppLogouts {
   async ended(kind: AccountKind, accountId: string, sessionIds: string[] | 'all'): Promise<void> {
     const claimed = await this.watched.claim(kind, accountId, sessionIds);
     if (claimed.length === 0) return;
-    const leased = await this.queue.enqueue(claimed.map((c) => ({ kind, accountId, appId: c.appId, sid: c.sid })));
+    let leased: ClaimedAppLogout[];
+    try {
+      leased = await this.queue.enqueue(claimed.map((c) => ({ kind, accountId, appId: c.appId, sid: c.sid })));
+    } catch (err) {
+      // Not kept: the watches go back, so that the next end of these sessions (or a retry of this
+      // one by whoever announces it again) tells the apps. Failing that too, the error says so.
+      await Promise.all(claimed.map((c) => this.watched.watch(kind, accountId, c.sessionId, { appId: c.appId, sid: c.sid }))).catch(() => undefined);
+      throw err;
+    }
     // Told now, beside the answer that ended the session; whatever fails is the job's.
     for (const logout of leased) {
       const delivery = this.deliver(logout).finally(() => this.inFlight.delete(delivery));
