@@ -1,8 +1,18 @@
-// Password guessing and the request limits.
+// Password guessing and the request limits, behind the bot check (BOT_CHECK=altcha, as a deployment
+// under abuse would run): every login and sign-up here solves a challenge first, as the hosted pages
+// do in Chromium below.
 
+import type { Browser, Page } from 'puppeteer-core';
 import { call } from '@acct/test-harness/http-client';
 import { until } from '@acct/test-harness/until';
+import { scanKeys } from '@acct/test-harness/isolation';
+import { solvedBotCheck } from '@acct/test-harness/bot-check';
+import { accessibilityProblems, fill, findChromium, launchChromium, press } from '@acct/test-harness/browser';
 import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
+
+// The page's own globals, in the functions evaluated in it.
+declare const document: any;
+declare const location: any;
 
 // Password guessing: attempts are reserved before the compare, counted per account and address with
 // an account-wide ceiling, keyed by the normalised email; a stranger cannot lock the owner out.
@@ -20,18 +30,24 @@ describe('login-abuse.security', () => {
         OPENID_PROVIDER: 'true',
         OPENID_CLIENTS: JSON.stringify([{ id: 'desktop', name: 'Desktop', firstParty: true, native: true, deviceCode: true, redirectUris: ['http://127.0.0.1/callback'] }]),
         RATE_OPENID_START_IP_PER_MINUTE: '3',
+        // A proof of work on sign-up, login, forgot-password and sign-in by email; light here (a few
+        // milliseconds a challenge), and every request of this file's many from one address gets one.
+        BOT_CHECK: 'altcha',
+        BOT_CHECK_ALTCHA_WORK: '40',
+        BOT_CHECK_ALTCHA_COST: '50',
+        RATE_BOT_CHECK_IP_PER_MINUTE: '100000',
       },
       gateway: { TRUST_PROXY: 'loopback' },
     });
   });
   afterAll(() => stack.stop());
 
-  const login = (email: string, password: string, ip: string) =>
-    call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password }, headers: { 'x-forwarded-for': ip } });
+  const login = async (email: string, password: string, ip: string) =>
+    call(stack.url, 'POST', '/api/auth/user/login', { body: { email, password, botCheck: await solvedBotCheck(stack.url) }, headers: { 'x-forwarded-for': ip } });
 
   async function registered() {
     const account = buildAccount();
-    const res = await call(stack.url, 'POST', '/api/auth/user/register', { body: account });
+    const res = await call(stack.url, 'POST', '/api/auth/user/register', { body: { ...account, botCheck: await solvedBotCheck(stack.url) } });
     expect(res.status).toBe(201);
     return account;
   }
@@ -60,6 +76,77 @@ describe('login-abuse.security', () => {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect((await authorize('203.0.113.70')).status).toBe(429);
       expect((await authorize('203.0.113.71')).status).toBe(303);
+    });
+  });
+
+  describe('the bot check', () => {
+    it('refuses a sign-up, a login, a forgot-password and a sign-in by email without a solved challenge, before any of them is counted; a solved one passes once', async () => {
+      const account = await registered();
+      const ip = '203.0.113.90';
+      const without = [
+        call(stack.url, 'POST', '/api/auth/user/register', { body: buildAccount(), headers: { 'x-forwarded-for': ip } }),
+        call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password }, headers: { 'x-forwarded-for': ip } }),
+        call(stack.url, 'POST', '/api/auth/admin/login', { body: { email: account.email, password: account.password }, headers: { 'x-forwarded-for': ip } }),
+        call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: account.email }, headers: { 'x-forwarded-for': ip } }),
+        call(stack.url, 'POST', '/api/auth/user/email-sign-in', { body: { email: account.email }, headers: { 'x-forwarded-for': ip } }),
+        call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password, botCheck: 'bm90IGFuIGFuc3dlcg==' }, headers: { 'x-forwarded-for': ip } }),
+      ];
+      for (const res of await Promise.all(without)) expect([res.status, res.body.code]).toEqual([400, 'bot_check_failed']);
+      // Nothing of those was counted against the account: no failure reserved for it.
+      expect(await stack.redis.get(`${stack.names.redisPrefix}lf:{user:${account.email}}:ip:${ip}`)).toBeNull();
+      const answer = await solvedBotCheck(stack.url);
+      const first = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password, botCheck: answer }, headers: { 'x-forwarded-for': ip } });
+      expect(first.status).toBe(200);
+      const again = await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: account.email, password: account.password, botCheck: answer }, headers: { 'x-forwarded-for': ip } });
+      expect([again.status, again.body.code]).toEqual([400, 'bot_check_failed']);
+      // What the pages learn first: that the check is on.
+      expect((await call(stack.url, 'GET', '/api/auth/sign-in-methods')).body.data.botCheck).toBe('altcha');
+    });
+
+    it('is solved by the hosted pages in Chromium: a sign-up, a sign-in and a forgot-password go through', async () => {
+      const chromium = findChromium();
+      if ('missing' in chromium) throw new Error(`this test needs Chromium: ${chromium.missing}`);
+      const browser: Browser = await launchChromium(chromium.path);
+      const errors: string[] = [];
+      try {
+        const page: Page = await (await browser.createBrowserContext()).newPage();
+        await page.setViewport({ width: 360, height: 740 });
+        page.on('pageerror', (error) => errors.push(String(error)));
+        page.on('console', (message) => {
+          if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
+        });
+        const usedBefore = (await scanKeys(stack.redis, `${stack.names.redisPrefix}bot-check:*`)).length;
+        const heading = (text: string) => page.waitForFunction((t) => document.querySelector('h1')?.textContent === t, { timeout: 15_000 }, text);
+        const account = buildAccount();
+        await page.goto(`${stack.url}/register`);
+        await heading('Create your account');
+        await fill(page, 'Name', account.name);
+        await fill(page, 'Email', account.email);
+        await fill(page, 'Password', account.password);
+        await press(page, 'Create account');
+        await page.waitForFunction(() => document.body.textContent?.includes('Your account is ready'), { timeout: 15_000 });
+        expect(await accessibilityProblems(page)).toEqual([]);
+
+        await page.goto(`${stack.url}/login`);
+        await heading('Sign in');
+        await fill(page, 'Email', account.email);
+        await fill(page, 'Password', account.password);
+        await press(page, 'Sign in');
+        await page.waitForFunction(() => location.pathname === '/account', { timeout: 15_000 });
+
+        const other = await (await browser.createBrowserContext()).newPage();
+        other.on('pageerror', (error) => errors.push(String(error)));
+        await other.goto(`${stack.url}/forgot-password`);
+        await other.waitForFunction(() => document.querySelector('h1')?.textContent === 'Reset your password', { timeout: 15_000 });
+        await fill(other, 'Email', account.email);
+        await press(other, 'Send the link');
+        await other.waitForFunction(() => document.body.textContent?.includes('a link to reset its password is on its way'), { timeout: 15_000 });
+        // Each form sent a challenge of its own, solved: the service took three.
+        expect((await scanKeys(stack.redis, `${stack.names.redisPrefix}bot-check:*`)).length - usedBefore).toBe(3);
+        expect(errors).toEqual([]);
+      } finally {
+        await browser.close();
+      }
     });
   });
 

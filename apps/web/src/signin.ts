@@ -9,14 +9,28 @@ import { withPasswordRules } from './password-rules';
 import { errorText, texts } from './texts';
 import { allowedReturnTarget } from '@acct/shared/return-target';
 import { appRequest, appRequestEnded, continueToApp, interactionOf, type AppRequest } from './app-sign-in';
+import { botCheckAnswerer } from './bot-check';
 
 const path = location.pathname.replace(/\/+$/, '');
 const kind: AccountKind = path.startsWith('/admin/') ? 'admin' : 'user';
 const prefix = kind === 'admin' ? '/admin' : '';
-const client = new AccountClient({ kind });
+// A form that needs the bot check (sign in, register, forgot, sign in by email) solves it on its way.
+const client: AccountClient = new AccountClient({
+  kind,
+  botCheck: botCheckAnswerer(
+    async () => {
+      const methods = await offered;
+      return methods.ok ? methods.data.botCheck : undefined;
+    },
+    async () => {
+      const asked = await client.botChallenge();
+      return asked.ok ? asked.data.challenge : undefined;
+    },
+  ),
+});
 useProblemWords(texts.problems);
 const params = new URLSearchParams(location.search);
-/** What this deployment offers (asked once a page): sign-in by email, trusting a browser, the first-run form. */
+/** What this deployment offers (asked once a page): sign-in by email, trusting a browser, the first-run form, the bot check. */
 const offered = client.signInMethods();
 
 /**

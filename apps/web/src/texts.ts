@@ -535,6 +535,7 @@ export const texts = {
     identity_not_linked: 'That identity is not linked to an administrator. Sign in with your password, then link it.',
     interaction_expired: 'This sign-in request has ended (they last ten minutes).',
     consent_required: 'Choose whether to allow the app first.',
+    bot_check_failed: 'The check that a person is signing in did not pass. Try again.',
     openid_provider_disabled: 'Apps cannot sign people in here: this service is not an OpenID provider (OPENID_PROVIDER).',
     app_not_found: 'That app is gone. Reload the list.',
     app_declared: 'That app is declared in the deployment\'s configuration (OPENID_CLIENTS): change it there.',

@@ -66,6 +66,12 @@ export interface ClientOptions {
   refreshAt?: number;
   /** Called when a call finds the session over (ended elsewhere, expired) and no refresh brings it back: a console goes to sign-in. */
   onSignedOut?: () => void;
+  /**
+   * The answer to the deployment's bot check (`BOT_CHECK`), asked before each call that needs one
+   * (login, register, forgot-password, sign-in by email): a solved ALTCHA challenge of `botChallenge()`,
+   * or a widget's token; undefined sends none (right while the check is off).
+   */
+  botCheck?: () => Promise<string | undefined>;
 }
 
 /** The ends of the paths the contract has for both kinds (`/login`: `/api/auth/user/login` and `/api/auth/admin/login`). */
@@ -85,9 +91,11 @@ export class AccountClient {
    */
   readonly api: Client<paths>;
   protected readonly session: SessionKeeper;
+  private readonly botCheck?: () => Promise<string | undefined>;
 
   constructor(options: ClientOptions) {
     this.kind = options.kind;
+    this.botCheck = options.botCheck;
     this.base = (options.base ?? (globalThis as { location?: { origin: string } }).location?.origin ?? '').replace(/\/+$/, '');
     const fetchImpl = options.fetch ?? ((request: Request) => fetch(request));
     this.session = new SessionKeeper({
@@ -120,7 +128,18 @@ export class AccountClient {
   // ---- Signing in and out ----
 
   async login(email: string, password: string): Promise<Result<SignIn>> {
-    return this.signIn(this.api.POST(this.own('/login'), { body: { email, password } }));
+    return this.signIn(this.api.POST(this.own('/login'), { body: { email, password, ...(await this.botAnswer()) } }));
+  }
+
+  /** The bot check's answer for a body, when the page gave a way to make one. */
+  private async botAnswer(): Promise<{ botCheck?: string }> {
+    const answer = await this.botCheck?.();
+    return answer ? { botCheck: answer } : {};
+  }
+
+  /** What the bot check needs (`BOT_CHECK`): nothing, a challenge to solve (ALTCHA), or a widget's site key. */
+  async botChallenge(): Promise<Result<{ kind: 'off' | 'altcha' | 'turnstile' | 'hcaptcha'; challenge?: unknown; siteKey?: string }>> {
+    return this.settle(this.api.GET('/api/auth/bot-check'));
   }
 
   /** Answers a pending second step; `trustBrowser`: this browser skips it after the password for the deployment's days. */
@@ -160,7 +179,7 @@ export class AccountClient {
    * long the mail works; the same whether or not the address has an account.
    */
   async requestEmailSignIn(email: string): Promise<Result<EmailSignIn>> {
-    const answer = await this.settle(this.api.POST(this.own('/email-sign-in'), { body: { email } }));
+    const answer = await this.settle(this.api.POST(this.own('/email-sign-in'), { body: { email, ...(await this.botAnswer()) } }));
     return this.pick(answer, (data) => ({ flow: data.flow.id, expiresIn: data.expires_in }));
   }
 
@@ -178,8 +197,13 @@ export class AccountClient {
    * What this client's kind may sign in with beside the password (a passkey alone, a mailed link or
    * code, a sign-up by mail), and `firstAdmin`: no admin exists yet (a first-run page creates one).
    */
-  async signInMethods(): Promise<Result<SignInMethods & { firstAdmin: boolean; trustedBrowserDays: number }>> {
-    return this.pick(await this.settle(this.api.GET('/api/auth/sign-in-methods')), (data) => ({ ...data[this.kind], firstAdmin: data.firstAdmin, trustedBrowserDays: data.trustedBrowserDays }));
+  async signInMethods(): Promise<Result<SignInMethods & { firstAdmin: boolean; trustedBrowserDays: number; botCheck: 'off' | 'altcha' | 'turnstile' | 'hcaptcha' }>> {
+    return this.pick(await this.settle(this.api.GET('/api/auth/sign-in-methods')), (data) => ({
+      ...data[this.kind],
+      firstAdmin: data.firstAdmin,
+      trustedBrowserDays: data.trustedBrowserDays,
+      botCheck: data.botCheck,
+    }));
   }
 
   /** The identity providers this deployment offers (for sign-in buttons). */
@@ -197,8 +221,8 @@ export class AccountClient {
   }
 
   /** Registers an account of this client's kind (an admin only while the deployment takes one; the answer names it `admin`). */
-  register(fields: { name: string; email: string; password: string }): Promise<Result<{ user: Account }>> {
-    return this.settle(this.api.POST(this.own('/register'), { body: fields })) as Promise<Result<{ user: Account }>>;
+  async register(fields: { name: string; email: string; password: string }): Promise<Result<{ user: Account }>> {
+    return this.settle(this.api.POST(this.own('/register'), { body: { ...fields, ...(await this.botAnswer()) } })) as Promise<Result<{ user: Account }>>;
   }
 
   /** The rules a new password does not meet yet (`too_short`, `too_long`, `too_common`), for a form that shows them as they are met. */
@@ -219,8 +243,8 @@ export class AccountClient {
 
   // ---- Passwords and mailed links ----
 
-  forgotPassword(email: string): Promise<Result<unknown>> {
-    return this.settle(this.api.POST(this.own('/forgot-password'), { body: { email } }));
+  async forgotPassword(email: string): Promise<Result<unknown>> {
+    return this.settle(this.api.POST(this.own('/forgot-password'), { body: { email, ...(await this.botAnswer()) } }));
   }
 
   resetPassword(token: string, newPassword: string): Promise<Result<unknown>> {
@@ -242,8 +266,8 @@ export class AccountClient {
     }
   }
 
-  resendVerification(email: string): Promise<Result<unknown>> {
-    return this.settle(this.api.POST('/api/auth/user/verify-email/resend', { body: { email } }));
+  async resendVerification(email: string): Promise<Result<unknown>> {
+    return this.settle(this.api.POST('/api/auth/user/verify-email/resend', { body: { email, ...(await this.botAnswer()) } }));
   }
 
   // ---- The signed-in account ----

@@ -3,6 +3,8 @@ import express, { type Express } from 'express';
 import { Operations, errorHandler, httpMetricsMiddleware, jsonBody, notFoundHandler, requestScope } from '@acct/shared/http';
 import type { AuthDeps } from './domain/ports';
 import { requireSession } from './domain/shared/access';
+import { assertHuman } from './domain/shared/bot-check';
+import { requestContext } from './entry-points/http/request-context';
 import { accountOperations } from './entry-points/http/account-operations';
 import type { HttpSettings } from './entry-points/http/http-settings';
 import { adminUsersOperations } from './entry-points/http/admin-users-operations';
@@ -25,7 +27,11 @@ export function createApp(deps: AuthDeps, settings: HttpSettings): Express {
   app.use(jsonBody(settings.bodyLimit));
   if (settings.openid) app.use(openIdInteractionRoutes(deps, settings.openid.provider, { verifier: settings.verifier, grantTtlMs: settings.openid.grantTtlMs, resources: settings.openid.resources }));
   // Every route auth answers, dispatched from the route table (operations.ts).
-  const operations = new Operations('auth', (kind, authorization, options) => requireSession(deps, settings.verifier.verifyHeader(authorization), kind, options));
+  const operations = new Operations(
+    'auth',
+    (kind, authorization, options) => requireSession(deps, settings.verifier.verifyHeader(authorization), kind, options),
+    (req) => assertHuman(deps, req.body, requestContext(req)),
+  );
   operations.bind({
     ...accountOperations(deps, settings),
     ...profileOperations(deps),

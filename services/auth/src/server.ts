@@ -47,6 +47,8 @@ import { PngQrCodes } from './security/qr-codes';
 import { SimpleWebAuthnCeremonies } from './security/webauthn-ceremonies';
 import { RedisAppGrants, RedisAppSessionWatch } from './data-access/redis-app-grants';
 import { MongoManagedApps } from './data-access/mongo-managed-apps';
+import { AltchaBotCheck, NO_BOT_CHECK, SiteverifyBotCheck } from './security/bot-checks';
+import type { BotCheck } from './domain/shared/ports';
 import { appForProtocol, appSecretMatches } from './domain/apps/managed-apps';
 import { MongoAppLogoutQueue } from './data-access/mongo-app-logout-queue';
 import { BackchannelLogouts, NO_APP_LOGOUTS } from './entry-points/jobs/app-logouts';
@@ -67,6 +69,14 @@ export interface AuthOverrides {
  * not a week after its sign-in.
  */
 const grantTtlSecondsOf = (config: AuthConfig) => Math.ceil(Math.max(config.sessions.maxAgeMs.user, config.sessions.maxAgeMs.admin) / 1000);
+
+/** The bot check BOT_CHECK names; ALTCHA's key, unless given, derived from OTP_SECRET (which every replica has). */
+function botCheckOf(config: AuthConfig, redis: Parameters<typeof createOpenIdProvider>[1]): BotCheck {
+  const { kind, altcha, widget } = config.botCheck;
+  if (kind === 'altcha') return new AltchaBotCheck(redis, { ...altcha, key: altcha.key ?? Buffer.from(hkdfSync('sha256', config.otp.secret, '', 'bot check', 32)).toString('base64url') });
+  if ((kind === 'turnstile' || kind === 'hcaptcha') && widget) return new SiteverifyBotCheck({ kind, ...widget });
+  return NO_BOT_CHECK;
+}
 
 /** This service as an OpenID provider (security/openid-provider.ts), its hooks the rules of domain/apps. */
 function openIdProvider(
@@ -210,6 +220,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       metrics: authMetrics(registry),
       appGrants: new RedisAppGrants(redis),
       managedApps,
+      botCheck: botCheckOf(config, redis),
       appLogouts: appLogouts ?? NO_APP_LOGOUTS,
     };
     const openid = config.openid.enabled ? openIdProvider(config, deps, redis, tokens.privateKeyPem) : undefined;

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import type { ManagedApp, ManagedApps } from '../src/domain/apps/ports';
+import type { BotCheck } from '../src/domain/shared/ports';
 import type { AccessClaims, AccountKind, EventInput, EventOutbox, EventType } from '@acct/shared';
 import { factorMethods } from '../src/domain/factors';
 import type { Account, AccountChanges, NewAccount } from '../src/domain/shared/account';
@@ -295,6 +296,21 @@ export class MemoryAppGrants implements AppGrants {
   }
   async ofApp(appId: string) {
     return [...this.grants].filter(([, grant]) => grant.appId === appId).map(([id]) => id);
+  }
+}
+
+/**
+ * A bot check in memory: off until a test turns it on; then an answer passes when it is one of
+ * `solved`, once (as a solved ALTCHA challenge does).
+ */
+export class MemoryBotCheck implements BotCheck {
+  kind: BotCheck['kind'] = 'off';
+  readonly solved = new Set<string>();
+  async challenge() {
+    return this.kind === 'altcha' ? { kind: 'altcha' as const, challenge: { n: this.solved.size } } : { kind: 'off' as const };
+  }
+  async passes(answer: string) {
+    return this.solved.delete(answer);
   }
 }
 
@@ -675,6 +691,7 @@ export async function memorySignIn() {
     resetRequests: new MemoryResetRequests(),
     trustedBrowsers: new MemoryTrustedBrowsers(),
     appLogouts: new MemoryAppLogouts(),
+    botCheck: new MemoryBotCheck(),
     resets: new MemoryResetTokens(),
     recoveries: new MemoryFactorRecoveries(),
     /** One process: the lock is always free. */

@@ -144,7 +144,7 @@ describe('the stores on a Redis Cluster', () => {
   it('runs the lock, the rate limits, the ceremonies, the identity flows and the notifier’s idempotency claims', async () => {
     const locks = new RedisLocks(redis);
     expect(await locks.run('last-admin', async () => 'done')).toBe('done');
-    const limits = new RedisRateLimits(redis, { loginIpPerMinute: 1, registerIpPerHour: 1, forgotIpPerHour: 1, forgotEmailIpPerHour: 1, forgotEmailPerHour: 1, resetIpPerHour: 1, otpIpPerMinute: 1, passkeyOptionsIpPerMinute: 1, passwordCheckIpPerMinute: 1, emailLinkIpPerHour: 1, openIdStartIpPerMinute: 1 });
+    const limits = new RedisRateLimits(redis, { loginIpPerMinute: 1, registerIpPerHour: 1, forgotIpPerHour: 1, forgotEmailIpPerHour: 1, forgotEmailPerHour: 1, resetIpPerHour: 1, otpIpPerMinute: 1, passkeyOptionsIpPerMinute: 1, passwordCheckIpPerMinute: 1, emailLinkIpPerHour: 1, openIdStartIpPerMinute: 1, botCheckIpPerMinute: 1 });
     expect((await limits.consume('loginIp', '203.0.113.5')).allowed).toBe(true);
     expect((await limits.consume('loginIp', '203.0.113.5')).allowed).toBe(false);
     const ceremonies = new RedisCeremonies(redis, { ttlMs: 60_000, stepUpMs: 60_000 });

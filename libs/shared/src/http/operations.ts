@@ -4,7 +4,8 @@
 // the table does not give the service, or a session handler on an `anyone` row (or the other way
 // round) is a compile error, and no handler names a method or a path. The dispatcher finds the row
 // with one lookup (no walk of an Express router stack), applies the row's caller once (the service's
-// own session guard, with the row's `fresh` and `proof: 'recent'`) and its caching (`no-store`
+// own session guard, with the row's `fresh` and `proof: 'recent'`; its bot check, on a row marked
+// `botCheck`) and its caching (`no-store`
 // unless the row says who may keep the answer), and hands the handler the caller and the path's
 // parameters.
 import type { Request, RequestHandler, Response } from 'express';
@@ -37,6 +38,9 @@ export function forEachKind<U extends string, A extends string, H extends OpenHa
  */
 export type SessionGuard = (kind: AccountKind, authorization: string | undefined, options: { fresh?: boolean; recentProof?: boolean }) => Promise<AccessClaims>;
 
+/** The service's bot check of a request to a row marked `botCheck`: it throws the service's 400 when the request's answer does not pass. */
+export type BotGuard = (req: Request) => Promise<void>;
+
 export class Operations<S extends Service> {
   /** Each row's handler, and the route the metrics and the trace name its requests by (as Express would set `req.route`). */
   private readonly handlers = new Map<RouteSpec, { run: OpenHandler; named: { path: string } }>();
@@ -44,6 +48,8 @@ export class Operations<S extends Service> {
   constructor(
     private readonly service: S,
     private readonly guard: SessionGuard,
+    /** Applied before the handler of every row marked `botCheck`; a service with such rows must give one. */
+    private readonly botGuard?: BotGuard,
   ) {}
 
   /** Binds a handler to each of the service's rows, applying the row's caller before it runs. */
@@ -77,6 +83,16 @@ export class Operations<S extends Service> {
   }
 
   private guarded(row: RouteSpec, handler: OpenHandler | SessionHandler): OpenHandler {
+    if (row.botCheck) {
+      const botGuard = this.botGuard;
+      if (!botGuard) throw new Error(`${row.operationId}: the row asks a bot check, and ${this.service} has none`);
+      if (row.caller !== 'anyone') throw new Error(`${row.operationId}: a bot check is for routes anyone may call`);
+      const run = handler as OpenHandler;
+      return async (req, res, params) => {
+        await botGuard(req);
+        await run(req, res, params);
+      };
+    }
     if (row.caller === 'anyone') return handler as OpenHandler;
     if (row.caller !== 'user' && row.caller !== 'admin') throw new Error(`${row.operationId}: a service answers no ${row.caller} route`);
     const kind = row.caller;

@@ -51,6 +51,13 @@ export interface RouteSpec {
    * `password-or-recent`, the body's current password or that recent proof (the use case reads the body).
    */
   proof?: 'recent' | 'password-or-recent';
+  /**
+   * Where abuse starts (a sign-up, a password tried, a mail sent to an address the caller names): with
+   * BOT_CHECK on, the body's `botCheck` must carry a solved challenge, or the widget's token (the
+   * service's dispatcher checks it before the handler, 400 `bot_check_failed`). test/repo/route-proof
+   * holds which rows carry it.
+   */
+  botCheck?: true;
   /** Also read the session from the store, not only the revocation feed: an admin's act on another account must not ride on the second a feed may take. */
   fresh?: boolean;
   /**

@@ -18,6 +18,7 @@ export interface RateLimitSettings {
   passwordCheckIpPerMinute: number;
   emailLinkIpPerHour: number;
   openIdStartIpPerMinute: number;
+  botCheckIpPerMinute: number;
 }
 
 export class RedisRateLimits implements RateLimits {
@@ -38,6 +39,7 @@ export class RedisRateLimits implements RateLimits {
       passwordCheckIp: make('password-check-ip', settings.passwordCheckIpPerMinute, 60),
       emailLinkIp: make('email-link-ip', settings.emailLinkIpPerHour, 3600),
       openIdStartIp: make('openid-start-ip', settings.openIdStartIpPerMinute, 60),
+      botCheckIp: make('bot-check-ip', settings.botCheckIpPerMinute, 60),
     };
   }
 

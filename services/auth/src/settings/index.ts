@@ -3,6 +3,7 @@
 // builds the schema, the sections and the use cases' policy from this table alone.
 import { activitySettings } from './activity';
 import { adminSettings } from './admins';
+import { botCheckSettings } from './bot-check';
 import { emailSignInSettings } from './email-sign-in';
 import { identityProviderSettings } from './identity-providers';
 import { mailedLinkSettings } from './mailed-links';
@@ -25,4 +26,5 @@ export const FEATURES = {
   identity: identityProviderSettings,
   activity: activitySettings,
   openid: openIdProviderSettings,
+  botCheck: botCheckSettings,
 };

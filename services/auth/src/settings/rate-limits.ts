@@ -26,6 +26,8 @@ export const rateLimitSettings = feature({
     RATE_EMAIL_LINK_IP_PER_HOUR: env.int(20, 1),
     /** Sign-ins an app starts through this service as an OpenID provider (authorization and device requests) from one client address: each is a record kept ten minutes. */
     RATE_OPENID_START_IP_PER_MINUTE: env.int(60, 1),
+    /** Bot-check challenges given to one client address (BOT_CHECK=altcha): each costs a key derivation to make. */
+    RATE_BOT_CHECK_IP_PER_MINUTE: env.int(60, 1),
   },
   section: (v) => ({
     requests: {
@@ -40,6 +42,7 @@ export const rateLimitSettings = feature({
       passwordCheckIpPerMinute: v.RATE_PASSWORD_CHECK_IP_PER_MINUTE,
       emailLinkIpPerHour: v.RATE_EMAIL_LINK_IP_PER_HOUR,
       openIdStartIpPerMinute: v.RATE_OPENID_START_IP_PER_MINUTE,
+      botCheckIpPerMinute: v.RATE_BOT_CHECK_IP_PER_MINUTE,
     },
     loginFailures: {
       perAccountAndIp: v.RATE_LOGIN_FAILURES_PER_ACCOUNT_IP,

@@ -8,7 +8,7 @@ import { listUsers } from '../../src/domain/admin/users';
 import { readActivity } from '../../src/domain/shared/activity';
 import { listDesktopReleases, publishDesktopRelease, withdrawDesktopRelease } from '../../src/domain/admin/desktop-releases';
 import { register } from '../../src/domain/account/register';
-import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryDesktop, claimsOf, memorySignIn, requestOf, silentLogger } from '../fakes';
+import { MemoryAccounts, MemoryActivity, MemoryCeremonies, MemoryDesktop, claimsOf, memorySignIn, requestOf, silentLogger, MemoryBotCheck } from '../fakes';
 
 async function setUp() {
   const accounts = new MemoryAccounts();
@@ -199,12 +199,14 @@ describe('what a sign-in page offers', () => {
     const ports = {
       policy: { ...deps.policy, emailSignIn: { ...deps.policy.emailSignIn, kinds: ['user' as const], signUp: true } },
       firstAdmin: { available: async () => open, claim: async () => undefined },
+      botCheck: Object.assign(new MemoryBotCheck(), { kind: 'altcha' as const }),
     };
     expect(await signInMethods(ports)).toEqual({
       user: { password: true, passkey: true, email: true, emailSignUp: true },
       admin: { password: true, passkey: true, email: false, emailSignUp: false },
       firstAdmin: true,
       trustedBrowserDays: 30,
+      botCheck: 'altcha',
     });
     open = false;
     expect((await signInMethods(ports)).firstAdmin).toBe(false);

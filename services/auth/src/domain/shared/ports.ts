@@ -190,7 +190,7 @@ export interface CeremonyState {
   credentialEpoch: number;
 }
 
-export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'passkeyOptionsIp' | 'passwordCheckIp' | 'emailLinkIp' | 'openIdStartIp';
+export type LimiterName = 'loginIp' | 'registerIp' | 'forgotIp' | 'forgotEmailIp' | 'forgotEmail' | 'resetIp' | 'otpIp' | 'passkeyOptionsIp' | 'passwordCheckIp' | 'emailLinkIp' | 'openIdStartIp' | 'botCheckIp';
 export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 export interface RateLimits {
@@ -353,6 +353,19 @@ export interface SharedDeps {
   trustedBrowsers: TrustedBrowsers;
   /** The apps to tell when their sessions end. */
   appLogouts: AppLogouts;
+  /** The bot check of the routes where abuse starts (off unless BOT_CHECK). */
+  botCheck: BotCheck;
+}
+
+/** What a client needs before a route with a bot check: nothing (off), a challenge to solve (ALTCHA), or the widget to show (its site key). */
+export type BotChallenge = { kind: 'off' } | { kind: 'altcha'; challenge: unknown } | { kind: 'turnstile' | 'hcaptcha'; siteKey: string };
+
+/** The bot check (security/bot-checks.ts): a challenge for a client, and whether a client's answer passes. */
+export interface BotCheck {
+  readonly kind: BotChallenge['kind'];
+  challenge(): Promise<BotChallenge>;
+  /** Whether the answer passes: a solved ALTCHA challenge (once; a used or expired one does not) or a widget's token the provider vouches for. Throws when the provider cannot be asked. */
+  passes(answer: string, ip: string): Promise<boolean>;
 }
 
 /** The part of the ports a use case of shared/ works with: its signature says which. */

@@ -10,6 +10,7 @@ import { secondStepPasskeyOptions } from '../../domain/factors';
 import { passkeySignInOptions } from '../../domain/sign-in/passkey-sign-in';
 import { requestEmailSignIn, signInWithEmailCode, signInWithEmailLink } from '../../domain/sign-in/email-sign-in';
 import { signInMethods } from '../../domain/account/sign-in-methods';
+import { botChallenge } from '../../domain/shared/bot-check';
 import { changePassword, removePassword } from '../../domain/account/password-change';
 import { deleteOwnAccount } from '../../domain/account/deletion';
 import { confirmEmailChange, requestEmailChange, requestVerificationResend, undoEmailChange, verifyEmail } from '../../domain/email/ownership';
@@ -76,6 +77,10 @@ export function accountOperations(deps: AuthDeps, settings: Pick<HttpSettings, '
 
     signInMethods: async (_req, res) => {
       res.json(ok('Sign-in methods', await signInMethods(deps)));
+    },
+
+    getBotCheck: async (req, res) => {
+      res.json(ok('Bot check', await botChallenge(deps, ctx(req))));
     },
 
     // Signing in by email: the flow's token answers the request and is this browser's flow cookie too (the link's binding).
