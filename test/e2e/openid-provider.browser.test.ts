@@ -187,7 +187,7 @@ describe('openid-provider.browser', () => {
     expect(types.slice(0, 3)).toEqual(['app_token_issued Desktop', 'app_signed_in Desktop', 'signed_in method: passkey']);
   });
 
-  test('a browser already signed in goes to the next app without a password, through the consent of an app of another party', async () => {
+  test('a browser already signed in goes to the next app without a password, through the consent of an app of another party, asked once until taken back', async () => {
     const { person, page } = await signedInBrowser();
 
     const { config, verifier, state, callback } = await partnerAuthorization(page);
@@ -199,6 +199,24 @@ describe('openid-provider.browser', () => {
     const landed = await callback;
     const tokens = await oidc.authorizationCodeGrant(config, landed, { pkceCodeVerifier: verifier, expectedState: state });
     expect(tokens.claims()?.sub).toBe(person.id);
+
+    // Allowed once: the next sign-in to it from this browser goes straight back, with no question.
+    const again = await partnerAuthorization(await page.browserContext().newPage());
+    const second = await oidc.authorizationCodeGrant(again.config, await again.callback, { pkceCodeVerifier: again.verifier, expectedState: again.state });
+    expect(second.claims()?.sub).toBe(person.id);
+
+    // /account lists it with what it was allowed; taking its access back asks again next time.
+    const account = await page.browserContext().newPage();
+    await account.goto(`${issuer}/account`);
+    await account.waitForSelector('.apps li[data-app="partner"]', { timeout: 15_000 });
+    expect(await account.$eval('.apps li[data-app="partner"]', (item: any) => item.textContent)).toContain('allowed: email');
+    expect(await accessibilityProblems(account)).toEqual([]);
+    await account.click('.apps li[data-app="partner"] button');
+    await waitForText(account, 'Partner app is signed out, and will ask you again');
+    await account.waitForFunction(() => document.querySelector('.apps li[data-app="partner"]') === null, { timeout: 15_000 });
+    const third = await page.browserContext().newPage();
+    await partnerAuthorization(third);
+    await waitForText(third, 'Allow Partner app?');
   });
 
   test('an app that asks for a fresh sign-in (prompt=login) gets the password asked again', async () => {

@@ -17,6 +17,7 @@ const NEEDS_NO_PROOF: Record<string, string> = {
   removeOwnAvatar: 'a picture: cosmetic',
   signOutOtherSessions: 'only takes access away',
   signOutSession: 'only takes access away',
+  revokeOwnApp: 'only takes access away (an app\'s sessions, and what it was allowed)',
   forgetTrustedBrowserAdmin: 'only takes trust away: the next sign-in from that browser asks for the second step again',
   forgetTrustedBrowserUser: 'only takes trust away: the next sign-in from that browser asks for the second step again',
   sync: 'the desktop data of the session’s own user, no credential',

@@ -179,33 +179,26 @@ function profileSection(account: Account): HTMLElement {
 /** The apps signed in through this service (OpenID Connect), one line each, filled with the sessions. */
 const appsList = h('ul', { class: 'apps' });
 
-/** The apps among the sessions: each with its sessions, and a way to take its access back (every session of it ends). */
-function renderApps(sessions: Session[], sessionsList: HTMLElement): void {
-  const byApp = new Map<string, { name: string; sessions: Session[] }>();
-  for (const session of sessions) {
-    if (!session.app) continue;
-    const entry = byApp.get(session.app.id) ?? { name: session.app.name, sessions: [] };
-    entry.sessions.push(session);
-    byApp.set(session.app.id, entry);
-  }
-  if (byApp.size === 0) {
+/** The apps with access (signed in through this service, or allowed on a consent page): each with a way to take its access back. */
+async function renderApps(sessionsList: HTMLElement): Promise<void> {
+  const answer = await client.appsWithAccess();
+  if (!answer.ok) return void status.error(errorText(answer.error));
+  if (answer.data.length === 0) {
     appsList.replaceChildren(h('li', {}, texts.account.appsNone));
     return;
   }
   appsList.replaceChildren(
-    ...[...byApp].map(([id, app]) =>
+    ...answer.data.map((app) =>
       h(
         'li',
-        { 'data-app': id },
+        { 'data-app': app.id },
         h('span', { class: 'session-name' }, app.name),
-        h('span', { class: 'session-meta' }, `${texts.account.lastUsed}: ${formatDate(app.sessions.map((s) => s.lastUsedAt).sort().at(-1) ?? '')}`),
+        h('span', { class: 'session-meta' }, texts.account.appAccess(app, formatDate)),
         actionButton(
           texts.account.appRevoke,
           async () => {
-            for (const session of app.sessions) {
-              const answer = await client.endSession(session.id);
-              if (!answer.ok && answer.error.code !== 'session_not_found') return status.error(errorText(answer.error));
-            }
+            const revoked = await client.revokeApp(app.id);
+            if (!revoked.ok && revoked.error.code !== 'app_not_found') return status.error(errorText(revoked.error));
             status.info(texts.account.appRevoked(app.name));
             await renderSessions(sessionsList);
           },
@@ -225,7 +218,7 @@ async function renderSessions(list: HTMLElement): Promise<void> {
   }
   const byRecent = [...answer.data].sort((a, b) => Number(b.current) - Number(a.current) || b.lastUsedAt.localeCompare(a.lastUsedAt));
   list.replaceChildren(...byRecent.map((session) => sessionItem(session, list)));
-  renderApps(byRecent, list);
+  await renderApps(list);
 }
 
 function sessionItem(session: Session, list: HTMLElement): HTMLElement {

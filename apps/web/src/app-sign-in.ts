@@ -2,7 +2,8 @@
 // here with `return_to=/oidc/interaction/<uid>`. Whatever way the person signs in (or the session
 // this browser already has, when the app did not ask for a fresh sign-in), the page then approves
 // the app's request with its access token (a header: another site cannot make a browser approve),
-// after asking for consent when the app is not one of the product's own, and follows the provider
+// after asking for consent when the app is another party's that the person has not allowed this yet
+// (the service says so: consent_required), and follows the provider
 // back to the app. The provider's interaction cookie binds each call to this browser.
 import { actionButton, h, showView, statusLine } from './dom';
 import { errorText, texts } from './texts';
@@ -65,18 +66,23 @@ export function appRequestEnded(message: string): void {
  */
 export async function continueToApp(request: AppRequest, accessToken: string | undefined, again: (notice: string) => void): Promise<void> {
   const status = statusLine();
-  const approve = async (consent: boolean) => {
+  /** Approves; answers whether the app needs the person's consent first (it is another party's, and was not allowed this yet). */
+  const approve = async (consent: boolean): Promise<boolean> => {
     status.info(texts.appSignIn.working);
     const answer = await call<{ redirectTo: string }>('POST', `/oidc/interaction/${request.uid}/login`, accessToken, consent ? { consent: true } : {});
-    if (answer.ok) return location.assign(answer.data.redirectTo);
-    if (answer.error.code === 'step_up_required' || answer.error.code === 'unauthorized' || answer.error.code === 'session_revoked') return again(texts.appSignIn.signInAgain(request.app.name));
-    if (answer.error.code === 'interaction_expired') return appRequestEnded(errorText(answer.error));
-    status.error(errorText(answer.error));
+    if (answer.ok) {
+      location.assign(answer.data.redirectTo);
+      return false;
+    }
+    if (answer.error.code === 'consent_required' && !consent) return true;
+    if (answer.error.code === 'step_up_required' || answer.error.code === 'unauthorized' || answer.error.code === 'session_revoked') again(texts.appSignIn.signInAgain(request.app.name));
+    else if (answer.error.code === 'interaction_expired') appRequestEnded(errorText(answer.error));
+    else status.error(errorText(answer.error));
+    return false;
   };
-  if (request.app.firstParty) {
-    showView(texts.appSignIn.title(request.app.name), status.element);
-    return approve(false);
-  }
+  // The product's own apps, and another party's that the person allowed this before, go straight on.
+  showView(texts.appSignIn.title(request.app.name), status.element);
+  if (!(await approve(false))) return;
   const decline = async () => {
     const answer = await call<{ redirectTo: string }>('POST', `/oidc/interaction/${request.uid}/abort`);
     if (answer.ok) location.assign(answer.data.redirectTo);
@@ -91,7 +97,7 @@ export async function continueToApp(request: AppRequest, accessToken: string | u
     h('p', {}, texts.appSignIn.consentIntro(request.app.name)),
     h('ul', {}, ...asks.map((ask) => h('li', {}, ask))),
     h('p', {}, texts.appSignIn.consentNote),
-    h('p', { class: 'actions' }, actionButton(texts.appSignIn.allow, () => approve(true), { id: 'app-allow' }), ' ', actionButton(texts.appSignIn.deny, decline, { secondary: true, id: 'app-deny' })),
+    h('p', { class: 'actions' }, actionButton(texts.appSignIn.allow, () => void approve(true), { id: 'app-allow' }), ' ', actionButton(texts.appSignIn.deny, decline, { secondary: true, id: 'app-deny' })),
     status.element,
   );
 }

@@ -162,11 +162,18 @@ export const texts = {
     started: 'Signed in',
     appSession: (app: string, started: string) => `${app}, signed in ${started}`,
     appsTitle: 'Apps with access',
-    appsIntro: 'Apps you signed in to with this account. Taking access back signs the app out; it asks you to sign in again next time.',
+    appsIntro: 'Apps you signed in to with this account, or allowed to use it. Taking access back signs the app out; it asks you again next time.',
     appsNone: 'No app yet.',
     appRevoke: 'Take back access',
     appRevokeOf: (app: string) => `Take back the access of ${app}`,
-    appRevoked: (app: string) => `${app} is signed out.`,
+    appRevoked: (app: string) => `${app} is signed out, and will ask you again before it signs you in.`,
+    appAccess: (app: { sessions: number; lastUsedAt: string | null; allowed: { scopes: string[] } | null }, date: (iso: string) => string) =>
+      [
+        app.lastUsedAt ? `last used ${date(app.lastUsedAt)}` : 'not signed in now',
+        app.allowed ? `allowed: ${app.allowed.scopes.filter((s) => s !== 'openid').join(', ') || 'your sign-in'}` : '',
+      ]
+        .filter(Boolean)
+        .join(' · '),
     lastUsed: 'Last used',
     endSession: 'Sign out',
     endSessionOf: (started: string) => `Sign out the session started ${started}`,

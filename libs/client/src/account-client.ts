@@ -28,6 +28,8 @@ export type Account = Schemas['AccountBase'] & Partial<Omit<Schemas['User'], 'ro
 export type Session = Schemas['Session'];
 export type IdentityProvider = Schemas['IdentityProvider'];
 export type SignInMethods = Schemas['SignInMethods'];
+/** An app with access to the account, as /account lists it. */
+export type AppAccess = NonNullable<paths['/api/auth/user/apps']['get']['responses'][200]['content']['application/json']['data']>['apps'][number];
 export type TrustedBrowser = Schemas['TrustedBrowser'];
 export type ActivityEntry = Schemas['ActivityEntry'];
 export type SecondFactorMethod = NonNullable<NonNullable<Schemas['SecondStepRequired']['data']>['factors']>[number];
@@ -332,6 +334,16 @@ export class AccountClient {
 
   async sessions(): Promise<Result<Session[]>> {
     return this.pick(await this.settle(this.api.GET('/api/auth/user/sessions')), (data) => data.sessions);
+  }
+
+  /** The apps with access to this account (users): their sessions, and what the person allowed each. */
+  async appsWithAccess(): Promise<Result<AppAccess[]>> {
+    return this.pick(await this.settle(this.api.GET('/api/auth/user/apps')), (data) => data.apps);
+  }
+
+  /** Takes an app's access back: its sessions end, and its next sign-in asks for consent again. */
+  revokeApp(id: string): Promise<Result<unknown>> {
+    return this.settle(this.api.DELETE('/api/auth/user/apps/{appId}', { params: { path: { appId: id } } }));
   }
 
   endSession(id: string): Promise<Result<unknown>> {

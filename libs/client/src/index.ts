@@ -5,7 +5,7 @@
 //   if (signIn.ok && !signIn.data.signedIn) await auth.verifyOtp(signIn.data.challenge, { code });
 //   const { data } = await auth.api.GET('/api/auth/user/me');
 export { AccountClient, challengeFromReturn } from './account-client';
-export type { Account, AccountKind, ActivityEntry, ApiError, Challenge, ClientOptions, EmailSignIn, FactorEntry, Factors, IdentityProvider, PasswordProblem, Result, SecondFactorMethod, SecondStepProof, Session, SignIn, SignInMethods, TrustedBrowser } from './account-client';
+export type { Account, AccountKind, ActivityEntry, ApiError, AppAccess, Challenge, ClientOptions, EmailSignIn, FactorEntry, Factors, IdentityProvider, PasswordProblem, Result, SecondFactorMethod, SecondStepProof, Session, SignIn, SignInMethods, TrustedBrowser } from './account-client';
 export { AdminClient } from './admin-client';
 export type { ActivityFilter, DesktopRelease, OpenIdApp, OpenIdAppRequest, LinkedIdentity, Page, Platform, UserFactors, UserFilter } from './admin-client';
 export type { components, operations, paths } from './openapi';

@@ -45,7 +45,7 @@ import { loadTokenIssuer } from './security/access-token-issuer';
 import { OtpauthTotp } from './security/otpauth-totp';
 import { PngQrCodes } from './security/qr-codes';
 import { SimpleWebAuthnCeremonies } from './security/webauthn-ceremonies';
-import { RedisAppGrants, RedisAppSessionWatch } from './data-access/redis-app-grants';
+import { RedisAppConsents, RedisAppGrants, RedisAppSessionWatch } from './data-access/redis-app-grants';
 import { MongoManagedApps } from './data-access/mongo-managed-apps';
 import { AltchaBotCheck, NO_BOT_CHECK, SiteverifyBotCheck } from './security/bot-checks';
 import type { BotCheck } from './domain/shared/ports';
@@ -220,6 +220,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       metrics: authMetrics(registry),
       appGrants: new RedisAppGrants(redis),
       managedApps,
+      appConsents: new RedisAppConsents(redis),
       botCheck: botCheckOf(config, redis),
       appLogouts: appLogouts ?? NO_APP_LOGOUTS,
     };

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import type { ManagedApp, ManagedApps } from '../src/domain/apps/ports';
-import type { BotCheck } from '../src/domain/shared/ports';
+import type { AppConsent, AppConsents, BotCheck } from '../src/domain/shared/ports';
 import type { AccessClaims, AccountKind, EventInput, EventOutbox, EventType } from '@acct/shared';
 import { factorMethods } from '../src/domain/factors';
 import type { Account, AccountChanges, NewAccount } from '../src/domain/shared/account';
@@ -296,6 +296,25 @@ export class MemoryAppGrants implements AppGrants {
   }
   async ofApp(appId: string) {
     return [...this.grants].filter(([, grant]) => grant.appId === appId).map(([id]) => id);
+  }
+}
+
+/** What people allowed apps in memory, with redis-app-grants.ts's rules: scopes added up, forgotten per app or all. */
+export class MemoryAppConsents implements AppConsents {
+  readonly kept = new Map<string, AppConsent>();
+  async find(kind: AccountKind, accountId: string, appId: string) {
+    const consent = this.kept.get(`${kind}:${accountId}:${appId}`);
+    return consent ? { ...consent, scopes: [...consent.scopes] } : undefined;
+  }
+  async allow(kind: AccountKind, accountId: string, app: { id: string; name: string }, scopes: string[]) {
+    const before = this.kept.get(`${kind}:${accountId}:${app.id}`)?.scopes ?? [];
+    this.kept.set(`${kind}:${accountId}:${app.id}`, { appId: app.id, appName: app.name, scopes: [...new Set([...before, ...scopes])], at: new Date() });
+  }
+  async list(kind: AccountKind, accountId: string) {
+    return [...this.kept].filter(([key]) => key.startsWith(`${kind}:${accountId}:`)).map(([, consent]) => ({ ...consent }));
+  }
+  async forget(kind: AccountKind, accountId: string, appId?: string) {
+    for (const key of [...this.kept.keys()]) if (key === `${kind}:${accountId}:${appId}` || (!appId && key.startsWith(`${kind}:${accountId}:`))) this.kept.delete(key);
   }
 }
 
@@ -692,6 +711,7 @@ export async function memorySignIn() {
     trustedBrowsers: new MemoryTrustedBrowsers(),
     appLogouts: new MemoryAppLogouts(),
     botCheck: new MemoryBotCheck(),
+    appConsents: new MemoryAppConsents(),
     resets: new MemoryResetTokens(),
     recoveries: new MemoryFactorRecoveries(),
     /** One process: the lock is always free. */

@@ -15,7 +15,7 @@ import { RedisRateLimits } from '../src/data-access/redis-rate-limits';
 import { RedisCeremonies } from '../src/data-access/redis-ceremonies';
 import { IdempotencyStore } from '../../notifier/src/data-access/idempotency-store';
 import { RedisOpenIdStore } from '../src/data-access/redis-openid-store';
-import { RedisAppGrants, RedisAppSessionWatch } from '../src/data-access/redis-app-grants';
+import { RedisAppConsents, RedisAppGrants, RedisAppSessionWatch } from '../src/data-access/redis-app-grants';
 
 const logger = pino({ level: 'silent' });
 let cluster: RedisClusterServers;
@@ -201,6 +201,22 @@ describe('the stores on a Redis Cluster', () => {
     await watch.forget('user', 'u1', 's-2');
     expect(await watch.claim('user', 'u1', 'all')).toEqual([{ sessionId: 's-3', appId: 'desktop', sid: 'op-s-3' }]);
     expect(await watch.claim('user', 'u1', 'all')).toEqual([]);
+    // An app's grants, for its deletion; and what people allowed apps, added up and forgotten.
+    await grants.save('g2', { kind: 'user', accountId: 'u1', appId: 'partner', appName: 'Partner' }, 60_000);
+    await grants.save('g3', { kind: 'user', accountId: 'u2', appId: 'partner', appName: 'Partner' }, 60_000);
+    expect((await grants.ofApp('partner')).sort()).toEqual(['g2', 'g3']);
+    await grants.remove('g2');
+    expect(await grants.ofApp('partner')).toEqual(['g3']);
+    const consents = new RedisAppConsents(redis);
+    await consents.allow('user', 'u1', { id: 'partner', name: 'Partner' }, ['openid', 'email']);
+    await consents.allow('user', 'u1', { id: 'partner', name: 'Partner' }, ['openid', 'profile']);
+    expect(await consents.find('user', 'u1', 'partner')).toMatchObject({ appName: 'Partner', scopes: ['openid', 'email', 'profile'] });
+    await consents.allow('user', 'u1', { id: 'reports', name: 'Reports' }, ['openid']);
+    expect((await consents.list('user', 'u1')).map((c) => c.appId).sort()).toEqual(['partner', 'reports']);
+    await consents.forget('user', 'u1', 'partner');
+    expect(await consents.find('user', 'u1', 'partner')).toBeUndefined();
+    await consents.forget('user', 'u1');
+    expect(await consents.list('user', 'u1')).toEqual([]);
   });
 
   it('follows and publishes the revocation feed on the cluster', async () => {

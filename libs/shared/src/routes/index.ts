@@ -115,6 +115,8 @@ const TABLE = [
   { operationId: 'listOwnActivity', method: 'get', path: '/api/auth/user/activity', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'signOutOtherSessions', method: 'post', path: '/api/auth/user/sessions/sign-out-others', upstream: 'auth', body: 'none', caller: 'user' },
   { operationId: 'signOutSession', method: 'delete', path: '/api/auth/user/sessions/:sessionId', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'listOwnApps', method: 'get', path: '/api/auth/user/apps', upstream: 'auth', body: 'none', caller: 'user' },
+  { operationId: 'revokeOwnApp', method: 'delete', path: '/api/auth/user/apps/:appId', upstream: 'auth', body: 'none', caller: 'user' },
   // The admin console's reads and acts.
   { operationId: 'listUsers', method: 'get', path: '/api/admin/users', upstream: 'auth', body: 'none', caller: 'admin' },
   { operationId: 'getUser', method: 'get', path: '/api/admin/users/:userId', upstream: 'auth', body: 'none', caller: 'admin' },

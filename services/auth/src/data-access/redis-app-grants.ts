@@ -5,6 +5,7 @@
 import type { Redis } from '@acct/shared/redis';
 import type { AccountKind } from '@acct/shared';
 import type { AppGrant, AppGrants } from '../domain/apps/ports';
+import type { AppConsent, AppConsents } from '../domain/shared/ports';
 import { execOrThrow } from './redis-transaction';
 
 const keyOf = (grantId: string) => `app-grant:${grantId}`;
@@ -116,5 +117,66 @@ export class RedisAppSessionWatch {
 
   async forget(kind: AccountKind, accountId: string, sessionId: string): Promise<void> {
     await this.redis.hdel(watchKeyOf(kind, accountId), sessionId);
+  }
+}
+
+/** How long a consent is kept unused: a year and a month (each new consent to any app renews it). */
+const CONSENT_TTL_MS = 400 * 86_400_000;
+const consentKeyOf = (kind: AccountKind, accountId: string) => `app-consents:${kind}:${accountId}`;
+
+/**
+ * What people allowed apps of other parties (domain/shared/ports.ts `AppConsents`): one hash per
+ * account (`app-consents:<kind>:<accountId>`), app id to `{"name","scopes","at"}`.
+ */
+export class RedisAppConsents implements AppConsents {
+  constructor(private readonly redis: Redis) {}
+
+  private static read(appId: string, value: string | null | undefined): AppConsent | undefined {
+    if (!value) return undefined;
+    try {
+      const parsed = JSON.parse(value) as { name?: unknown; scopes?: unknown; at?: unknown };
+      if (typeof parsed.name !== 'string' || typeof parsed.at !== 'number') return undefined;
+      // Lua's cjson writes an empty list as {}: no scope.
+      const scopes = Array.isArray(parsed.scopes) ? parsed.scopes.filter((s): s is string => typeof s === 'string') : [];
+      return { appId, appName: parsed.name, scopes, at: new Date(parsed.at) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async find(kind: AccountKind, accountId: string, appId: string): Promise<AppConsent | undefined> {
+    return RedisAppConsents.read(appId, await this.redis.hget(consentKeyOf(kind, accountId), appId));
+  }
+
+  async allow(kind: AccountKind, accountId: string, app: { id: string; name: string }, scopes: string[]): Promise<void> {
+    const key = consentKeyOf(kind, accountId);
+    // Read and written in one script: two consents at once both count.
+    await this.redis.eval(
+      `local before = redis.call('HGET', KEYS[1], ARGV[1])
+local scopes = {}
+local seen = {}
+if before then for _, s in ipairs(cjson.decode(before)['scopes']) do if not seen[s] then seen[s] = true; table.insert(scopes, s) end end end
+for _, s in ipairs(cjson.decode(ARGV[3])) do if not seen[s] then seen[s] = true; table.insert(scopes, s) end end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({name = ARGV[2], scopes = scopes, at = tonumber(ARGV[4])}))
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`,
+      1,
+      key,
+      app.id,
+      app.name,
+      JSON.stringify(scopes),
+      String(Date.now()),
+      String(CONSENT_TTL_MS),
+    );
+  }
+
+  async list(kind: AccountKind, accountId: string): Promise<AppConsent[]> {
+    const all = await this.redis.hgetall(consentKeyOf(kind, accountId));
+    return Object.entries(all).flatMap(([appId, value]) => RedisAppConsents.read(appId, value) ?? []);
+  }
+
+  async forget(kind: AccountKind, accountId: string, appId?: string): Promise<void> {
+    if (appId) await this.redis.hdel(consentKeyOf(kind, accountId), appId);
+    else await this.redis.del(consentKeyOf(kind, accountId));
   }
 }

@@ -3,10 +3,12 @@
 // one); the app's first token opens a session listed with its app, each later one renews it; the
 // session's end (the owner, a change of credentials, a disable, a reuse) refuses the next token;
 // the grant's end at the provider ends the session; and an app that asked is told of every end but
-// its own (back-channel logout), once. The protocol itself is the end-to-end tests'
+// its own (back-channel logout), once; another party's app is asked consent once, until the owner takes
+// its access back. The protocol itself is the end-to-end tests'
 // (openid-provider.response, openid-provider.browser).
 import { AuthErrors } from '../../src/errors';
 import { appTokenClaims, approveAppSignIn, endAppGrant, liveAppGrant, recordAppGrant } from '../../src/domain/apps/app-sign-in';
+import { appsWithAccess, revokeAppAccess } from '../../src/domain/apps/apps-with-access';
 import { endEverySession } from '../../src/domain/shared/sessions';
 import { signOutOthers, signOutSession } from '../../src/domain/account/profile';
 import { deleteOwnAccount } from '../../src/domain/account/deletion';
@@ -56,8 +58,31 @@ describe('approving an app sign-in', () => {
 
   it("records what the person allowed an app of another party", async () => {
     const { deps, claims } = await setUp();
-    await approveAppSignIn(deps, claims, { ...DESKTOP, firstParty: false }, { freshLogin: false, consented: ['openid', 'email'] }, requestOf());
+    await approveAppSignIn(deps, claims, { ...DESKTOP, firstParty: false }, { freshLogin: false, consent: { asked: ['openid', 'email'], given: true, askAgain: false } }, requestOf());
     expect(deps.activity.entries.map((e) => [e.type, e.details])).toEqual([['app_signed_in', ['Desktop', 'allowed: openid email']]]);
+  });
+
+  it("asks an app of another party's consent once: a later sign-in that asks no more goes through, one that asks more or asks again does not", async () => {
+    const { deps, claims, user } = await setUp();
+    const partner: App = { id: 'partner', name: 'Partner', kind: 'user', firstParty: false };
+    const ask = (asked: string[], given = false, askAgain = false) => approveAppSignIn(deps, claims, partner, { freshLogin: false, consent: { asked, given, askAgain } }, requestOf());
+    await expect(ask(['openid', 'email'])).rejects.toEqual(AuthErrors.consentRequired());
+    await ask(['openid', 'email'], true);
+    await expect(ask(['openid', 'email'])).resolves.toMatchObject({ accountId: user.id });
+    await expect(ask(['openid'])).resolves.toMatchObject({ accountId: user.id });
+    // More than was allowed, or the app asking for the question: asked again.
+    await expect(ask(['openid', 'email', 'profile'])).rejects.toEqual(AuthErrors.consentRequired());
+    await expect(ask(['openid'], false, true)).rejects.toEqual(AuthErrors.consentRequired());
+    // Allowing more adds to what was allowed.
+    await ask(['openid', 'profile'], true);
+    await expect(ask(['openid', 'email', 'profile'])).resolves.toMatchObject({ accountId: user.id });
+    // No consent given at all (an entry point that said nothing): asked.
+    await expect(approveAppSignIn(deps, claims, partner, { freshLogin: false }, requestOf())).rejects.toEqual(AuthErrors.consentRequired());
+    // The product's own apps are never asked.
+    await expect(approveAppSignIn(deps, claims, DESKTOP, { freshLogin: false, consent: { asked: ['openid'], given: false, askAgain: true } }, requestOf())).resolves.toMatchObject({ accountId: user.id });
+    // Taken back: asked again.
+    await deps.appConsents.forget('user', user.id, 'partner');
+    await expect(ask(['openid'])).rejects.toEqual(AuthErrors.consentRequired());
   });
 
   it('asks for a fresh sign-in when the app does, and takes one of the last few minutes', async () => {
@@ -228,5 +253,40 @@ describe('telling an app that its session ended (back-channel logout)', () => {
     expect(await sessions.isActive('user', first!.sid, user.id)).toBe(false);
     expect(deps.appLogouts.told).toEqual([]);
     expect(deps.appLogouts.watched.size).toBe(0);
+  });
+});
+
+describe('the apps with access, as the owner sees them and takes them back', () => {
+  const PARTNER: App = { id: 'partner', name: 'Partner', kind: 'user', firstParty: false };
+
+  it('lists the apps holding a session and those allowed on a consent page; taking one back ends its sessions and forgets the consent', async () => {
+    const s = await granted();
+    await appTokenClaims(s.deps, 'grant-1');
+    await approveAppSignIn(s.deps, s.claims, PARTNER, { freshLogin: false, consent: { asked: ['openid', 'email'], given: true, askAgain: false } }, requestOf());
+    const listed = await appsWithAccess(s.deps, s.claims);
+    expect(listed).toEqual([
+      { id: 'desktop', name: 'Desktop', sessions: 1, lastUsedAt: expect.any(String), allowed: null },
+      { id: 'partner', name: 'Partner', sessions: 0, lastUsedAt: null, allowed: { scopes: ['openid', 'email'], at: expect.any(String) } },
+    ]);
+
+    await revokeAppAccess(s.deps, s.claims, 'partner', requestOf());
+    await expect(approveAppSignIn(s.deps, s.claims, PARTNER, { freshLogin: false, consent: { asked: ['openid'], given: false, askAgain: false } }, requestOf())).rejects.toEqual(AuthErrors.consentRequired());
+
+    const appSession = [...s.sessions.live.entries()].find(([, v]) => v.owner.app?.id === 'desktop')![0];
+    await revokeAppAccess(s.deps, s.claims, 'desktop', requestOf());
+    expect(s.sessions.live.has(appSession)).toBe(false);
+    // The page's own session goes on; the app's next token is refused.
+    expect(s.sessions.live.has(s.page.sessionId)).toBe(true);
+    expect(await appTokenClaims(s.deps, 'grant-1')).toBeUndefined();
+    expect(s.deps.activity.entries.filter((e) => e.type === 'app_access_revoked').map((e) => e.details)).toEqual([['Partner'], ['Desktop']]);
+    expect(await appsWithAccess(s.deps, s.claims)).toEqual([]);
+    await expect(revokeAppAccess(s.deps, s.claims, 'desktop', requestOf())).rejects.toEqual(AuthErrors.appNotFound());
+  });
+
+  it("forgets the account's consents with the account", async () => {
+    const s = await granted();
+    await approveAppSignIn(s.deps, s.claims, PARTNER, { freshLogin: false, consent: { asked: ['openid'], given: true, askAgain: false } }, requestOf());
+    await deleteOwnAccount(s.deps, s.claims, { password: 'right password' }, requestOf());
+    expect(await s.deps.appConsents.list('user', s.user.id)).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ import { tellApps } from '../shared/sessions';
 import type { Needs, RequestContext } from './ports';
 import { asBody } from '../shared/validation';
 
-type DeletionNeeds = Needs<'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'appLogouts' | 'activity' | 'logger'>;
+type DeletionNeeds = Needs<'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'appLogouts' | 'appConsents' | 'activity' | 'logger'>;
 
 export async function deleteOwnAccount(
   deps: DeletionNeeds & Needs<'hasher' | 'loginAttempts' | 'ceremonies' | 'locks'>,
@@ -65,6 +65,7 @@ async function removeAccount(deps: DeletionNeeds, kind: AccountKind, account: Ac
     deps.identities.removeAll(kind, account.id),
     deps.links.retireAll('all', kind, account.id),
     deps.resets.retireAll(kind, account.id),
+    deps.appConsents.forget(kind, account.id),
   ]);
   if (removed.avatar) {
     await deps.avatars.remove(removed.avatar.fileId).catch((err) => deps.logger.warn({ reason: (err as Error).message, account_id: account.id }, 'Could not remove the avatar of a deleted account'));

@@ -4,7 +4,8 @@
 // ends the way they all do (the owner, an admin, a password change, a reset, a disable, a deletion);
 // each later token renews that session and is refused once it ended; whatever ends the grant at the
 // provider (a revocation, a code or refresh token used twice, a logout) ends the session; and an app
-// that asked to be told of the end (back-channel logout) is told of every other.
+// that asked to be told of the end (back-channel logout) is told of every other. What a person allows
+// an app of another party is kept, so the next sign-in that asks no more is not asked again.
 import type { AccessClaims } from '@acct/shared';
 import { AuthErrors } from '../../errors';
 import { callerAccount, hasRecentProof, requireSession } from '../shared/access';
@@ -24,10 +25,18 @@ export interface AppApproval {
  * sign-in of the last few minutes does, else step_up_required and the page asks for one.
  */
 export async function approveAppSignIn(
-  deps: Needs<'sessions' | 'revocations' | 'accounts' | 'ceremonies' | 'activity' | 'logger'>,
+  deps: Needs<'sessions' | 'revocations' | 'accounts' | 'ceremonies' | 'appConsents' | 'activity' | 'logger'>,
   claims: AccessClaims | undefined,
   app: App,
-  ask: { freshLogin: boolean; /** What the person allowed on the consent page (an app of another party). */ consented?: string[] },
+  ask: {
+    freshLogin: boolean;
+    /**
+     * An app of another party: what it asks (scopes, and a resource server's as `name:scope`),
+     * whether the person allowed it on the consent page just now, and whether the app asked for the
+     * question again (`prompt=consent`).
+     */
+    consent?: { asked: string[]; given: boolean; askAgain: boolean };
+  },
   ctx: RequestContext,
 ): Promise<AppApproval> {
   const caller = await requireSession(deps, claims, app.kind, { fresh: true });
@@ -41,7 +50,15 @@ export async function approveAppSignIn(
     const session = (await deps.sessions.list(app.kind, account.id)).find((s) => s.id === caller.sid);
     if (session) authTime = Math.floor(session.createdAt.getTime() / 1000);
   }
-  await noteActivity(deps, ctx, { kind: app.kind, accountId: account.id, type: 'app_signed_in', details: [app.name, ...(ask.consented ? [`allowed: ${ask.consented.join(' ')}`] : [])] });
+  // Another party's app: the person allows what it asks on the consent page, once; a later sign-in
+  // that asks no more is not asked again, unless the app asks for the question (prompt=consent).
+  const consent = app.firstParty ? undefined : (ask.consent ?? { asked: [], given: false, askAgain: true });
+  if (consent && !consent.given) {
+    const allowed = new Set((await deps.appConsents.find(app.kind, account.id, app.id))?.scopes ?? []);
+    if (consent.askAgain || !consent.asked.every((scope) => allowed.has(scope))) throw AuthErrors.consentRequired();
+  }
+  if (consent?.given) await deps.appConsents.allow(app.kind, account.id, { id: app.id, name: app.name }, consent.asked);
+  await noteActivity(deps, ctx, { kind: app.kind, accountId: account.id, type: 'app_signed_in', details: [app.name, ...(consent?.given ? [`allowed: ${consent.asked.join(' ')}`] : [])] });
   return { accountId: account.id, authTime };
 }
 

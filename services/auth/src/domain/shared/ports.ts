@@ -355,6 +355,30 @@ export interface SharedDeps {
   appLogouts: AppLogouts;
   /** The bot check of the routes where abuse starts (off unless BOT_CHECK). */
   botCheck: BotCheck;
+  /** What people allowed the apps of other parties (this service as an OpenID provider). */
+  appConsents: AppConsents;
+}
+
+/** What a person allowed an app of another party on the consent page: its scopes, and when. */
+export interface AppConsent {
+  appId: string;
+  appName: string;
+  scopes: string[];
+  at: Date;
+}
+
+/**
+ * The consents people gave apps of other parties, kept until taken back (or a year unused): a later
+ * sign-in to the app that asks no more than was allowed is not asked again.
+ */
+export interface AppConsents {
+  /** What the account allowed the app (undefined: nothing yet). */
+  find(kind: AccountKind, accountId: string, appId: string): Promise<AppConsent | undefined>;
+  /** Adds these scopes to what the account allowed the app. */
+  allow(kind: AccountKind, accountId: string, app: { id: string; name: string }, scopes: string[]): Promise<void>;
+  list(kind: AccountKind, accountId: string): Promise<AppConsent[]>;
+  /** Forgets what the account allowed the app, or every app. */
+  forget(kind: AccountKind, accountId: string, appId?: string): Promise<void>;
 }
 
 /** What a client needs before a route with a bot check: nothing (off), a challenge to solve (ALTCHA), or the widget to show (its site key). */

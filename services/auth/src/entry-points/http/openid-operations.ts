@@ -7,7 +7,8 @@
 //   GET  /oidc/interaction/<uid>        → 303 to the sign-in page of the app's kind, returning here
 //   GET  /oidc/interaction/<uid>/about  → the app, what it asks, whether a fresh sign-in is needed
 //   POST /oidc/interaction/<uid>/login  → with the page's access token (and {"consent":true} for an
-//                                         app of another party): the grant, and where the browser goes on
+//                                         app of another party the person has not allowed this yet, or that
+//                                         asked prompt=consent): the grant, and where the browser goes on
 //   POST /oidc/interaction/<uid>/abort  → the person said no: back to the app with access_denied
 // Each is bound to the browser by the provider's interaction cookie; the access token is a header,
 // never a cookie, so another site cannot make a browser approve.
@@ -107,15 +108,13 @@ export function openIdInteractionRoutes(deps: AuthDeps, provider: Provider, sett
     const app = appOf(client);
     const scopes = asked(interaction.params.scope, client.scope);
     const resources = resourcesOf(interaction, app.id);
-    if (!app.firstParty && (req.body as { consent?: unknown } | undefined)?.consent !== true) throw AuthErrors.consentRequired();
     const ctx = requestContext(req);
-    const approval = await approveAppSignIn(
-      deps,
-      settings.verifier.verifyHeader(req.get('authorization')),
-      app,
-      { freshLogin: freshLoginAsked(interaction.prompt), ...(app.firstParty ? {} : { consented: [...scopes, ...resources.flatMap((r) => r.scopes.map((s) => `${r.name}:${s}`))] }) },
-      ctx,
-    );
+    const consent = {
+      asked: [...scopes, ...resources.flatMap((r) => r.scopes.map((s) => `${r.name}:${s}`))],
+      given: (req.body as { consent?: unknown } | undefined)?.consent === true,
+      askAgain: interaction.prompt.reasons.includes('consent_prompt'),
+    };
+    const approval = await approveAppSignIn(deps, settings.verifier.verifyHeader(req.get('authorization')), app, { freshLogin: freshLoginAsked(interaction.prompt), consent }, ctx);
     const grant = new provider.Grant({ accountId: approval.accountId, clientId: app.id });
     grant.addOIDCScope(scopes.join(' '));
     // The product API's tokens, for the product's own apps alone (the provider refuses any other resource).

@@ -7,7 +7,8 @@ import type { Handlers } from '@acct/shared/http';
 import { exportOwnData, ownAvatar, ownProfile, ownSessions, removeOwnAvatar, replaceOwnAvatar, signOutOthers, signOutSession, updateOwnProfile } from '../../domain/account/profile';
 import { receiveAvatar } from './receive-avatar';
 import { readActivity } from '../../domain/shared/activity';
-import { requestContext } from './request-context';
+import { requestContext, requestContextOf } from './request-context';
+import { appsWithAccess, revokeAppAccess } from '../../domain/apps/apps-with-access';
 import { sendAvatar } from './send-avatar';
 
 export function profileOperations(deps: AuthDeps) {
@@ -60,6 +61,15 @@ export function profileOperations(deps: AuthDeps) {
     signOutSession: async (_req, res, user, params) => {
       await signOutSession(deps, user, params.sessionId);
       res.json(ok('Session signed out'));
+    },
+
+    listOwnApps: async (_req, res, user) => {
+      res.json(ok('Apps with access', { apps: await appsWithAccess(deps, user) }));
+    },
+
+    revokeOwnApp: async (req, res, user, params) => {
+      await revokeAppAccess(deps, user, params.appId, requestContextOf(req, user));
+      res.json(ok('Access taken back'));
     },
   } satisfies Partial<Handlers<'auth'>>;
 }
