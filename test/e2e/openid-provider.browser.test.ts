@@ -265,7 +265,7 @@ describe('openid-provider.browser', () => {
     expect(providerPage.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
-  test('an admin registers an app in the console, copies its secret shown once, makes a new one and deletes the app, each behind a question', async () => {
+  test('an admin registers an app in the console, copies its secret shown once, changes it, makes a new secret and deletes the app, each behind a question', async () => {
     const admin = await registerAndLogin(stack, 'admin');
     const page = await freshPage();
     await page.setViewport({ width: 360, height: 740 });
@@ -292,12 +292,22 @@ describe('openid-provider.browser', () => {
     await page.waitForSelector(`tr[data-app="${appId}"]`, { timeout: 15_000 });
     expect(await page.$('#app-secret code.secret')).toBeNull();
 
-    // A new secret, after a question; the old one keeps working through its overlap.
     const inRow = async (text: string) => {
       const buttons = await page.$$(`tr[data-app="${appId}"] button`);
       for (const button of buttons) if ((await button.evaluate((b: any) => b.textContent)) === text) return button.click();
       throw new Error(`no button "${text}" in the row of ${appId}`);
     };
+    // A change: where its browser comes back (matched exactly, so the whole list is replaced).
+    await page.click(`tr[data-app="${appId}"] summary`);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.$eval(`#f-redirect-uris-${appId}`, (area: any) => (area.value = ''));
+    await page.type(`#f-redirect-uris-${appId}`, 'https://reports.example.test/signed-in');
+    await inRow('Save the changes');
+    await waitForText(page, 'Reports is changed.');
+    const changed = await call(stack.url, 'GET', `/api/admin/apps/${appId}`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+    expect(changed.body.data.app.redirectUris).toEqual(['https://reports.example.test/signed-in']);
+
+    // A new secret, after a question; the old one keeps working through its overlap.
     await inRow('New secret');
     await waitForText(page, 'Make a new secret for Reports?');
     await inRow('New secret for Reports');

@@ -499,6 +499,7 @@ function appsTable(apps: OpenIdApp[], reload: () => Promise<boolean>, shown: HTM
           h(
             'td',
             {},
+            app.source === 'console' && changeAppForm(app, reload),
             app.source === 'console' &&
               app.confidential &&
               confirmFirst(
@@ -530,6 +531,36 @@ function appsTable(apps: OpenIdApp[], reload: () => Promise<boolean>, shown: HTM
       ),
     ),
   );
+}
+
+/** What may change of a console app (its name, where its browser comes back, first-party), folded under its row. */
+function changeAppForm(app: OpenIdApp, reload: () => Promise<boolean>): HTMLElement {
+  const name = field(t.appName, { name: 'name', required: true, maxlength: 64, autocomplete: 'off', value: app.name });
+  const redirects = uriLines(t.appRedirectsField, `redirect-uris-${app.id}`);
+  redirects.input.value = app.redirectUris.join('\n');
+  const logoutRedirects = uriLines(t.appLogoutRedirectsField, `post-logout-uris-${app.id}`);
+  logoutRedirects.input.value = app.postLogoutRedirectUris.join('\n');
+  const firstParty = h('input', { id: `first-party-${app.id}`, type: 'checkbox', ...(app.firstParty ? { checked: true } : {}) });
+  const form = validatedForm(
+    async () => {
+      const changed = await withStepUp(client, () =>
+        client.updateApp(app.id, { name: name.input.value.trim(), redirectUris: redirects.values(), postLogoutRedirectUris: logoutRedirects.values(), firstParty: firstParty.checked }),
+      );
+      if (!changed.ok) {
+        if (changed.error.code === 'validation_failed') status.error(changed.error.message);
+        else failed(changed);
+        return redirects.input;
+      }
+      await reload();
+      status.info(t.appChanged(changed.data.name));
+    },
+    name.wrapper,
+    redirects.wrapper,
+    logoutRedirects.wrapper,
+    h('div', { class: 'field checkbox' }, firstParty, h('label', { for: `first-party-${app.id}` }, t.appFirstParty)),
+    h('button', { type: 'submit' }, t.appChangeSubmit),
+  );
+  return h('details', {}, h('summary', { 'aria-label': t.appChangeOf(app.name) }, t.appChange), form);
 }
 
 /** A textarea of URIs, one per line. */

@@ -485,6 +485,10 @@ export const texts = {
     appBackchannelField: 'Back-channel logout address (optional)',
     appRegisterSubmit: 'Register',
     appRegistered: (name: string) => `${name} is registered.`,
+    appChange: 'Change',
+    appChangeOf: (name: string) => `Change ${name}`,
+    appChangeSubmit: 'Save the changes',
+    appChanged: (name: string) => `${name} is changed.`,
   },
   errors: {
     validation_failed: 'Some fields need another look.',

@@ -126,8 +126,9 @@ export class AdminClient extends AccountClient {
   }
 
   /** Needs a recent proof. */
-  async updateApp(id: string, changes: OpenIdAppRequest): Promise<Result<OpenIdApp>> {
-    return this.pick(await this.settle(this.api.PUT('/api/admin/apps/{appId}', { params: { path: { appId: id } }, body: changes })), (data) => data.app);
+  async updateApp(id: string, changes: Partial<OpenIdAppRequest>): Promise<Result<OpenIdApp>> {
+    // The fields given replace the app's (the schema's defaults are a registration's, not a change's).
+    return this.pick(await this.settle(this.api.PUT('/api/admin/apps/{appId}', { params: { path: { appId: id } }, body: changes as OpenIdAppRequest })), (data) => data.app);
   }
 
   /** Needs a recent proof. The new secret is in this answer alone; the old ones work `overlapHours` more (24 by default). */
