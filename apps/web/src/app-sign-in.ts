@@ -83,6 +83,7 @@ export async function continueToApp(request: AppRequest, accessToken: string | u
   // The product's own apps, and another party's that the person allowed this before, go straight on.
   showView(texts.appSignIn.title(request.app.name), status.element);
   if (!(await approve(false))) return;
+  status.clear();
   const decline = async () => {
     const answer = await call<{ redirectTo: string }>('POST', `/oidc/interaction/${request.uid}/abort`);
     if (answer.ok) location.assign(answer.data.redirectTo);

@@ -165,7 +165,7 @@ export const texts = {
     appsIntro: 'Apps you signed in to with this account, or allowed to use it. Taking access back signs the app out; it asks you again next time.',
     appsNone: 'No app yet.',
     appRevoke: 'Take back access',
-    appRevokeOf: (app: string) => `Take back the access of ${app}`,
+    appRevokeOf: (app: string) => `Take back access for ${app}`,
     appRevoked: (app: string) => `${app} is signed out, and will ask you again before it signs you in.`,
     appAccess: (app: { sessions: number; lastUsedAt: string | null; allowed: { scopes: string[] } | null }, date: (iso: string) => string) =>
       [

@@ -156,7 +156,7 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
     const activity = new MongoActivityLog(mongo, { retentionDays: config.activity.retentionDays, maxPerAccount: config.activity.maxPerAccount });
     const appLogoutQueue = config.openid.enabled ? new MongoAppLogoutQueue(mongo) : undefined;
     const managedApps = new MongoManagedApps(mongo);
-    await Promise.all([appLogoutQueue?.init(), config.openid.enabled ? managedApps.init() : undefined,stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), recoveries.init(), outbox.init(), activity.init()]);
+    await Promise.all([appLogoutQueue?.init(), config.openid.enabled ? managedApps.init() : undefined, stores.admin.init(), stores.user.init(), factors.init(), resets.init(), links.init(), resetRequests.init(), identities.init(), recoveries.init(), outbox.init(), activity.init()]);
     const registry = createRegistry('auth');
     const hasher = new BcryptPasswordHasher(config.passwords.cost, config.passwords.concurrency, config.passwords.queue);
     bcryptMetrics(registry, hasher);
