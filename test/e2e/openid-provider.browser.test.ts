@@ -151,7 +151,7 @@ describe('openid-provider.browser', () => {
     await page.goto(`${issuer}/account`);
     await page.waitForSelector('[data-app=desktop]', { timeout: 15_000 });
     await page.click('[data-app=desktop] button');
-    await waitForText(page, 'Desktop is signed out.');
+    await waitForText(page, 'Desktop is signed out, and will ask you again');
     const sessions = await call(stack.url, 'GET', '/api/auth/user/sessions', { headers: { authorization: `Bearer ${person.accessToken}` } });
     expect(sessions.body.data.sessions.filter((s: { app: unknown }) => s.app)).toEqual([]);
   });
