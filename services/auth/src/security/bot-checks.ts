@@ -90,14 +90,17 @@ export class AltchaBotCheck implements BotCheck {
   async passes(answer: string): Promise<boolean> {
     const payload = readPayload(answer);
     if (!payload) return false;
-    const result = await altcha().verifySolution({
-      challenge: payload.challenge as never,
-      solution: payload.solution as never,
-      deriveKey: pbkdf2().deriveKey,
-      hmacSignatureSecret: this.signatureKey,
-      hmacKeySignatureSecret: this.keySignatureKey,
-    });
-    if (!result.verified) return false;
+    // The client wrote every field: whatever the library makes of a hostile one is a refusal, never a 500.
+    const verified = await altcha()
+      .verifySolution({
+        challenge: payload.challenge as never,
+        solution: payload.solution as never,
+        deriveKey: pbkdf2().deriveKey,
+        hmacSignatureSecret: this.signatureKey,
+        hmacKeySignatureSecret: this.keySignatureKey,
+      })
+      .then((result) => result.verified, () => false);
+    if (!verified) return false;
     // Once: the first request with this solved challenge takes it.
     const expiresAt = Number(payload.challenge.parameters.expiresAt);
     const seconds = Math.max(1, Math.ceil(expiresAt - Date.now() / 1000));
