@@ -112,10 +112,7 @@ function openIdProvider(
       tokenClaims: (grantId, logout) => appTokenClaims(deps, grantId, logout),
       grantEnded: (grantId) => endAppGrant(deps, grantId),
       managedApp: (id) => appForProtocol(deps, id),
-      secretMatches: async (id, presented) => {
-        const app = await appForProtocol(deps, id);
-        return app !== undefined && appSecretMatches(app.secrets, presented);
-      },
+      secretMatches: (secrets, presented) => appSecretMatches(secrets, presented),
     },
     deps.logger,
   );

@@ -49,9 +49,9 @@ export interface OpenIdHooks {
   /** The grant ended at the provider: its session ends too. */
   grantEnded(grantId: string): Promise<void>;
   /** An app admins registered (domain/apps/managed-apps.ts), read at each request that names it; undefined when there is none. */
-  managedApp(id: string): Promise<(AppDefinition & { id: string }) | undefined>;
-  /** Whether `presented` is a secret of that app that still works (they are kept hashed, with an overlap after a rotation). */
-  secretMatches(id: string, presented: string): Promise<boolean>;
+  managedApp(id: string): Promise<(AppDefinition & { id: string; secrets: Array<{ hash: string; expiresAt?: Date }> }) | undefined>;
+  /** Whether `presented` is one of an app's secrets that still works (they are kept hashed, each with the end of its overlap after a rotation). */
+  secretMatches(secrets: Array<{ hash: string; expiresAt?: Date }>, presented: string): boolean;
 }
 
 /** The scopes an app may be given; `api` is the product API's, given only to its own apps. */
@@ -192,7 +192,8 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
   const declaredOrigins = new Set(settings.clients.flatMap((c) => (c.backchannelLogoutUri ? [new URL(c.backchannelLogoutUri).origin] : [])));
 
   // A console app's secret is not the library's to compare (it holds hashes): its metadata carries
-  // this stand-in, random to the process so that it matches nothing even if compared, and
+  // this stand-in, random to the process so that it matches nothing even if compared, with the
+  // hashes beside it (`secret_hashes`, read with the app: no second read to check a secret), and
   // compareClientSecret below asks the hook instead.
   const managedSecret = randomBytes(32).toString('base64url');
   // The console's apps, as the library's `Client` model: read at each request (a change holds at once;
@@ -200,7 +201,9 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
   const managedClients = {
     async find(id: string) {
       const app = await hooks.managedApp(id);
-      return app ? clientMetadata({ ...app, secret: app.confidential ? managedSecret : undefined }) : undefined;
+      if (!app) return undefined;
+      const metadata = clientMetadata({ ...app, secret: app.confidential ? managedSecret : undefined });
+      return app.confidential ? { ...metadata, secret_hashes: app.secrets.map((s) => ({ hash: s.hash, expires_at: s.expiresAt?.getTime() ?? null })) } : metadata;
     },
   };
 
@@ -212,8 +215,9 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
       return fetch(url, options);
     },
     extraClientMetadata: {
-      properties: ['account_kind', 'first_party'],
+      properties: ['account_kind', 'first_party', 'secret_hashes'],
       validator(_ctx, key, value) {
+        if (key === 'secret_hashes' && value !== undefined && !Array.isArray(value)) throw new errors.InvalidClientMetadata('secret_hashes must be a list');
         if (key === 'account_kind' && value !== undefined && value !== 'user' && value !== 'admin') throw new errors.InvalidClientMetadata('account_kind must be user or admin');
         if (key === 'first_party' && value !== undefined && typeof value !== 'boolean') throw new errors.InvalidClientMetadata('first_party must be a boolean');
       },
@@ -373,7 +377,10 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
   const provider = new library.Provider(settings.issuer, configuration);
   const compareSecret = provider.Client.prototype.compareClientSecret;
   provider.Client.prototype.compareClientSecret = async function (this: InstanceType<Provider['Client']>, presented: string) {
-    if (this.clientSecret === managedSecret) return hooks.secretMatches(this.clientId, presented);
+    if (this.clientSecret === managedSecret) {
+      const kept = (this as unknown as { secret_hashes?: Array<{ hash: string; expires_at: number | null }> }).secret_hashes ?? [];
+      return hooks.secretMatches(kept.map((s) => ({ hash: s.hash, ...(s.expires_at !== null ? { expiresAt: new Date(s.expires_at) } : {}) })), presented);
+    }
     return compareSecret.call(this, presented);
   };
   // Behind the gateway: the issuer's scheme and host are the ones the public sees (set per request by the entry point).

@@ -42,12 +42,13 @@ export async function revokeAppAccess(
   appId: string,
   ctx: RequestContext,
 ): Promise<void> {
-  const app = (await appsWithAccess(deps, caller)).find((a) => a.id === appId);
-  if (!app) throw AuthErrors.appNotFound();
-  const held = (await deps.sessions.list(caller.kind, caller.sub)).filter((s) => s.app?.id === appId).map((s) => s.id);
+  const [sessions, consent] = await Promise.all([deps.sessions.list(caller.kind, caller.sub), deps.appConsents.find(caller.kind, caller.sub, appId)]);
+  const held = sessions.filter((s) => s.app?.id === appId);
+  const name = held[0]?.app?.name ?? consent?.appName;
+  if (name === undefined) throw AuthErrors.appNotFound();
   const ended: string[] = [];
-  for (const sessionId of held) if (await deps.sessions.revokeSession(caller.kind, caller.sub, sessionId)) ended.push(sessionId);
+  for (const { id } of held) if (await deps.sessions.revokeSession(caller.kind, caller.sub, id)) ended.push(id);
   await deps.appConsents.forget(caller.kind, caller.sub, appId);
-  await noteActivity(deps, ctx, { kind: caller.kind, accountId: caller.sub, type: 'app_access_revoked', details: [app.name] });
+  await noteActivity(deps, ctx, { kind: caller.kind, accountId: caller.sub, type: 'app_access_revoked', details: [name] });
   await announceEnded(deps, caller.kind, caller.sub, ended, ctx);
 }

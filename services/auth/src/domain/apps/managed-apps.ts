@@ -115,7 +115,7 @@ function newSecret(now: Date): { secret: string; record: AppSecretRecord } {
 }
 
 /** Whether `presented` is one of the app's secrets that still works; every kept secret is compared, so the answer takes as long whichever matched. */
-export function appSecretMatches(secrets: AppSecretRecord[], presented: unknown, now = new Date()): boolean {
+export function appSecretMatches(secrets: Array<Pick<AppSecretRecord, 'hash' | 'expiresAt'>>, presented: unknown, now = new Date()): boolean {
   if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;
   const given = Buffer.from(appSecretHash(presented), 'hex');
   let matched = false;
