@@ -5,7 +5,8 @@
 // It registers a throwaway user through the API, signs in through the page, and photographs each
 // page at a phone's width in Debian's Chromium (CHROMIUM_PATH to use another). SCREENSHOTS_PREFIX
 // names another set (`branded-` for a stack started with PRODUCT_NAME, BRAND_COLOR and BRAND_DIR),
-// SCREENSHOTS_ONLY a few of them (`login,account`).
+// SCREENSHOTS_ONLY a few of them (`login,account`), SCREENSHOTS_LANGUAGE the language the browser
+// asks for (its Accept-Language: `de` for the German set).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,7 @@ const browser = await puppeteer.launch({
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1 });
+  if (process.env.SCREENSHOTS_LANGUAGE) await page.setExtraHTTPHeaders({ 'Accept-Language': process.env.SCREENSHOTS_LANGUAGE });
   const prefix = process.env.SCREENSHOTS_PREFIX ?? '';
   const only = process.env.SCREENSHOTS_ONLY ? new Set(process.env.SCREENSHOTS_ONLY.split(',')) : undefined;
   const shoot = async (name, url, settle) => {

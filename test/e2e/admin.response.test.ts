@@ -358,7 +358,7 @@ describe('reads.response', () => {
       expect([short.status, short.body.message]).toEqual([400, 'Name must be 2-20 characters']);
       for (const body of [{ name: 'Grace', email: buildAccount().email }, { password: 'another-long-password' }, { name: 'Grace', disabled: false }]) {
         const res = await putMe(user.accessToken, body);
-        expect([res.status, res.body.message]).toEqual([400, 'Only name can be changed here; the email address and the password have their own routes']);
+        expect([res.status, res.body.message]).toEqual([400, 'Only name and language can be changed here; the email address and the password have their own routes']);
       }
       expect((await call(stack.url, 'GET', '/api/auth/user/me', { headers: bearer(user.accessToken) })).body.data.user.name).toBe(user.account.name);
       expect((await putMe(admin.accessToken, { name: 'Admin Name' })).status).toBe(403);

@@ -1086,7 +1086,7 @@ describe('a branded deployment', () => {
     const page = await freshPage();
     await page.goto(`${origin}/login`);
     await waitForHeading(page, 'Sign in');
-    expect(await page.$eval('header', (h) => h.textContent?.trim())).toBe('Northwind');
+    expect(await page.$eval('header .brand', (h) => h.textContent?.trim())).toBe('Northwind');
     expect(await page.$eval('header img.logo', (i) => (i as any).naturalWidth > 0 && i.getAttribute('src'))).toBe('/brand/logo.svg');
     expect(await page.title()).toBe('Sign in · Northwind');
     expect(await page.$eval('button[type=submit]', (b) => getComputedStyle(b).backgroundColor)).toBe('rgb(107, 47, 179)');
@@ -1096,6 +1096,61 @@ describe('a branded deployment', () => {
     const theme = await call(origin, 'GET', '/brand/theme.css');
     expect([theme.status, theme.headers.get('content-type')]).toEqual([200, 'text/css; charset=utf-8']);
     expect((await call(origin, 'GET', '/brand/brand.css')).status).toBe(404);
+  });
+});
+
+describe("the person's language", () => {
+  /** The mail to `address` whose text matches `pattern`, decoded. */
+  const mailTo = (address: string, pattern: RegExp) => until(() => mails().find((m) => m.includes(`To: ${address}`) && pattern.test(m)), 10_000, `a mail to ${address} matching ${pattern}`);
+  const lang = (page: Page) => page.$eval('html', (e) => e.getAttribute('lang'));
+
+  it('speaks what the browser asks for, switches on every page, keeps the choice for the account, and mails in it', async () => {
+    const user = await registerAndLogin(stack);
+    // A browser that asks for German gets every page in it, errors and the title too.
+    const page = await freshPage();
+    await page.setExtraHTTPHeaders({ 'Accept-Language': 'de-DE,de;q=0.9,en;q=0.5' });
+    await page.goto(`${origin}/forgot-password`);
+    await waitForHeading(page, 'Passwort zurücksetzen');
+    expect([await lang(page), await page.title()]).toEqual(['de', 'Passwort zurücksetzen · Northwind']);
+    await press(page, 'Link senden');
+    await page.waitForFunction(() => document.title.startsWith('Fehler: '), { timeout: 10_000 });
+    expect(await page.$eval('.field-error', (e) => e.textContent)).toBe('Geben Sie E-Mail ein');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // The mail a German page asks for is German, for an account that chose no language.
+    await fill(page, 'E-Mail', user.account.email);
+    await press(page, 'Link senden');
+    await page.waitForFunction(() => document.body.textContent?.includes('ist ein Link zum Zurücksetzen'), { timeout: 10_000 });
+    const reset = await mailTo(user.account.email, /Content-Language: de/);
+    expect(reset).toContain(`Hallo ${user.account.name},`);
+
+    // The switch, on the page's header: English, kept for this browser.
+    expect(await page.$$eval('header nav[aria-label=Sprache] li', (items) => items.map((i) => [i.textContent, i.firstElementChild?.getAttribute('lang'), i.firstElementChild?.hasAttribute('aria-current')]))).toEqual([
+      ['English', 'en', false],
+      ['Deutsch', 'de', true],
+    ]);
+    await Promise.all([page.waitForNavigation(), press(page, 'English')]);
+    await waitForHeading(page, 'Reset your password');
+    expect(await lang(page)).toBe('en');
+    await page.goto(`${origin}/login?return_to=/account`);
+    await waitForHeading(page, 'Sign in');
+
+    // Signed in, the owner keeps German for the account: every browser it signs in on then speaks it.
+    await signInByKeyboard(page, user.account.email, user.account.password);
+    await waitForHeading(page, 'Your account');
+    await Promise.all([page.waitForNavigation(), press(page, 'Deutsch')]);
+    await waitForHeading(page, 'Ihr Konto');
+    await page.waitForSelector('.sessions li');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${user.accessToken}` } });
+    expect(me.body.data.user.language).toBe('de');
+    const elsewhere = await freshPage();
+    await elsewhere.setExtraHTTPHeaders({ 'Accept-Language': 'en-US,en;q=0.9' });
+    await elsewhere.goto(`${origin}/login?return_to=/account`);
+    await waitForHeading(elsewhere, 'Sign in');
+    await signInByKeyboard(elsewhere, user.account.email, user.account.password);
+    await waitForHeading(elsewhere, 'Ihr Konto');
+    // Dates as German writes them (day before month, a 24-hour clock).
+    expect(await elsewhere.$eval('.sessions li', (li) => li.textContent)).toMatch(/\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}/);
   });
 });
 
@@ -1121,7 +1176,9 @@ describe('how the gateway serves the pages', () => {
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(res.headers.get('content-encoding')).toBe('br');
     const html = await res.text();
-    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    // No script runs but from a file: the page's texts are a JSON data block, which no browser runs.
+    expect(html).not.toMatch(/<script(?![^>]*\b(?:src=|type="application\/json"))[^>]*>/);
+    expect(html).toMatch(/<script type="application\/json" id="acct-texts">\{"lng":"en",/);
     expect(html).toContain(`<meta name="acct:return-origins" content="${app.origin}" />`);
     const again = await fetch(`${stack.url}/login`, { headers: { 'if-none-match': res.headers.get('etag')! } });
     expect(again.status).toBe(304);

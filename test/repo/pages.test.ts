@@ -8,10 +8,17 @@ import zlib from 'node:zlib';
 import yaml from 'js-yaml';
 import { buildPages, repositoryRoot } from '@acct/test-harness/build';
 import { identityRedirectErrors } from '@acct/auth';
-import { errorText, texts, waitInWords } from '../../apps/web/src/texts';
+import { Languages } from '@acct/shared/languages';
+import { errorText, textsIn, translator } from '../../apps/web/src/texts';
 
 /** Bytes of JavaScript each page may load, gzip-compressed. */
 const BUDGET_GZIP_BYTES: Record<string, number> = { 'signin.html': 60 * 1024, 'account.html': 80 * 1024, 'admin.html': 80 * 1024 };
+
+const languages = new Languages();
+/** The pages' texts in a language, as the gateway gives them to a page. */
+const textsOf = (code: string) => textsIn(translator(code, languages.file(code).pages));
+const texts = textsOf('en');
+const waitInWords = texts.waitInWords;
 
 describe('the hosted pages', () => {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acct-pages-budget-'));
@@ -31,7 +38,22 @@ describe('the hosted pages', () => {
       'about 2 hours',
       'about 24 hours',
     ]);
-    expect(errorText({ code: 'rate_limited', message: '', retryAfter: 900 })).toBe(`${texts.errors.rate_limited} Try again in about 15 minutes.`);
+    expect(errorText({ code: 'rate_limited', message: '', retryAfter: 900 }, texts)).toBe(`${texts.errors.rate_limited} Try again in about 15 minutes.`);
+    const german = textsOf('de');
+    expect([1, 45, 900, 5_400, 7_200].map(german.waitInWords)).toEqual(['1 Sekunde', '45 Sekunden', 'etwa 15 Minuten', 'etwa 2 Stunden', 'etwa 2 Stunden']);
+    expect(errorText({ code: 'rate_limited', message: '', retryAfter: 900 }, german)).toBe('Zu viele Versuche. Warten Sie einen Moment und versuchen Sie es dann erneut. Versuchen Sie es in etwa 15 Minuten erneut.');
+  });
+
+  it('asks every language for texts it has: each key texts.ts names is in every shipped language file', () => {
+    const source = fs.readFileSync(path.join(repositoryRoot, 'apps/web/src/texts.ts'), 'utf8');
+    const keys = [...new Set([...source.matchAll(/\bt\('([\w.]+)'/g)].map((m) => m[1]))];
+    expect(keys.length).toBeGreaterThan(350);
+    for (const code of languages.codes) {
+      const t = languages.t(code, 'pages', { escape: false });
+      // A key is there when i18next finds it, as itself or in its plural forms.
+      const absent = keys.filter((key) => (t(key, { count: 2, returnObjects: true } as never) as unknown) === key);
+      expect([code, absent]).toEqual([code, []]);
+    }
   });
 
   it("has a text for every error code of the API (and for the browser's own two failures)", () => {

@@ -4,10 +4,10 @@
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
 import { AccountClient, type Account, type FactorEntry, type Factors, type Session } from '@acct/client';
-import { actionButton, confirmFirst, field, formatDate, h, link, showView, statusLine, useProblemWords, validatedForm } from './dom';
+import { actionButton, confirmFirst, field, formatDate, h, keepLanguage, languageSwitch, link, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { withPasswordRules } from './password-rules';
-import { errorText, texts } from './texts';
+import { errorText, languages, pageLanguage, texts } from './texts';
 
 // A session ended elsewhere (signed out, a reset, a disable) takes the account off screen at the next call.
 const client = new AccountClient({ kind: 'user', onSignedOut: () => toSignIn() });
@@ -30,6 +30,12 @@ async function start(): Promise<void> {
     return;
   }
   const account = me.data;
+  // The account's language goes with it to every browser it signs in on: this page is served again in it.
+  if (account.language && account.language !== pageLanguage && languages.some((l) => l.code === account.language)) {
+    keepLanguage(account.language);
+    return location.reload();
+  }
+  languageSwitch((code) => client.setLanguage(code));
   const sessionsList = h('ul', { class: 'sessions' });
   showView(
     texts.account.title,

@@ -8,7 +8,7 @@
 import './style.css';
 import { AdminClient, type Account, type ActivityEntry, type ActivityFilter, type DesktopRelease, type OpenIdApp, type OpenIdAppRequest, type Page, type Platform, type Result } from '@acct/client';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
-import { actionButton, confirmFirst, field, formatDate, h, showView, statusLine, useProblemWords, validatedForm } from './dom';
+import { actionButton, confirmFirst, field, formatDate, h, languageSwitch, showView, statusLine, useProblemWords, validatedForm } from './dom';
 import { errorText, texts } from './texts';
 
 // A session ended elsewhere takes the console off screen at the next call.
@@ -683,6 +683,8 @@ function adminsView(): void {
 async function start(): Promise<void> {
   showView(t.title, h('p', { role: 'status' }, t.loading));
   if (!(await client.refresh())) return toSignIn();
+  // An administrator's language is this browser's (kept in its cookie); only users keep one on the account.
+  languageSwitch();
   window.addEventListener('hashchange', route);
   route();
 }

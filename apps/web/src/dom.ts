@@ -1,7 +1,7 @@
 // The few DOM helpers the pages need: elements from data (never HTML strings, so nothing a user
 // typed or the API answered is ever parsed as markup), labelled fields, an announced status line,
 // and a view switch that moves focus to the new heading for keyboard and screen-reader users.
-import { texts } from './texts';
+import { languages, pageLanguage, texts } from './texts';
 
 type Child = Node | string | false | null | undefined;
 type Attributes = Record<string, string | boolean | number | undefined | ((event: Event) => void)>;
@@ -231,7 +231,43 @@ export function link(href: string, text: string): HTMLAnchorElement {
   return h('a', { href }, text);
 }
 
+/** A date and time as the page's language writes them ("3 Dec 2026, 14:05", "03.12.2026, 14:05"). */
 export function formatDate(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(pageLanguage, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** The cookie the switch sets, which the gateway reads before Accept-Language (libs/shared languages LANGUAGE_COOKIE). */
+const LANGUAGE_COOKIE = 'acct_lang';
+
+/** Keeps `code` as this browser's language for the pages (a year), for the gateway to serve them in. */
+export function keepLanguage(code: string): void {
+  const secure = location.protocol === 'https:' ? '; Secure' : '';
+  document.cookie = `${LANGUAGE_COOKIE}=${encodeURIComponent(code)}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
+}
+
+/**
+ * The language switch in the page's header (where more than one language is offered): each
+ * language by its own name, in its own language (GOV.UK's pattern). Choosing one keeps it for this
+ * browser, lets the page keep it elsewhere too (`remember`: the account's), and loads the page again
+ * in it.
+ */
+export function languageSwitch(remember?: (code: string) => Promise<unknown>): void {
+  const header = document.querySelector('header');
+  if (!header || languages.length < 2) return;
+  const choose = async (code: string) => {
+    keepLanguage(code);
+    await remember?.(code).catch(() => undefined);
+    location.reload();
+  };
+  const items = languages.map(({ code, name }) =>
+    h(
+      'li',
+      {},
+      code === pageLanguage
+        ? h('span', { 'aria-current': 'true', lang: code }, name)
+        : h('button', { type: 'button', class: 'link', lang: code, onclick: () => void choose(code) }, name),
+    ),
+  );
+  header.append(h('nav', { class: 'languages', 'aria-label': texts.language.label }, h('ul', {}, ...items)));
 }

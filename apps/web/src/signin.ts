@@ -4,7 +4,7 @@
 import './style.css';
 import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser';
 import { AccountClient, challengeFromReturn, type AccountKind, type ApiError, type Challenge } from '@acct/client';
-import { actionButton, busy, field, h, link, showProblems, showView, statusLine, useProblemWords, validatedForm, type Field, type Problem } from './dom';
+import { actionButton, busy, field, h, languageSwitch, link, showProblems, showView, statusLine, useProblemWords, validatedForm, type Field, type Problem } from './dom';
 import { withPasswordRules } from './password-rules';
 import { errorText, texts } from './texts';
 import { allowedReturnTarget } from '@acct/shared/return-target';
@@ -585,6 +585,7 @@ async function afterProvider(): Promise<boolean> {
 }
 
 void (async () => {
+  languageSwitch();
   const mailedLink = params.get('email_sign_in');
   if ((path === '/login' || path === '/admin/login') && mailedLink) return emailLinkSignInView(mailedLink);
   if ((path === '/login' || path === '/admin/login') && (await afterProvider())) return;

@@ -301,6 +301,11 @@ export class AccountClient {
     return this.pick(await this.settle(this.api.PUT('/api/auth/user/me', { body: { name } })), (data) => data.user);
   }
 
+  /** Keeps a language (a tag such as `de`) as the one the account's pages and mails speak. */
+  async setLanguage(language: string): Promise<Result<Account>> {
+    return this.pick(await this.settle(this.api.PUT('/api/auth/user/me', { body: { language } })), (data) => data.user);
+  }
+
   /** Replaces the user's picture with an image file (PNG, JPEG or WebP, at most 2 MiB; the service reads the type from its bytes). */
   async replaceAvatar(image: Blob): Promise<Result<Account>> {
     const form = new FormData();

@@ -6,6 +6,8 @@ const envelope = {
   eventId: z.string().min(1),
   occurredAt: z.string().datetime(),
   requestId: z.string().optional(),
+  /** The language the mail or push speaks (the account's choice, else the request's): a tag such as `de`; absent, English. */
+  language: z.string().max(35).optional(),
 };
 const kind = z.enum(['admin', 'user']);
 // The same rule the routes apply, so an address an account was created with is one its mail can go to.

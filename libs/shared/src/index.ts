@@ -25,3 +25,4 @@ export * from './metrics';
 export * from './session-liveness';
 export * from './desktop-release';
 export * from './html';
+export * from './language-tag';

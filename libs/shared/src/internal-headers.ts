@@ -31,4 +31,6 @@ export const InternalHeaders = {
   /** Outbound, on a second step the person asked to trust this browser at: the cookie's value, and its lifetime (seconds). */
   setTrustedBrowser: 'x-set-trusted-browser',
   trustedBrowserMaxAge: 'x-trusted-browser-max-age',
+  /** Inbound: the language the gateway chose for the request (its switch's cookie, else Accept-Language, among those offered). */
+  language: 'x-language',
 } as const;

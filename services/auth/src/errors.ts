@@ -185,5 +185,6 @@ export const AuthErrors = {
   avatarTooLarge: () => errors.tooLarge('Avatar must be at most 2 MiB'),
   noAvatarStored: () => error('avatar_not_found', 'This user has no avatar'),
   profileNameMissing: () => bad('Please provide name'),
-  profileOnlyName: () => bad('Only name can be changed here; the email address and the password have their own routes'),
+  profileOnlyName: () => bad('Only name and language can be changed here; the email address and the password have their own routes'),
+  languageInvalid: () => bad('language must be a language tag such as en or de'),
 };

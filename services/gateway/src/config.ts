@@ -37,6 +37,8 @@ export const gatewaySchema = z.object({
     .optional(),
   /** A folder of the pages' brand: `logo.svg` or `logo.png` (shown in every page's header) and `brand.css` (added after the pages' own styles). */
   BRAND_DIR: z.string().min(1).optional(),
+  /** A folder of the deployment's language files (`<code>.json`, as libs/shared/locales/en.json): each adds a language to the pages and the mails, or rewords a shipped one; the gateway and the notifier read the same folder. */
+  LANGUAGES_DIR: z.string().min(1).optional(),
   /** The hosted pages (sign-in, the mailed links' pages, the account console): on, or off for an API alone. */
   PAGES: z.enum(['on', 'off']).default('on'),
   /** Where the pages' build is (npm run build makes apps/web/dist, the default; the gateway image has it there too). */

@@ -26,6 +26,8 @@ import { GatewayErrors } from './errors';
 import { cookiesFromService, cookiesToService } from './refresh-cookie-bridge';
 import { elapsedMs, logRequest, resolveRequestId, type Actor } from './request-log';
 import type { Pages } from './pages';
+import { requestLanguage } from './language';
+import type { Languages } from '@acct/shared/languages';
 import { PublicCache, type Fill } from './public-cache';
 import type { RevocationEvents } from './revocation-events';
 import { ROUTES, RouteMatcher, actsOnSession, pathOf, type RouteSpec, type Upstream } from '@acct/shared/routes';
@@ -47,6 +49,8 @@ export interface GatewayDeps {
   http?: HttpMetrics;
   /** The hosted pages and their assets, when built and on. */
   pages?: Pages;
+  /** The languages offered: each request's is told to the services (a mail it causes speaks it). */
+  languages?: Languages;
   /** The revocation feed as server-sent events, for back ends holding a feed token. */
   revocationEvents?: RevocationEvents;
 }
@@ -219,7 +223,7 @@ export function createGatewayHandler(deps: GatewayDeps): http.RequestListener {
     res.once('finish', () => logOnce());
     // Closed before the answer was all sent: the client gave up (499, as nginx logs it), whatever the service did.
     res.once('close', () => logOnce(res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST));
-    const ctx: ForwardContext = { span, ip: a.ip, requestId: a.requestId, production, security: answerSecurity, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS, upstreamTimeoutMs };
+    const ctx: ForwardContext = { span, ip: a.ip, requestId: a.requestId, production, security: answerSecurity, limit: route.body === 'stream' ? config.UPLOAD_LIMIT_BYTES : jsonLimit, bodyTimeoutMs: config.BODY_TIMEOUT_MS, upstreamTimeoutMs, language: deps.languages && requestLanguage(deps.languages, req) };
     if (!guarded(req, res, route, ctx)) return;
     if (route.upstream === 'local') {
       req.resume();
@@ -269,6 +273,8 @@ interface ForwardContext {
   bodyTimeoutMs: number;
   /** How long the gateway waits for a service's answer (sent on as the service's deadline). */
   upstreamTimeoutMs: string;
+  /** The language chosen for the request (the switch's cookie, else Accept-Language), told to the service. */
+  language?: string;
   /** The public answers held: filled from this answer (`fill`), or emptied once this change is accepted (the route's `evictsCached`). */
   cache?: PublicCache;
   fill?: Fill;
@@ -300,6 +306,7 @@ function upstreamHeaders(req: http.IncomingMessage, route: RouteSpec, ctx: Forwa
   outgoing[InternalHeaders.clientIp] = ctx.ip;
   outgoing[InternalHeaders.requestId] = ctx.requestId;
   outgoing[InternalHeaders.requestBudget] = ctx.upstreamTimeoutMs;
+  if (ctx.language) outgoing[InternalHeaders.language] = ctx.language;
   ctx.span?.inject(outgoing);
   if (route.protocol === 'openid') {
     for (const name of OPENID_REQUEST_HEADERS) {

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { Languages } from '@acct/shared/languages';
+import { requestLanguage } from './language';
 
 /** The page paths and the built file each is served from; any other path is not a page. */
 export const PAGE_PATHS: Readonly<Record<string, string>> = {
@@ -58,22 +60,29 @@ export function pagesPolicy(production: boolean): string {
 
 export class Pages {
   private readonly files = new Map<string, StaticFile>();
+  /** Each page in each language, by route then language code. */
+  private readonly pages = new Map<string, Map<string, StaticFile>>();
+  private readonly languages: Languages = new Languages();
 
   /**
    * Reads `dir` (a build of apps/web). Missing, there are no pages, and `missing` says why. The
    * return origins (the gateway's CORS_ORIGINS) go into each page's meta tag: where a sign-in may
-   * go back to besides this site.
+   * go back to besides this site. Each page is made once per language (`languages`), with that
+   * language's texts in it (English under any it lacks), and served in the request's.
    */
   constructor(
     readonly dir: string | undefined,
-    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean; supportContact?: string; brand?: Brand },
+    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean; supportContact?: string; brand?: Brand; languages?: Languages },
   ) {
     if (!dir || !fs.existsSync(path.join(dir, 'signin.html'))) return;
     const security = withoutHeaders(options.securityHeaders, ['content-security-policy', 'x-frame-options']);
     const common = [...security, 'Content-Security-Policy', pagesPolicy(options.production), 'X-Frame-Options', 'DENY', 'Vary', 'Accept-Encoding'];
     const origins = escapeAttribute(options.returnOrigins.join(' '));
     const brand = brandFiles(options.brand ?? {});
-    const html = new Map<string, StaticFile>();
+    const languages = options.languages ?? new Languages();
+    this.languages = languages;
+    const spoken = languages.codes.map((code) => ({ code, texts: pageTexts(languages, code) }));
+    const html = new Map<string, Map<string, StaticFile>>();
     for (const name of fs.readdirSync(dir)) {
       if (!name.endsWith('.html')) continue;
       const text = branded(
@@ -84,12 +93,17 @@ export class Pages {
         options.brand ?? {},
         brand,
       );
-      html.set(name, prepared(Buffer.from(text), [...common, 'Content-Type', TYPES['.html'], 'Cache-Control', 'no-cache', 'Referrer-Policy', 'no-referrer']));
+      const inLanguages = new Map<string, StaticFile>();
+      for (const { code, texts } of spoken) {
+        const headers = [...withoutHeaders(common, ['vary']), 'Vary', 'Accept-Encoding, Accept-Language, Cookie', 'Content-Language', code];
+        inLanguages.set(code, prepared(Buffer.from(inLanguage(text, code, texts)), [...headers, 'Content-Type', TYPES['.html'], 'Cache-Control', 'no-cache', 'Referrer-Policy', 'no-referrer']));
+      }
+      html.set(name, inLanguages);
     }
     for (const [name, body] of brand.files) this.files.set(`/brand/${name}`, prepared(body, [...common, 'Content-Type', TYPES[path.extname(name)], 'Cache-Control', 'no-cache']));
     for (const [route, name] of Object.entries(PAGE_PATHS)) {
-      const file = html.get(name);
-      if (file) this.files.set(route, file);
+      const inLanguages = html.get(name);
+      if (inLanguages) this.pages.set(route, inLanguages);
     }
     const assets = path.join(dir, 'assets');
     if (fs.existsSync(assets)) {
@@ -103,14 +117,16 @@ export class Pages {
 
   /** Whether any page was found (a gateway without a build serves the API alone). */
   get enabled(): boolean {
-    return this.files.size > 0;
+    return this.pages.size > 0;
   }
 
   /** Answers a GET or HEAD of a page or asset; false when the path is neither. */
   serve(req: http.IncomingMessage, res: http.ServerResponse, pathname: string, requestId: string): boolean {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return false;
-    const file = this.files.get(pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname);
+    const route = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+    const page = this.pages.get(route);
+    const file = page ? page.get(requestLanguage(this.languages, req)) : this.files.get(route);
     if (!file) return false;
     req.resume();
     if (req.headers['if-none-match'] === file.etag) {
@@ -155,6 +171,18 @@ function branded(html: string, brand: Brand, files: { files: Map<string, Buffer>
   if (files.logo) text = text.replace('<span class="brand">', `<img class="logo" src="/brand/${files.logo}" alt="" /><span class="brand">`);
   if (files.files.has('theme.css')) text = text.replace('</head>', '  <link rel="stylesheet" href="/brand/theme.css" />\n  </head>');
   return text;
+}
+
+/** What a page in `code` carries of its language: the texts the pages read, the languages its switch offers. */
+function pageTexts(languages: Languages, code: string): string {
+  // Inside <script>, "</script" or "<!--" would end or bend the element: '<' is written as \u003c, which JSON reads back alike.
+  return JSON.stringify({ lng: code, languages: languages.choices, pages: languages.file(code).pages }).replace(/</g, '\\u003c');
+}
+
+/** A page in a language: `<html lang>` says it, and its texts go in as a JSON data block (never run, so the strict CSP stands). */
+function inLanguage(html: string, code: string, texts: string): string {
+  const tagged = html.replace(/<html lang="[^"]*"/, `<html lang="${escapeAttribute(code)}"`);
+  return tagged.replace('</head>', `  <script type="application/json" id="acct-texts">${texts}</script>\n  </head>`);
 }
 
 function prepared(body: Buffer, headers: string[]): StaticFile {

@@ -3,6 +3,7 @@
 // auth or desktop answers 503 per request, and never takes every gateway replica out of rotation.
 import { AccessTokenVerifier, composeService, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import { openRevocationFeed } from '@acct/shared/redis';
+import { Languages } from '@acct/shared/languages';
 import { browserCookieWarnings, type GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
 import { upstreamMetrics } from './metrics';
@@ -14,7 +15,8 @@ import { UpstreamClient } from './upstream';
 export async function startGateway(config: GatewayConfig, logger: Logger, requestLogger?: Logger): Promise<RunningService> {
   const verifier = AccessTokenVerifier.fromConfig(config);
   for (const warning of browserCookieWarnings(config)) logger.warn(warning);
-  const pages = openPages(config, logger);
+  const languages = openLanguages(config, logger);
+  const pages = openPages(config, languages, logger);
   return composeService('gateway', logger, async (open) => {
     const registry = createRegistry('gateway');
     // Loaded before the gateway answers; past its bound without news, a request with an access
@@ -36,7 +38,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
       host: config.HOST,
       port: config.PORT,
       healthPort: config.HEALTH_PORT,
-      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, pages, revocationEvents, http: httpMetrics(registry) }),
+      app: createGatewayHandler({ config, logger, requestLogger: requestLogger ?? createLogger({ level: config.LOG_LEVEL, redact: false, requestId: false }), verifier, revocations, upstreams, pages, languages, revocationEvents, http: httpMetrics(registry) }),
       endLongAnswers: () => revocationEvents.endAll(),
       checks: {},
       metrics: registry,
@@ -45,11 +47,27 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
 }
 
 /** The hosted pages, when on; a missing build is said once at start (the API works without it). */
-function openPages(config: GatewayConfig, logger: Logger): Pages | undefined {
+function openPages(config: GatewayConfig, languages: Languages, logger: Logger): Pages | undefined {
   if (config.PAGES === 'off') return undefined;
   const dir = config.PAGES_DIR ?? defaultPagesDir();
-  const pages = new Pages(dir, { returnOrigins: config.CORS_ORIGINS, securityHeaders: helmetHeaders().flat(), production: config.NODE_ENV === 'production', supportContact: config.SUPPORT_CONTACT, brand: { productName: config.PRODUCT_NAME, color: config.BRAND_COLOR, dir: config.BRAND_DIR } });
+  const pages = new Pages(dir, { returnOrigins: config.CORS_ORIGINS, securityHeaders: helmetHeaders().flat(), production: config.NODE_ENV === 'production', supportContact: config.SUPPORT_CONTACT, languages, brand: { productName: config.PRODUCT_NAME, color: config.BRAND_COLOR, dir: config.BRAND_DIR } });
   if (pages.enabled) logger.info({ dir }, 'serving the hosted pages');
   else logger.warn({ dir }, 'the hosted pages are not built there (npm run build makes them; PAGES=off to serve the API alone): /login and /account answer 404');
   return pages.enabled ? pages : undefined;
+}
+
+/**
+ * The languages the pages speak and a request's is chosen among (LANGUAGES_DIR adds to those shipped).
+ * A file that cannot be used stops the start, as any bad setting does; keys a language leaves to
+ * English are only said.
+ */
+export function openLanguages(config: Pick<GatewayConfig, 'LANGUAGES_DIR'>, logger: Logger): Languages {
+  const languages = new Languages(config.LANGUAGES_DIR);
+  const problems = languages.problems();
+  if (problems.length) throw new Error(`LANGUAGES_DIR: ${problems.join('; ')}`);
+  for (const code of languages.codes) {
+    const missing = languages.missing(code);
+    if (missing.length) logger.warn({ language: code, missing: missing.length, first: missing.slice(0, 5) }, 'a language leaves texts to English');
+  }
+  return languages;
 }

@@ -18,6 +18,8 @@ interface AccountDoc {
   twoFactorEnabled: boolean;
   emailVerified?: boolean;
   addressProvenAt?: Date;
+  /** The language its owner chose for the pages and mails (a tag such as `de`); absent, never chosen. */
+  language?: string;
   avatar?: { fileId: Types.ObjectId; contentType: string; size: number; updatedAt: Date } | null;
   credentialEpoch?: number;
   createdAt: Date;
@@ -37,6 +39,7 @@ const accountSchema = new mongoose.Schema<AccountDoc>(
     // No default: absent means never asked, and counts as proven (turning verification on locks no one out).
     emailVerified: { type: Boolean, required: false },
     addressProvenAt: { type: Date, required: false },
+    language: { type: String, required: false },
     avatar: {
       type: new mongoose.Schema({ fileId: mongoose.Schema.Types.ObjectId, contentType: String, size: Number, updatedAt: Date }, { _id: false }),
       default: null,
@@ -142,6 +145,7 @@ function toAccount(doc: AccountDoc | null): Account | null {
     twoFactorEnabled: doc.twoFactorEnabled,
     ...(doc.emailVerified !== undefined && doc.emailVerified !== null ? { emailVerified: doc.emailVerified } : {}),
     ...(doc.addressProvenAt ? { addressProvenAt: doc.addressProvenAt } : {}),
+    ...(doc.language ? { language: doc.language } : {}),
     avatar: doc.avatar ? { ...doc.avatar, fileId: doc.avatar.fileId.toString() } : null,
     credentialEpoch: doc.credentialEpoch ?? 0,
     createdAt: doc.createdAt,

@@ -20,6 +20,7 @@ const resetRequestSchema = new mongoose.Schema<ResetRequestDoc>(
     email: { type: String, required: true },
     ip: { type: String, required: true },
     requestId: String,
+    language: String,
     mail: { type: Boolean, required: true },
     flowId: String,
     createdAt: { type: Date, required: true, index: { expireAfterSeconds: 86_400 } },
@@ -52,7 +53,7 @@ export class MongoResetRequestQueue implements ResetRequests {
   async claim(now = new Date()): Promise<ClaimedResetRequest | undefined> {
     const doc = await this.queue.claim(now);
     if (!doc) return undefined;
-    return { id: doc._id.toString(), purpose: doc.purpose ?? 'reset', kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts, ...(doc.flowId ? { flowId: doc.flowId } : {}) };
+    return { id: doc._id.toString(), purpose: doc.purpose ?? 'reset', kind: doc.kind, email: doc.email, ip: doc.ip, requestId: doc.requestId, mail: doc.mail, attempts: doc.attempts, ...(doc.flowId ? { flowId: doc.flowId } : {}), ...(doc.language ? { language: doc.language } : {}) };
   }
 
   async remove(id: string): Promise<void> {

@@ -10,6 +10,8 @@ export interface Mail {
   html: string;
   /** Stable per event: a Message-ID, and the .eml file name. */
   id: string;
+  /** The language it is written in (its Content-Language header). */
+  language?: string;
 }
 
 export interface Mailer {

@@ -10,12 +10,13 @@ import { composeMail } from '../domain/notifications';
 import { TEMPLATE_NAMES, type TemplateName } from '../domain/templates';
 import { chooseMailer } from '../server';
 
-export async function sendTestMail(to: string, name: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (!isDeliverableEmail(to)) throw new Error(`Not an address to send to: ${JSON.stringify(to)}. Usage: npm run mail:test -- you@example.com [${TEMPLATE_NAMES.join('|')}]`);
+export async function sendTestMail(to: string, name: string, env: NodeJS.ProcessEnv = process.env, language = 'en'): Promise<string> {
+  if (!isDeliverableEmail(to)) throw new Error(`Not an address to send to: ${JSON.stringify(to)}. Usage: npm run mail:test -- you@example.com [${TEMPLATE_NAMES.join('|')}] [language]`);
   if (!(TEMPLATE_NAMES as readonly string[]).includes(name)) throw new Error(`No mail is called ${JSON.stringify(name)}; the mails are: ${TEMPLATE_NAMES.join(', ')}`);
   const config = loadNotifierConfig(env);
   const deps = { templates: mailTemplates(config), productName: config.PRODUCT_NAME, supportContact: config.SUPPORT_CONTACT };
-  const mail = composeMail(deps, name as TemplateName, mailSamples(config.PRODUCT_NAME)[name as TemplateName]);
+  if (!deps.templates.languages.codes.includes(language)) throw new Error(`No language file for ${JSON.stringify(language)}; the languages are: ${deps.templates.languages.codes.join(', ')}`);
+  const mail = composeMail(deps, name as TemplateName, mailSamples(config.PRODUCT_NAME)[name as TemplateName], language);
   const mailer = chooseMailer(config, createLogger({ level: 'silent' }));
   try {
     await mailer.send({ to, id: `test-${Date.now()}`, ...mail });
@@ -26,8 +27,8 @@ export async function sendTestMail(to: string, name: string, env: NodeJS.Process
 }
 
 if (require.main === module) {
-  const [to = '', name = 'security-notice'] = process.argv.slice(2);
-  sendTestMail(to, name).then(
+  const [to = '', name = 'security-notice', language = 'en'] = process.argv.slice(2);
+  sendTestMail(to, name, process.env, language).then(
     (said) => console.log(said),
     (err: Error) => {
       console.error(`The test mail was not sent: ${err.message}`);

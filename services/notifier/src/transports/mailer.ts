@@ -19,7 +19,7 @@ export class SmtpMailer implements Mailer {
 
   async send(mail: Mail): Promise<void> {
     try {
-      await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: `<${mail.id}@notifier>` });
+      await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: `<${mail.id}@notifier>`, ...(mail.language ? { headers: { 'Content-Language': mail.language } } : {}) });
     } catch (err) {
       const code = (err as { responseCode?: number }).responseCode;
       // 5xx answers (unknown mailbox, rejected content) will not change on a retry; the rest might.
@@ -53,7 +53,7 @@ export class FolderMailer implements Mailer {
   }
 
   async send(mail: Mail): Promise<void> {
-    const info = await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: `<${mail.id}@notifier>` });
+    const info = await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: `<${mail.id}@notifier>`, ...(mail.language ? { headers: { 'Content-Language': mail.language } } : {}) });
     await fs.mkdir(this.dir, { recursive: true });
     const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.id}.eml`);
     await fs.writeFile(file, info.message as Buffer);

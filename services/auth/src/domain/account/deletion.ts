@@ -15,6 +15,7 @@ import { noteActivity } from '../shared/activity';
 import { tellApps } from '../shared/sessions';
 import type { Needs, RequestContext } from './ports';
 import { asBody } from '../shared/validation';
+import { spokenIn } from '../shared/language';
 
 type DeletionNeeds = Needs<'accounts' | 'sessions' | 'flows' | 'factors' | 'identities' | 'links' | 'resets' | 'avatars' | 'outbox' | 'appLogouts' | 'appConsents' | 'activity' | 'logger'>;
 
@@ -49,7 +50,7 @@ async function removeAccount(deps: DeletionNeeds, kind: AccountKind, account: Ac
   // The event first, through the outbox: once it is recorded the other services drop their part
   // whatever happens next (a broker outage only delays it), and a retry of a deletion that failed
   // half-way finishes it. Recorded after the account had gone, a failure here would leave their part behind.
-  await deps.outbox.add('account.deleted', { kind, accountId: account.id, email: account.email, name: account.name, requestId: ctx.requestId });
+  await deps.outbox.add('account.deleted', { kind, accountId: account.id, email: account.email, name: account.name, requestId: ctx.requestId, ...spokenIn(account, ctx) });
   const removed = await deps.accounts[kind].remove(account.id);
   if (!removed) throw kind === 'user' ? AuthErrors.userNotFound() : AuthErrors.sessionRevoked();
   // Its history goes with it, but the deletion itself (who deleted it, when) stays in the admins' log.

@@ -10,6 +10,7 @@ import { listOwnFactors, type FactorList } from '../factors';
 import { callerAccount } from '../shared/access';
 import type { DesktopExport, Needs, RequestContext, SessionInfo } from './ports';
 import { announceEnded } from '../shared/sessions';
+import { requireLanguage } from '../shared/language';
 
 /** The owner's view of their account, from the replica's exact copy when it has one (AccountProfiles). */
 export async function ownProfile(deps: Needs<'profiles'>, user: AccessClaims): Promise<AccountRecord> {
@@ -19,16 +20,21 @@ export async function ownProfile(deps: Needs<'profiles'>, user: AccessClaims): P
 }
 
 /**
- * The owner changes their name. Only the name: the address is proven by a mailed link and the
- * password asks for the current one, each on its own route, so a body naming them is refused.
+ * The owner changes their name, the language their pages and mails speak, or both. Only these: the
+ * address is proven by a mailed link and the password asks for the current one, each on its own
+ * route, so a body naming them is refused.
  */
 export async function updateOwnProfile(deps: Needs<'accounts' | 'activity' | 'logger'>, user: AccessClaims, raw: unknown, ctx: RequestContext): Promise<AccountRecord> {
   const body = asBody(raw);
-  if (Object.keys(body).some((field) => field !== 'name')) throw AuthErrors.profileOnlyName();
-  if (body.name === undefined) throw AuthErrors.profileNameMissing();
-  const updated = await deps.accounts.user.update(user.sub, { name: requireName(body.name) });
+  if (Object.keys(body).some((field) => field !== 'name' && field !== 'language')) throw AuthErrors.profileOnlyName();
+  if (body.name === undefined && body.language === undefined) throw AuthErrors.profileNameMissing();
+  const changes = {
+    ...(body.name !== undefined ? { name: requireName(body.name) } : {}),
+    ...(body.language !== undefined ? { language: requireLanguage(body.language) } : {}),
+  };
+  const updated = await deps.accounts.user.update(user.sub, changes);
   if (!updated || updated === 'email_taken') throw AuthErrors.userNotFound();
-  await noteActivity(deps, ctx, { kind: 'user', accountId: updated.id, type: 'profile_updated', details: ['name'] });
+  await noteActivity(deps, ctx, { kind: 'user', accountId: updated.id, type: 'profile_updated', details: Object.keys(changes) });
   return toAccountRecord('user', updated);
 }
 

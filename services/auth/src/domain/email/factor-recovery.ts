@@ -16,6 +16,7 @@ import { endEverySession } from '../shared/sessions';
 import { asBody, flowTokenOf } from '../shared/validation';
 import type { Needs, PendingRecovery, RequestContext } from './ports';
 import { newLink, requireLinkToken } from './ownership';
+import { spokenIn } from '../shared/language';
 
 /** A pending recovery as the owner's console shows it. */
 export interface RecoveryView {
@@ -48,6 +49,7 @@ export async function requestFactorRecovery(deps: Needs<'flows' | 'accounts' | '
     linkUrl,
     expiresAt: expiresAt.toISOString(),
     requestId: ctx.requestId,
+    ...spokenIn(account, ctx),
   });
   await noteActivity(deps, ctx, { kind: owner.kind, accountId: account.id, type: 'factor_recovery_requested' });
 }

@@ -32,6 +32,7 @@ import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { mailResetLink } from './password-reset';
 import { addressAnswered, describeWaysIn } from '../shared/mailbox';
 import { asBody, requireEmail, validateUserForgot } from '../shared/validation';
+import { spokenIn } from '../shared/language';
 
 const ACTIONS: Record<LinkPurpose, string> = { verify_email: 'verify', change_email: 'confirm', undo_email_change: 'undo', recover_factors: 'recover' };
 
@@ -51,7 +52,7 @@ export function assertMaySignIn(deps: Needs<'policy' | 'metrics'>, kind: Account
 export const verifiesEmail = (deps: Needs<'policy'>, kind: AccountKind) => kind === 'user' && deps.policy.emailVerification !== 'off';
 
 /** Mails the account a link that proves its current address (the older link stops working). */
-export async function sendVerificationLink(deps: Needs<'links' | 'outbox' | 'policy'>, kind: AccountKind, account: Account, ctx: Pick<RequestContext, 'requestId'>): Promise<void> {
+export async function sendVerificationLink(deps: Needs<'links' | 'outbox' | 'policy'>, kind: AccountKind, account: Account, ctx: Pick<RequestContext, 'requestId' | 'language'>): Promise<void> {
   const { token, linkUrl, expiresAt } = newLink(deps, 'verify_email', deps.policy.emailLinks.ttlSeconds);
   await deps.links.store(token, { purpose: 'verify_email', kind, accountId: account.id, email: account.email, expiresAt });
   await deps.outbox.add('account.email_verification.requested', {
@@ -62,6 +63,7 @@ export async function sendVerificationLink(deps: Needs<'links' | 'outbox' | 'pol
     linkUrl,
     expiresAt: expiresAt.toISOString(),
     requestId: ctx.requestId,
+    ...spokenIn(account, ctx),
   });
 }
 
@@ -87,7 +89,7 @@ export async function requestVerificationResend(deps: Needs<'rateLimits' | 'logi
   await enforceLimit(deps, 'forgotIp', ctx.budget);
   await enforceLimit(deps, 'forgotEmailIp', `verify:${kind}:${email}:${ctx.budget}`);
   const mail = await withinLimit(deps, 'forgotEmail', `verify:${kind}:${email}`);
-  await deps.resetRequests.enqueue({ purpose: 'verify', kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
+  await deps.resetRequests.enqueue({ purpose: 'verify', kind, email, ip: ctx.ip, requestId: ctx.requestId, ...(ctx.language ? { language: ctx.language } : {}), mail });
 }
 
 /** Answers a queued resend (the reset-mail worker): a link for an enabled, unverified account within the address's mail budget. */
@@ -131,6 +133,7 @@ export async function requestEmailChange(
     linkUrl,
     expiresAt: expiresAt.toISOString(),
     requestId: ctx.requestId,
+    ...spokenIn(account, ctx),
   });
   await noteActivity(deps, ctx, { kind: caller.kind, accountId: account.id, type: 'email_change_requested', details: [`to ${email}`] });
 }
@@ -193,7 +196,7 @@ export async function undoEmailChange(
   await deps.links.retireAll('change_email', kind, restored.id);
   await deps.links.retireAll('verify_email', kind, restored.id);
   await endEverySession(deps, kind, restored, ctx);
-  await mailResetLink(deps, kind, restored, ctx.requestId);
+  await mailResetLink(deps, kind, restored, ctx);
   await securityNotice(deps, kind, restored, 'email_change_undone', ctx, (await describeWaysIn(deps, kind, restored)).map((line) => `Kept: ${line}`));
 }
 
@@ -208,7 +211,7 @@ export async function announceAddressMovedByAdmin(deps: Needs<'links' | 'outbox'
 }
 
 /** The notice to the address an account left, with the link that undoes the move. */
-function mailUndoNotice(deps: Needs<'outbox'>, kind: AccountKind, before: Account, changed: Account, undo: { linkUrl: string; expiresAt: Date }, ctx: Pick<RequestContext, 'requestId'>): Promise<string> {
+function mailUndoNotice(deps: Needs<'outbox'>, kind: AccountKind, before: Account, changed: Account, undo: { linkUrl: string; expiresAt: Date }, ctx: Pick<RequestContext, 'requestId' | 'language'>): Promise<string> {
   return deps.outbox.add('account.email_change.completed', {
     kind,
     accountId: changed.id,
@@ -218,6 +221,7 @@ function mailUndoNotice(deps: Needs<'outbox'>, kind: AccountKind, before: Accoun
     linkUrl: undo.linkUrl,
     expiresAt: undo.expiresAt.toISOString(),
     requestId: ctx.requestId,
+    ...spokenIn(changed, ctx),
   });
 }
 

@@ -16,6 +16,7 @@ import type { Account } from '../shared/account';
 import { assertStillAwaited } from '../shared/request-deadline';
 import { noteActivity } from '../shared/activity';
 import { addressAnswered } from '../shared/mailbox';
+import { spokenIn } from '../shared/language';
 
 /** Validates, rate-limits and queues a forgot-password request. */
 export async function requestPasswordReset(deps: Needs<'rateLimits' | 'loginAttempts' | 'resetRequests' | 'metrics'>, kind: AccountKind, body: unknown, ctx: RequestContext): Promise<void> {
@@ -29,7 +30,7 @@ export async function requestPasswordReset(deps: Needs<'rateLimits' | 'loginAtte
   // "no". The owner asking from an address that signed in to the account lately is not held to it, so
   // strangers spending it cannot keep the owner's own link from going out (forgotEmailIp still bounds them).
   const mail = (await deps.loginAttempts.isKnown(kind, email, ctx.budget)) || (await withinLimit(deps, 'forgotEmail', `${kind}:${email}`));
-  await deps.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, mail });
+  await deps.resetRequests.enqueue({ kind, email, ip: ctx.ip, requestId: ctx.requestId, ...(ctx.language ? { language: ctx.language } : {}), mail });
 }
 
 /** Answers one queued request: a link for an enabled account within its mail budget, else nothing. */
@@ -42,11 +43,11 @@ export async function answerResetRequest(deps: Needs<'accounts' | 'resets' | 'ou
     deps.logger.warn({ kind, account_id: accountId }, 'Reset mail budget of this address is spent; no link sent');
     return;
   }
-  await mailResetLink(deps, kind, account, request.requestId);
+  await mailResetLink(deps, kind, account, request);
 }
 
 /** Mails the account's address a reset link (the older one stops working), valid under its current credentials. */
-export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'activity' | 'policy'>, kind: AccountKind, account: Account, requestId?: string): Promise<void> {
+export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'activity' | 'policy'>, kind: AccountKind, account: Account, request: Pick<RequestContext, 'requestId' | 'language'> = {}): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + deps.policy.resetTokenTtlSeconds * 1000);
   await deps.resets.store(token, kind, account.id, expiresAt, account.credentialEpoch);
@@ -59,7 +60,8 @@ export async function mailResetLink(deps: Needs<'resets' | 'outbox' | 'activity'
     name: account.name,
     resetUrl: resetUrl.toString(),
     expiresAt: expiresAt.toISOString(),
-    requestId,
+    requestId: request.requestId,
+    ...spokenIn(account, request),
   });
 }
 
@@ -90,6 +92,6 @@ export async function resetPassword(
   await addressAnswered(deps, kind, account, ctx);
   await noteActivity(deps, ctx, { kind, accountId, type: 'password_reset' });
   await deps.outbox
-    .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId })
+    .add('account.password_reset.completed', { kind, accountId, email: account.email, name: account.name, requestId: ctx.requestId, ...spokenIn(account, ctx) })
     .catch((err) => deps.logger.error({ reason: (err as Error).message }, 'Could not record the password-changed event'));
 }

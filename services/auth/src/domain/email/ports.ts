@@ -60,6 +60,8 @@ export interface ResetRequest {
   email: string;
   ip: string;
   requestId?: string;
+  /** The language of the request that asked (the gateway's choice): the mail speaks it unless the account chose one. */
+  language?: string;
   /** False when the address's mail budget was spent: the request is answered alike and sends nothing. */
   mail: boolean;
 }

@@ -17,6 +17,8 @@ export interface Account {
    * says: the ways in added before it are shared/mailbox.ts's to judge. Undefined: never yet. Never shown.
    */
   addressProvenAt?: Date;
+  /** The language its owner chose for the pages and the mails (`de`); undefined: never chosen (a request's own then decides). */
+  language?: string;
   avatar: { fileId: string; contentType: string; size: number; updatedAt: Date } | null;
   /**
    * Moves on with every change that must end the account's sessions (a password reset or set, a
@@ -37,7 +39,7 @@ export interface NewAccount {
   addressProvenAt?: Date;
 }
 
-export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar' | 'emailVerified' | 'addressProvenAt'>> & {
+export type AccountChanges = Partial<Pick<Account, 'email' | 'name' | 'passwordHash' | 'disabled' | 'avatar' | 'emailVerified' | 'addressProvenAt' | 'language'>> & {
   /** Move the credential epoch on, in the same write as the change. */
   endSessions?: true;
 };
@@ -52,6 +54,8 @@ export interface AccountRecord {
   twoFactorEnabled?: boolean;
   /** Only on accounts whose address was asked to be proven (EMAIL_VERIFICATION soft or required). */
   emailVerified?: boolean;
+  /** The language its owner chose (users), where they chose one. */
+  language?: string;
   avatar?: { contentType: string; size: number; updatedAt: string } | null;
   createdAt: string;
   updatedAt: string;
@@ -69,6 +73,7 @@ export function toAccountRecord(kind: AccountKind, account: Account): AccountRec
   };
   if (kind === 'admin') record.twoFactorEnabled = account.twoFactorEnabled;
   if (account.emailVerified !== undefined) record.emailVerified = account.emailVerified;
+  if (account.language) record.language = account.language;
   if (account.avatar) {
     record.avatar = { contentType: account.avatar.contentType, size: account.avatar.size, updatedAt: account.avatar.updatedAt.toISOString() };
   }

@@ -15,7 +15,7 @@ const COSMETIC_TYPES = new Set(['profile_updated', 'avatar_replaced', 'avatar_re
 /** Whether an entry is cosmetic: the owner's own change of name or picture (an admin's act on an account never is). */
 export function isCosmetic(entry: { type: string; details?: string[] }, actedByOther: boolean): boolean {
   if (actedByOther || !COSMETIC_TYPES.has(entry.type)) return false;
-  return entry.type !== 'profile_updated' || (entry.details ?? []).every((field) => field === 'name');
+  return entry.type !== 'profile_updated' || (entry.details ?? []).every((field) => field === 'name' || field === 'language');
 }
 
 export async function noteActivity(

@@ -22,6 +22,8 @@ export interface RequestContext {
   userAgent?: string;
   /** On a login: the browser's trusted-browser cookie, if it has one (it may skip the second step). */
   trustedBrowser?: string;
+  /** The language the gateway chose for the request (the page's switch, else Accept-Language): a mail to an account that chose none speaks it. */
+  language?: string;
 }
 
 /** What happened to an account, as its owner and admins read it back (never a secret: names, dates, addresses of the request). */

@@ -6,13 +6,14 @@ import type { AccountKind, SecurityChange } from '@acct/shared';
 import type { Account } from './account';
 import { noteActivity } from './activity';
 import type { Needs, RequestContext } from './ports';
+import { spokenIn } from './language';
 
 /** `details`: lines the notice lists under the change (what was removed and what was kept), never a secret. */
 export async function securityNotice(deps: Needs<'outbox' | 'activity' | 'logger'>, kind: AccountKind, account: Account, change: SecurityChange, ctx: RequestContext, details?: string[]): Promise<void> {
   // The change is in the account's history too, with who made it when it was not the owner (an admin).
   await noteActivity(deps, ctx, { kind, accountId: account.id, type: change, details });
   await deps.outbox
-    .add('account.security.changed', { kind, accountId: account.id, email: account.email, name: account.name, change, ...(details?.length ? { details } : {}), requestId: ctx.requestId })
+    .add('account.security.changed', { kind, accountId: account.id, email: account.email, name: account.name, change, ...(details?.length ? { details } : {}), requestId: ctx.requestId, ...spokenIn(account, ctx) })
     .catch((err) => deps.logger.error({ reason: (err as Error).message, account_id: account.id, change }, 'Could not record the security notice'));
 }
 

@@ -31,6 +31,7 @@ import { addressAnswered } from '../shared/mailbox';
 import { noteActivity } from '../shared/activity';
 import { assertMaySignIn, verifiesEmail, type ClaimedResetRequest } from '../email';
 import { challengeOwnFactors, signIn, type LoginResult } from './login';
+import { spokenIn } from '../shared/language';
 
 /** The query parameter of the sign-in page that carries a mailed link. */
 export const EMAIL_LINK_PARAM = 'email_sign_in';
@@ -65,7 +66,7 @@ export async function requestEmailSignIn(
   // Per address, whoever asks: bounds the mail it gets without a 429 that would say "no" (as forgot-password does).
   const mail = (await deps.loginAttempts.isKnown(kind, email, ctx.budget)) || (await withinLimit(deps, 'forgotEmail', `sign-in:${kind}:${email}`));
   const flow = await deps.flows.open({ purpose: 'email', kind, proven: [], next: ['email_sign_in'], email, ip: ctx.ip });
-  await deps.resetRequests.enqueue({ purpose: 'sign_in', kind, email, ip: ctx.ip, requestId: ctx.requestId, mail, flowId: flow.id });
+  await deps.resetRequests.enqueue({ purpose: 'sign_in', kind, email, ip: ctx.ip, requestId: ctx.requestId, ...(ctx.language ? { language: ctx.language } : {}), mail, flowId: flow.id });
   return { flowToken: flow.token, expiresInSeconds: deps.policy.emailSignIn.ttlSeconds };
 }
 
@@ -97,6 +98,7 @@ export async function answerEmailSignInRequest(deps: Needs<'accounts' | 'flows' 
     expiresAt: mailed.expiresAt.toISOString(),
     signUp,
     requestId: request.requestId,
+    ...spokenIn(account, request),
   });
 }
 

@@ -15,6 +15,7 @@ import { noteActivity } from '../shared/activity';
 import { passwordWork } from '../shared/passwords';
 import { startedUnderCurrentCredentials } from '../shared/credential-epoch';
 import { cancelPendingRecovery } from '../shared/mailbox';
+import { spokenIn } from '../shared/language';
 
 export type LoginResult =
   | ({ kind: 'session'; account: AccountRecord } & OpenedSession)
@@ -150,6 +151,7 @@ export async function challengeAdmin(
       code: challenge.code as string,
       expiresAt: challenge.expiresAt.toISOString(),
       requestId: ctx.requestId,
+      ...spokenIn(admin, ctx),
     });
   } catch (err) {
     // A challenge whose code was never sent must not stay open to guesses.

@@ -1,13 +1,14 @@
 // Reads what the gateway resolved (client IP, request id); the caller's access token is verified
 // only by the routes that use it.
 import type { Request } from 'express';
-import { InternalHeaders, addressBudget, canonicalAddress, type AccessClaims, type AccessTokenVerifier } from '@acct/shared';
+import { InternalHeaders, addressBudget, isLanguageTag, canonicalAddress, type AccessClaims, type AccessTokenVerifier } from '@acct/shared';
 import type { RequestContext } from '../../domain/ports';
 
 export function requestContext(req: Request): RequestContext {
   const ip = canonicalAddress(req.get(InternalHeaders.clientIp)) ?? canonicalAddress(req.socket.remoteAddress) ?? 'unknown';
   const userAgent = req.get('user-agent');
   const trustedBrowser = req.get(InternalHeaders.trustedBrowser);
+  const language = req.get(InternalHeaders.language);
   return {
     ip,
     budget: addressBudget(ip),
@@ -15,6 +16,7 @@ export function requestContext(req: Request): RequestContext {
     fromBrowserPage: req.get('origin') !== undefined,
     ...(userAgent ? { userAgent: userAgent.slice(0, 200) } : {}),
     ...(trustedBrowser ? { trustedBrowser } : {}),
+    ...(isLanguageTag(language) ? { language } : {}),
   };
 }
 
