@@ -384,6 +384,10 @@ describe('openid-provider.response', () => {
       fetch(new URL('/device', stack.url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
     const asked = await jar.get('/device');
     expect(asked.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    // The provider's own pages speak the browser's language, as the hosted pages do.
+    const german = await (await fetch(new URL('/device', stack.url), { headers: { 'accept-language': 'de-DE,de;q=0.9' } })).text();
+    expect(german).toContain('<html lang="de">');
+    expect(german).toContain('<h1>Ein Gerät anmelden</h1>');
     const confirm = await form({ xsrf: await xsrfOf(asked), user_code: device.user_code });
     jar.keep(confirm);
     const cancelled = await form({ xsrf: await xsrfOf(confirm), user_code: device.user_code, abort: 'yes' });

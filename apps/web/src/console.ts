@@ -47,7 +47,8 @@ function deviceOf(userAgent: string): string {
           : /Linux/.test(userAgent)
             ? 'Linux'
             : undefined;
-  return browser || system ? [browser, system].filter(Boolean).join(' on ') : userAgent.slice(0, 40);
+  if (browser && system) return texts.account.deviceOn(browser, system);
+  return browser ?? system ?? userAgent.slice(0, 40);
 }
 
 /**

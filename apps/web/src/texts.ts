@@ -293,6 +293,8 @@ export function textsIn(t: Translate) {
       activityMore: t('account.activityMore'),
       activityByAdmin: t('account.activityByAdmin'),
       activityFrom: (place: string) => t('account.activityFrom', { place }),
+      /** A device as its browser and system: "Chrome on Linux". */
+      deviceOn: (browser: string, system: string) => t('account.deviceOn', { browser, system }),
       activityTypes: t('account.activityTypes', { returnObjects: true }) as unknown as Record<string, string>,
       picture: t('account.picture'),
       noPicture: t('account.noPicture'),

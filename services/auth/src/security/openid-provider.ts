@@ -12,7 +12,8 @@ import { createPrivateKey, createPublicKey, randomBytes, sign as signWith, type 
 import type http from 'node:http';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
-import { escapeHtml, pemBlocks, publicJwk, withLowS, type AccountKind, type Logger } from '@acct/shared';
+import { InternalHeaders, escapeHtml, pemBlocks, publicJwk, withLowS, type AccountKind, type Logger } from '@acct/shared';
+import { DEFAULT_LANGUAGE, type Languages } from '@acct/shared/languages';
 import { OPENID_COOKIE_PREFIX, OPENID_PATHS } from '@acct/shared/routes';
 import type { Redis } from '@acct/shared/redis';
 import type { App, AppDefinition } from '../domain/apps/ports';
@@ -33,6 +34,8 @@ export interface OpenIdSettings {
   grantTtlSeconds: number;
   /** The keys as JWT_PRIVATE_KEY holds them, oldest first: the last signs. */
   privateKeyPem: string;
+  /** The languages its own pages speak, in the request's (the gateway's choice). */
+  languages: Languages;
 }
 
 /** What the provider asks of the rest of auth (the composition root wires them to domain/apps). */
@@ -153,24 +156,41 @@ function clientMetadata(entry: OpenIdClientEntry): ClientMetadata {
   };
 }
 
+/** The provider's own pages in the request's language (the gateway's choice, `x-language`): each text HTML-escaped whole, its values with it. */
+interface Words {
+  lang: string;
+  say(key: string, values?: Record<string, string>): string;
+}
+
+function wordsFor(languages: Languages, ctx: { get(name: string): string }): Words {
+  const lang = languages.negotiate(undefined, ctx.get(InternalHeaders.language) || DEFAULT_LANGUAGE);
+  const t = languages.t(lang, 'pages', { escape: false });
+  return { lang, say: (key, values) => escapeHtml(t(`provider.${key}`, values)) };
+}
+
 /** The device grant's code, typed on the /device page: 8 letters a person cannot mistake for each other, shown as XXXX-XXXX. */
 const deviceCodePage = {
-  input(action: string, xsrf: string, message?: string) {
+  input(words: Words, action: string, xsrf: string, message?: string) {
     return page(
-      'Sign in a device',
-      `${message ? `<p role="alert">${escapeHtml(message)}</p>` : '<p>Enter the code your device or app shows.</p>'}<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><label for="user_code">Code</label> <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required> <button type="submit">Continue</button></form>`,
+      words,
+      words.say('deviceTitle'),
+      `${message ? `<p role="alert">${message}</p>` : `<p>${words.say('deviceIntro')}</p>`}<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><label for="user_code">${words.say('deviceCode')}</label> <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required> <button type="submit">${words.say('continue')}</button></form>`,
     );
   },
-  confirm(action: string, xsrf: string, app: string, userCode: string) {
+  confirm(words: Words, action: string, xsrf: string, app: string, userCode: string) {
+    // The code in bold wherever the language puts it: a marker no text holds, replaced after escaping.
+    const shows = words.say('deviceShows', { code: '\u0000' }).replace('\u0000', `<strong>${escapeHtml(userCode)}</strong>`);
     return page(
-      `Sign in to ${escapeHtml(app)}?`,
-      `<p>Your device shows <strong>${escapeHtml(userCode)}</strong>. Continue only if it does, and you started this sign-in.</p><form method="post" action="${escapeHtml(action)}"><input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><input type="hidden" name="user_code" value="${escapeHtml(userCode)}"><button type="submit" name="confirm" value="yes">Continue</button> <button type="submit" name="abort" value="yes">Cancel</button></form>`,
+      words,
+      words.say('deviceConfirmTitle', { app }),
+      `<p>${shows}</p><form method="post" action="${escapeHtml(action)}"><input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}"><input type="hidden" name="user_code" value="${escapeHtml(userCode)}"><button type="submit" name="confirm" value="yes">${words.say('continue')}</button> <button type="submit" name="abort" value="yes">${words.say('cancel')}</button></form>`,
     );
   },
 };
 
-const page = (title: string, body: string) =>
-  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+/** A page of the provider's own: `title` and `body` are HTML already. */
+const page = (words: Words, title: string, body: string) =>
+  `<!DOCTYPE html><html lang="${escapeHtml(words.lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
 /** The provider's own pages (an error it cannot send back to an app, the logout question) run no script and take no frame. */
 const PAGE_POLICY = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -310,11 +330,18 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
         enabled: true,
         async logoutSource(ctx, form) {
           ctx.set('Content-Security-Policy', PAGE_POLICY);
-          ctx.body = page('Sign out', `<p>Sign out of ${escapeHtml(ctx.oidc.client?.clientName ?? 'the app')}?</p>${form}<button type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button> <button type="submit" form="op.logoutForm">Stay signed in</button>`);
+          const words = wordsFor(settings.languages, ctx);
+          const app = ctx.oidc.client?.clientName ?? settings.languages.t(words.lang, 'pages', { escape: false })('provider.theApp');
+          ctx.body = page(
+            words,
+            words.say('signOutTitle'),
+            `<p>${words.say('signOutOf', { app })}</p>${form}<button type="submit" form="op.logoutForm" value="yes" name="logout">${words.say('signOut')}</button> <button type="submit" form="op.logoutForm">${words.say('staySignedIn')}</button>`,
+          );
         },
         async postLogoutSuccessSource(ctx) {
           ctx.set('Content-Security-Policy', PAGE_POLICY);
-          ctx.body = page('Signed out', '<p>You are signed out. You can close this window.</p>');
+          const words = wordsFor(settings.languages, ctx);
+          ctx.body = page(words, words.say('signedOutTitle'), `<p>${words.say('signedOut')}</p>`);
         },
       },
       resourceIndicators: {
@@ -341,16 +368,19 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
         mask: '****-****',
         async userCodeInputSource(ctx, _form, _out, err) {
           ctx.set('Content-Security-Policy', PAGE_POLICY);
-          const message = !err ? undefined : err.name === 'NoCodeError' || 'userCode' in err ? 'That code is not right, or has expired. Check it and try again.' : err.name === 'AbortedError' ? 'The sign-in was cancelled.' : 'Something went wrong. Try again.';
-          ctx.body = deviceCodePage.input(ctx.oidc.urlFor('code_verification'), ctx.oidc.session!.state!.secret as string, message);
+          const words = wordsFor(settings.languages, ctx);
+          const message = !err ? undefined : words.say(err.name === 'NoCodeError' || 'userCode' in err ? 'deviceWrongCode' : err.name === 'AbortedError' ? 'deviceAborted' : 'deviceFailed');
+          ctx.body = deviceCodePage.input(words, ctx.oidc.urlFor('code_verification'), ctx.oidc.session!.state!.secret as string, message);
         },
         async userCodeConfirmSource(ctx, _form, client, _deviceInfo, userCode) {
           ctx.set('Content-Security-Policy', PAGE_POLICY);
-          ctx.body = deviceCodePage.confirm(ctx.oidc.urlFor('code_verification'), ctx.oidc.session!.state!.secret as string, client.clientName ?? client.clientId, userCode);
+          ctx.body = deviceCodePage.confirm(wordsFor(settings.languages, ctx), ctx.oidc.urlFor('code_verification'), ctx.oidc.session!.state!.secret as string, client.clientName ?? client.clientId, userCode);
         },
         async successSource(ctx) {
           ctx.set('Content-Security-Policy', PAGE_POLICY);
-          ctx.body = page('Signed in', `<p>${escapeHtml(ctx.oidc.client?.clientName ?? 'Your device')} is signed in. You can close this page.</p>`);
+          const words = wordsFor(settings.languages, ctx);
+          const app = ctx.oidc.client?.clientName ?? settings.languages.t(words.lang, 'pages', { escape: false })('provider.yourDevice');
+          ctx.body = page(words, words.say('deviceSignedInTitle'), `<p>${words.say('deviceSignedIn', { app })}</p>`);
         },
       },
       externalSigningSupport: { enabled: true, ack: 'experimental-01' },
@@ -370,7 +400,9 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
     async renderError(ctx, out) {
       ctx.type = 'html';
       ctx.set('Content-Security-Policy', PAGE_POLICY);
-      ctx.body = page('This sign-in cannot go on', `<p>${escapeHtml(out.error_description ?? out.error)}</p><p>Go back to the app and start again.</p>`);
+      const words = wordsFor(settings.languages, ctx);
+      // The provider's own description of the error stays as it wrote it (English): it names the protocol's fault.
+      ctx.body = page(words, words.say('errorTitle'), `<p>${escapeHtml(out.error_description ?? out.error)}</p><p>${words.say('errorBack')}</p>`);
     },
   };
 

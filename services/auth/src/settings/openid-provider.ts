@@ -58,6 +58,8 @@ export const openIdProviderSettings = feature({
   variables: {
     /** Other apps sign their people in here (OpenID Connect: authorization code with PKCE, refresh, userinfo, revocation, introspection, logout). */
     OPENID_PROVIDER: env.bool(false),
+    /** The deployment's language files (as the gateway's and the notifier's LANGUAGES_DIR): the provider's own pages (sign-out, a device's code, an error) speak them too. */
+    LANGUAGES_DIR: z.string().min(1).optional(),
     /** The issuer: the public origin browsers reach the pages and the API at. Required in production when on. */
     OPENID_ISSUER: z.string().url().optional(),
     /**
@@ -101,6 +103,7 @@ export const openIdProviderSettings = feature({
     if (short) ctx.addIssue({ code: 'custom', path: ['OPENID_COOKIE_KEYS'], message: 'each key must be at least 32 characters' });
     return {
       enabled: v.OPENID_PROVIDER,
+      languagesDir: v.LANGUAGES_DIR,
       issuer: (v.OPENID_ISSUER ?? DEVELOPMENT_ISSUER).replace(/\/+$/, ''),
       clients: v.OPENID_CLIENTS.map((c): OpenIdClientEntry => ({ ...c, secret: secrets[c.id] })),
       resources: v.OPENID_RESOURCES,
