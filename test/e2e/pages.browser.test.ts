@@ -1134,15 +1134,17 @@ describe("the person's language", () => {
     await page.goto(`${origin}/login?return_to=/account`);
     await waitForHeading(page, 'Sign in');
 
-    // Signed in, the owner keeps German for the account: every browser it signs in on then speaks it.
+    // Signed in, the choice made on the way is kept for the account (as Keycloak keeps a locale chosen at its login) ...
     await signInByKeyboard(page, user.account.email, user.account.password);
     await waitForHeading(page, 'Your account');
+    const language = async () => (await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${user.accessToken}` } })).body.data.user.language;
+    await until(async () => (await language()) === 'en', 5_000, 'the choice at sign-in kept for the account');
+    // ... and one made on the console too: every browser the account signs in on then speaks it.
     await Promise.all([page.waitForNavigation(), press(page, 'Deutsch')]);
     await waitForHeading(page, 'Ihr Konto');
     await page.waitForSelector('.sessions li');
     expect(await accessibilityProblems(page)).toEqual([]);
-    const me = await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${user.accessToken}` } });
-    expect(me.body.data.user.language).toBe('de');
+    expect(await language()).toBe('de');
     const elsewhere = await freshPage();
     await elsewhere.setExtraHTTPHeaders({ 'Accept-Language': 'en-US,en;q=0.9' });
     await elsewhere.goto(`${origin}/login?return_to=/account`);
@@ -1182,6 +1184,14 @@ describe('how the gateway serves the pages', () => {
     expect(html).toContain(`<meta name="acct:return-origins" content="${app.origin}" />`);
     const again = await fetch(`${stack.url}/login`, { headers: { 'if-none-match': res.headers.get('etag')! } });
     expect(again.status).toBe(304);
+    // Each language is its own page (a cache keys it by what chose it), made whole in that language.
+    expect(res.headers.get('vary')).toBe('Accept-Encoding, Accept-Language, Cookie');
+    const german = await fetch(`${stack.url}/login`, { headers: { 'accept-language': 'de', 'if-none-match': res.headers.get('etag')! } });
+    expect([german.status, german.headers.get('content-language')]).toEqual([200, 'de']);
+    const germanHtml = await german.text();
+    expect(germanHtml).toMatch(/^<!doctype html>\s*<html lang="de"/i);
+    expect(germanHtml).toContain('<noscript>Diese Seite braucht JavaScript.</noscript>');
+    expect((await fetch(`${stack.url}/login`, { headers: { 'accept-language': 'de', cookie: 'acct_lang=en' } })).headers.get('content-language')).toBe('en');
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
     const script = await fetch(`${stack.url}${asset}`);
     expect([script.status, script.headers.get('cache-control'), script.headers.get('content-type')]).toEqual([200, 'public, max-age=31536000, immutable', 'text/javascript; charset=utf-8']);

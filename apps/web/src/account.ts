@@ -4,7 +4,7 @@
 import './style.css';
 import { startRegistration } from '@simplewebauthn/browser';
 import { AccountClient, type Account, type FactorEntry, type Factors, type Session } from '@acct/client';
-import { actionButton, confirmFirst, field, formatDate, h, keepLanguage, languageSwitch, link, showView, statusLine, useProblemWords, validatedForm } from './dom';
+import { actionButton, confirmFirst, field, formatDate, h, keepLanguage, languageSwitch, link, showView, statusLine, takeChosenLanguage, useProblemWords, validatedForm } from './dom';
 import { activityItem, placeAndDevice, section, withStepUp } from './console';
 import { withPasswordRules } from './password-rules';
 import { errorText, languages, pageLanguage, texts } from './texts';
@@ -30,8 +30,13 @@ async function start(): Promise<void> {
     return;
   }
   const account = me.data;
-  // The account's language goes with it to every browser it signs in on: this page is served again in it.
-  if (account.language && account.language !== pageLanguage && languages.some((l) => l.code === account.language)) {
+  // A language just chosen on this browser's switch (at sign-in, say) is kept for the account; else
+  // the account's goes with it to every browser it signs in on, and this page is served again in it.
+  const chosen = takeChosenLanguage();
+  if (chosen === pageLanguage && chosen !== account.language) {
+    const kept = await client.setLanguage(chosen);
+    if (kept.ok) account.language = chosen;
+  } else if (account.language && account.language !== pageLanguage && languages.some((l) => l.code === account.language)) {
     keepLanguage(account.language);
     return location.reload();
   }

@@ -246,6 +246,20 @@ export function keepLanguage(code: string): void {
   document.cookie = `${LANGUAGE_COOKIE}=${encodeURIComponent(code)}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
 }
 
+/** Where a choice made on the switch waits for the account console, which keeps it for the account (as Keycloak keeps a locale chosen at its login). */
+const CHOSEN_KEY = 'acct:language-chosen';
+
+/** The language this browser chose on a switch since the account last kept one, if any; asked once. */
+export function takeChosenLanguage(): string | undefined {
+  try {
+    const chosen = localStorage.getItem(CHOSEN_KEY) ?? undefined;
+    localStorage.removeItem(CHOSEN_KEY);
+    return chosen;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The language switch in the page's header (where more than one language is offered): each
  * language by its own name, in its own language (GOV.UK's pattern). Choosing one keeps it for this
@@ -257,7 +271,14 @@ export function languageSwitch(remember?: (code: string) => Promise<unknown>): v
   if (!header || languages.length < 2) return;
   const choose = async (code: string) => {
     keepLanguage(code);
-    await remember?.(code).catch(() => undefined);
+    if (remember) await remember(code).catch(() => undefined);
+    else {
+      try {
+        localStorage.setItem(CHOSEN_KEY, code);
+      } catch {
+        // Storage refused (a private window's quota): the choice still holds for this browser.
+      }
+    }
     location.reload();
   };
   const items = languages.map(({ code, name }) =>

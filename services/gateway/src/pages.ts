@@ -96,7 +96,8 @@ export class Pages {
       const inLanguages = new Map<string, StaticFile>();
       for (const { code, texts } of spoken) {
         const headers = [...withoutHeaders(common, ['vary']), 'Vary', 'Accept-Encoding, Accept-Language, Cookie', 'Content-Language', code];
-        inLanguages.set(code, prepared(Buffer.from(inLanguage(text, code, texts)), [...headers, 'Content-Type', TYPES['.html'], 'Cache-Control', 'no-cache', 'Referrer-Policy', 'no-referrer']));
+        const noscript = String(languages.file(code).pages.noscript ?? '');
+        inLanguages.set(code, prepared(Buffer.from(inLanguage(text, code, texts, noscript)), [...headers, 'Content-Type', TYPES['.html'], 'Cache-Control', 'no-cache', 'Referrer-Policy', 'no-referrer']));
       }
       html.set(name, inLanguages);
     }
@@ -180,8 +181,8 @@ function pageTexts(languages: Languages, code: string): string {
 }
 
 /** A page in a language: `<html lang>` says it, and its texts go in as a JSON data block (never run, so the strict CSP stands). */
-function inLanguage(html: string, code: string, texts: string): string {
-  const tagged = html.replace(/<html lang="[^"]*"/, `<html lang="${escapeAttribute(code)}"`);
+function inLanguage(html: string, code: string, texts: string, noscript: string): string {
+  const tagged = html.replace(/<html lang="[^"]*"/, `<html lang="${escapeAttribute(code)}"`).replace(/<noscript>[^<]*<\/noscript>/, `<noscript>${escapeAttribute(noscript)}</noscript>`);
   return tagged.replace('</head>', `  <script type="application/json" id="acct-texts">${texts}</script>\n  </head>`);
 }
 
