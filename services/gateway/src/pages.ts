@@ -62,7 +62,7 @@ export class Pages {
   private readonly files = new Map<string, StaticFile>();
   /** Each page in each language, by route then language code. */
   private readonly pages = new Map<string, Map<string, StaticFile>>();
-  private readonly languages: Languages = new Languages();
+  private readonly languages: Languages;
 
   /**
    * Reads `dir` (a build of apps/web). Missing, there are no pages, and `missing` says why. The
@@ -74,13 +74,13 @@ export class Pages {
     readonly dir: string | undefined,
     options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean; supportContact?: string; brand?: Brand; languages?: Languages },
   ) {
+    const languages = options.languages ?? new Languages();
+    this.languages = languages;
     if (!dir || !fs.existsSync(path.join(dir, 'signin.html'))) return;
     const security = withoutHeaders(options.securityHeaders, ['content-security-policy', 'x-frame-options']);
     const common = [...security, 'Content-Security-Policy', pagesPolicy(options.production), 'X-Frame-Options', 'DENY', 'Vary', 'Accept-Encoding'];
     const origins = escapeAttribute(options.returnOrigins.join(' '));
     const brand = brandFiles(options.brand ?? {});
-    const languages = options.languages ?? new Languages();
-    this.languages = languages;
     const spoken = languages.codes.map((code) => ({ code, texts: pageTexts(languages, code) }));
     const html = new Map<string, Map<string, StaticFile>>();
     for (const name of fs.readdirSync(dir)) {

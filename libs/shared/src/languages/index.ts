@@ -133,7 +133,6 @@ export class Languages {
       interpolation: { escapeValue: false },
       // Keys are paths (`signIn.title`) and may hold ':' in their texts, never as a namespace.
       nsSeparator: false,
-      returnNull: false,
       showSupportNotice: false,
     } as Parameters<i18n['init']>[0]);
     instance.services.formatter?.add('lowerFirst', (value: unknown) => {
