@@ -7,7 +7,7 @@ import { call } from '@acct/test-harness/http-client';
 import { until } from '@acct/test-harness/until';
 import { scanKeys } from '@acct/test-harness/isolation';
 import { solvedBotCheck } from '@acct/test-harness/bot-check';
-import { accessibilityProblems, fill, findChromium, launchChromium, press } from '@acct/test-harness/browser';
+import { accessibilityProblems, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
 import { buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
 
 // The page's own globals, in the functions evaluated in it.
@@ -109,12 +109,7 @@ describe('login-abuse.security', () => {
       const browser: Browser = await launchChromium(chromium.path);
       const errors: string[] = [];
       try {
-        const page: Page = await (await browser.createBrowserContext()).newPage();
-        await page.setViewport({ width: 360, height: 740 });
-        page.on('pageerror', (error) => errors.push(String(error)));
-        page.on('console', (message) => {
-          if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
-        });
+        const page: Page = await watchedPage(browser, errors);
         const usedBefore = (await scanKeys(stack.redis, `${stack.names.redisPrefix}bot-check:*`)).length;
         const heading = (text: string) => page.waitForFunction((t) => document.querySelector('h1')?.textContent === t, { timeout: 15_000 }, text);
         const account = buildAccount();
@@ -134,8 +129,7 @@ describe('login-abuse.security', () => {
         await press(page, 'Sign in');
         await page.waitForFunction(() => location.pathname === '/account', { timeout: 15_000 });
 
-        const other = await (await browser.createBrowserContext()).newPage();
-        other.on('pageerror', (error) => errors.push(String(error)));
+        const other = await watchedPage(browser, errors);
         await other.goto(`${stack.url}/forgot-password`);
         await other.waitForFunction(() => document.querySelector('h1')?.textContent === 'Reset your password', { timeout: 15_000 });
         await fill(other, 'Email', account.email);

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import * as oidc from 'openid-client';
-import { accessibilityProblems, addVirtualAuthenticator, fill, findChromium, launchChromium, press } from '@acct/test-harness/browser';
+import { accessibilityProblems, addVirtualAuthenticator, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
 import { enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
@@ -47,14 +47,8 @@ afterEach(() => {
 });
 
 /** A fresh browser profile (no cookies), whose script errors and CSP reports fail the test. */
-async function freshPage(): Promise<Page> {
-  const context = await browser.createBrowserContext();
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(String(error)));
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
-  });
-  return page;
+function freshPage(): Promise<Page> {
+  return watchedPage(browser, pageErrors, { viewport: false });
 }
 
 const textOf = (page: Page) => page.evaluate(() => document.body.textContent ?? '');

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { Secret, TOTP } from 'otpauth';
 import { buildPages } from '@acct/test-harness/build';
-import { accessibilityProblems, addVirtualAuthenticator, fill, findChromium, launchChromium, press } from '@acct/test-harness/browser';
+import { accessibilityProblems, addVirtualAuthenticator, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
 import { buildAccount, enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { deleteRedisPrefix, scanKeys } from '@acct/test-harness/isolation';
@@ -45,7 +45,6 @@ let browser: Browser;
 let origin: string;
 let app: { origin: string; close(): Promise<void> };
 let firstRun: { heading: string | undefined; problems: string[]; done: string | undefined; afterwards: string | undefined; methods: unknown };
-const cspViolations: string[] = [];
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
@@ -91,21 +90,13 @@ afterAll(async () => {
 });
 
 afterEach(() => {
-  expect(cspViolations).toEqual([]);
   expect(pageErrors).toEqual([]);
 });
 
 /** A fresh browser profile (no cookies) with a phone-sized window. */
 async function freshPage(): Promise<Page> {
-  const context = await browser.createBrowserContext();
-  const page = await context.newPage();
-  await page.setViewport({ width: 360, height: 740 });
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
-  // A script error on a page fails the test that met it.
-  page.on('pageerror', (error) => pageErrors.push(String(error)));
-  return page;
+  // A script error or a policy violation on a page fails the test that met it.
+  return watchedPage(browser, pageErrors);
 }
 
 const mails = () => fs.readdirSync(stack.notifier!.mailDir).map((f) => decodeQuotedPrintable(fs.readFileSync(path.join(stack.notifier!.mailDir, f), 'utf8')));

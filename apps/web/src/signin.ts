@@ -9,7 +9,7 @@ import { withPasswordRules } from './password-rules';
 import { errorText, texts } from './texts';
 import { allowedReturnTarget } from '@acct/shared/return-target';
 import { appRequest, appRequestEnded, continueToApp, interactionOf, type AppRequest } from './app-sign-in';
-import { botCheckAnswerer } from './bot-check';
+import { botCheckAnswerer, botCheckSlot } from './bot-check';
 
 const path = location.pathname.replace(/\/+$/, '');
 const kind: AccountKind = path.startsWith('/admin/') ? 'admin' : 'user';
@@ -24,7 +24,7 @@ const client: AccountClient = new AccountClient({
     },
     async () => {
       const asked = await client.botChallenge();
-      return asked.ok ? asked.data.challenge : undefined;
+      return asked.ok ? asked.data : undefined;
     },
   ),
 });
@@ -32,6 +32,16 @@ useProblemWords(texts.problems);
 const params = new URLSearchParams(location.search);
 /** What this deployment offers (asked once a page): sign-in by email, trusting a browser, the first-run form, the bot check. */
 const offered = client.signInMethods();
+/** A third-party bot-check widget's site key and script, where the deployment uses one (asked once a page). */
+let widgetConfig: ReturnType<typeof client.botChallenge> | undefined;
+const widget = () =>
+  botCheckSlot(async () => {
+    const methods = await offered;
+    if (!methods.ok || (methods.data.botCheck !== 'turnstile' && methods.data.botCheck !== 'hcaptcha')) return undefined;
+    widgetConfig ??= client.botChallenge();
+    const answer = await widgetConfig;
+    return answer.ok ? answer.data : undefined;
+  });
 
 /**
  * Where a sign-in goes back to: `return_to` when it is a path of this site or an app origin the
@@ -150,6 +160,7 @@ function signInView(initialError?: ApiError, notice?: string): void {
     },
     email.wrapper,
     password.wrapper,
+    widget(),
     h('button', { type: 'submit' }, texts.signIn.submit),
     status.element,
   );
@@ -345,6 +356,7 @@ function emailSignInView(prefill = ''): void {
       emailCodeView(address, answer.data.flow, answer.data.expiresIn);
     },
     email.wrapper,
+    widget(),
     h('button', { type: 'submit' }, texts.emailSignIn.send),
     status.element,
   );
@@ -456,6 +468,7 @@ function registerView(): void {
       );
     },
     ...wrappers,
+    widget(),
     h('button', { type: 'submit' }, texts.register.submit),
     status.element,
   );
@@ -472,6 +485,7 @@ function forgotView(): void {
       else showError(status, answer.error, { email });
     },
     email.wrapper,
+    widget(),
     h('button', { type: 'submit' }, texts.forgot.submit),
     status.element,
   );

@@ -139,8 +139,8 @@ export class AccountClient {
     return answer ? { botCheck: answer } : {};
   }
 
-  /** What the bot check needs (`BOT_CHECK`): nothing, a challenge to solve (ALTCHA), or a widget's site key. */
-  async botChallenge(): Promise<Result<{ kind: 'off' | 'altcha' | 'turnstile' | 'hcaptcha'; challenge?: unknown; siteKey?: string }>> {
+  /** What the bot check needs (`BOT_CHECK`): nothing, a challenge to solve (ALTCHA), or a widget's site key and script. */
+  async botChallenge(): Promise<Result<{ kind: 'off' | 'altcha' | 'turnstile' | 'hcaptcha'; challenge?: unknown; siteKey?: string; script?: string }>> {
     return this.settle(this.api.GET('/api/auth/bot-check'));
   }
 

@@ -26,3 +26,4 @@ export * from './session-liveness';
 export * from './desktop-release';
 export * from './html';
 export * from './language-tag';
+export * from './bot-check-widgets';

@@ -62,6 +62,21 @@ export async function fill(page: Page, label: string, value: string): Promise<vo
   await page.type(`#${id}`, value);
 }
 
+/**
+ * A page in a fresh browser profile (no cookies, no storage), phone-sized unless `viewport` is
+ * false, whose script errors and Content-Security-Policy violations land in `problems` for the test
+ * to check.
+ */
+export async function watchedPage(browser: Browser, problems: string[], options: { viewport?: boolean } = {}): Promise<Page> {
+  const page = await (await browser.createBrowserContext()).newPage();
+  if (options.viewport !== false) await page.setViewport({ width: 360, height: 740 });
+  page.on('pageerror', (error) => problems.push(String(error)));
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
+  });
+  return page;
+}
+
 /** Clicks the button whose text reads `text` exactly. */
 export async function press(page: Page, text: string): Promise<void> {
   const buttons = await page.$$('button');

@@ -11,6 +11,7 @@ import { AltchaBotCheck, NO_BOT_CHECK, SiteverifyBotCheck } from '../src/securit
 import { assertHuman } from '../src/domain/shared/bot-check';
 import { AuthErrors } from '../src/errors';
 import { requestOf } from './fakes';
+import { loadAuthConfig } from '../src/config';
 
 let isolated: IsolatedRedis;
 let redis: Redis;
@@ -94,8 +95,8 @@ describe('Turnstile and hCaptcha (siteverify)', () => {
   it('sends the secret, the token and the address, and passes what siteverify vouches for', async () => {
     received.length = 0;
     answer = (form) => ({ status: 200, body: { success: form.get('response') === 'good-token' } });
-    const check = new SiteverifyBotCheck({ kind: 'turnstile', siteKey: 'site', secretKey: 'the secret key', verifyUrl: url });
-    expect(await check.challenge()).toEqual({ kind: 'turnstile', siteKey: 'site' });
+    const check = new SiteverifyBotCheck({ kind: 'turnstile', siteKey: 'site', secretKey: 'the secret key', verifyUrl: url, script: 'https://challenges.cloudflare.com/turnstile/v0/api.js' });
+    expect(await check.challenge()).toEqual({ kind: 'turnstile', siteKey: 'site', script: 'https://challenges.cloudflare.com/turnstile/v0/api.js' });
     expect(await check.passes('good-token', '203.0.113.7')).toBe(true);
     expect(await check.passes('bad-token', '203.0.113.7')).toBe(false);
     expect(Object.fromEntries(received[0])).toEqual({ secret: 'the secret key', response: 'good-token', remoteip: '203.0.113.7' });
@@ -103,9 +104,9 @@ describe('Turnstile and hCaptcha (siteverify)', () => {
 
   it('answers 503 when siteverify fails or does not answer, never "a bot"', async () => {
     answer = () => ({ status: 500, body: {} });
-    const check = new SiteverifyBotCheck({ kind: 'hcaptcha', siteKey: 'site', secretKey: 'secret', verifyUrl: url, timeoutMs: 500 });
+    const check = new SiteverifyBotCheck({ kind: 'hcaptcha', siteKey: 'site', secretKey: 'secret', verifyUrl: url, script: 'https://js.hcaptcha.com/1/api.js', timeoutMs: 500 });
     await expect(check.passes('token', '203.0.113.7')).rejects.toMatchObject({ code: 'service_unavailable' });
-    const gone = new SiteverifyBotCheck({ kind: 'hcaptcha', siteKey: 'site', secretKey: 'secret', verifyUrl: 'http://127.0.0.1:9/siteverify', timeoutMs: 500 });
+    const gone = new SiteverifyBotCheck({ kind: 'hcaptcha', siteKey: 'site', secretKey: 'secret', verifyUrl: 'http://127.0.0.1:9/siteverify', script: 'https://js.hcaptcha.com/1/api.js', timeoutMs: 500 });
     await expect(gone.passes('token', '203.0.113.7')).rejects.toMatchObject({ code: 'service_unavailable' });
   });
 });
@@ -121,5 +122,15 @@ describe('the guard of the marked routes', () => {
     const answer = await solved(check);
     await expect(assertHuman(deps, { email: 'a@example.com', botCheck: answer }, requestOf())).resolves.toBeUndefined();
     await expect(assertHuman(deps, { email: 'a@example.com', botCheck: answer }, requestOf())).rejects.toEqual(AuthErrors.botCheckFailed());
+  });
+});
+
+describe('the settings of a widget', () => {
+  it("give the pages the vendor's script, or the deployment's own (BOT_CHECK_SCRIPT_URL), which production wants over https", () => {
+    const keys = { BOT_CHECK_SITE_KEY: 'site', BOT_CHECK_SECRET_KEY: 'secret' };
+    expect(loadAuthConfig({ BOT_CHECK: 'turnstile', ...keys }).botCheck.widget?.script).toBe('https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit');
+    expect(loadAuthConfig({ BOT_CHECK: 'hcaptcha', ...keys }).botCheck.widget?.script).toBe('https://js.hcaptcha.com/1/api.js?render=explicit&recaptchacompat=off');
+    expect(loadAuthConfig({ BOT_CHECK: 'turnstile', ...keys, BOT_CHECK_SCRIPT_URL: 'https://cdn.example.com/turnstile.js' }).botCheck.widget?.script).toBe('https://cdn.example.com/turnstile.js');
+    expect(() => loadAuthConfig({ BOT_CHECK: 'turnstile', ...keys, BOT_CHECK_SCRIPT_URL: 'http://cdn.example.com/turnstile.js', NODE_ENV: 'production' })).toThrow(/BOT_CHECK_SCRIPT_URL: must be https in production/);
   });
 });

@@ -39,6 +39,10 @@ export const gatewaySchema = z.object({
   BRAND_DIR: z.string().min(1).optional(),
   /** A folder of the deployment's language files (`<code>.json`, as libs/shared/locales/en.json): each adds a language to the pages and the mails, or rewords a shipped one; the gateway and the notifier read the same folder. */
   LANGUAGES_DIR: z.string().min(1).optional(),
+  /** Auth's bot check (BOT_CHECK, read here too): with a third-party widget (turnstile, hcaptcha) the pages' policy lets its script and frames in. */
+  BOT_CHECK: z.enum(['off', 'altcha', 'turnstile', 'hcaptcha']).default('off'),
+  /** The widget's script when another address serves it (BOT_CHECK_SCRIPT_URL, read by auth too): the policy lets in its origin instead of the vendor's. */
+  BOT_CHECK_SCRIPT_URL: z.string().url().optional(),
   /** The hosted pages (sign-in, the mailed links' pages, the account console): on, or off for an API alone. */
   PAGES: z.enum(['on', 'off']).default('on'),
   /** Where the pages' build is (npm run build makes apps/web/dist, the default; the gateway image has it there too). */

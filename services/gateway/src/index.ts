@@ -5,3 +5,5 @@ export { gatewayErrorCatalogue } from './errors';
 export { startGateway } from './server';
 export { UpstreamClient } from './upstream';
 export { ROUTES } from '@acct/shared/routes';
+export { Pages, pagesPolicy } from './pages';
+export { helmetHeaders } from './security-headers';

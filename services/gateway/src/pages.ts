@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { widgetPolicy, type WidgetKind } from '@acct/shared';
 import { Languages } from '@acct/shared/languages';
 import { requestLanguage } from './language';
 
@@ -44,13 +45,21 @@ interface StaticFile {
   etag: string;
 }
 
-export function pagesPolicy(production: boolean): string {
+/**
+ * The pages' policy: scripts, styles and calls from this site only, no frame of them anywhere. A
+ * bot-check widget (BOT_CHECK turnstile or hcaptcha) adds its vendor's origins where it documents
+ * them: its script, its frame, and for hCaptcha its styles and calls.
+ */
+export function pagesPolicy(production: boolean, widget?: { kind: WidgetKind; scriptUrl?: string }): string {
+  const extra = widget ? widgetPolicy(widget.kind, widget.scriptUrl) : { script: [], frame: [], style: [], connect: [] };
+  const selfAnd = (sources: string[]) => ["'self'", ...sources].join(' ');
   return [
     "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
+    `script-src ${selfAnd(extra.script)}`,
+    `style-src ${selfAnd(extra.style)}`,
     "img-src 'self' data: blob:",
-    "connect-src 'self'",
+    `connect-src ${selfAnd(extra.connect)}`,
+    ...(extra.frame.length ? [`frame-src ${extra.frame.join(' ')}`] : []),
     "form-action 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -72,13 +81,13 @@ export class Pages {
    */
   constructor(
     readonly dir: string | undefined,
-    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean; supportContact?: string; brand?: Brand; languages?: Languages },
+    options: { returnOrigins: string[]; securityHeaders: string[]; production: boolean; supportContact?: string; brand?: Brand; languages?: Languages; widget?: { kind: WidgetKind; scriptUrl?: string } },
   ) {
     const languages = options.languages ?? new Languages();
     this.languages = languages;
     if (!dir || !fs.existsSync(path.join(dir, 'signin.html'))) return;
     const security = withoutHeaders(options.securityHeaders, ['content-security-policy', 'x-frame-options']);
-    const common = [...security, 'Content-Security-Policy', pagesPolicy(options.production), 'X-Frame-Options', 'DENY', 'Vary', 'Accept-Encoding'];
+    const common = [...security, 'Content-Security-Policy', pagesPolicy(options.production, options.widget), 'X-Frame-Options', 'DENY', 'Vary', 'Accept-Encoding'];
     const origins = escapeAttribute(options.returnOrigins.join(' '));
     const brand = brandFiles(options.brand ?? {});
     const spoken = languages.codes.map((code) => ({ code, texts: pageTexts(languages, code) }));

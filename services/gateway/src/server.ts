@@ -1,7 +1,7 @@
 // The gateway's composition root: the token verifier, a connection pool per service, the request
 // listener; its public HTTP port and its health port. Readiness is the process's own: an outage of
 // auth or desktop answers 503 per request, and never takes every gateway replica out of rotation.
-import { AccessTokenVerifier, composeService, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
+import { AccessTokenVerifier, composeService, isWidgetKind, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import { openRevocationFeed } from '@acct/shared/redis';
 import { Languages } from '@acct/shared/languages';
 import { browserCookieWarnings, type GatewayConfig } from './config';
@@ -50,7 +50,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, reques
 function openPages(config: GatewayConfig, languages: Languages, logger: Logger): Pages | undefined {
   if (config.PAGES === 'off') return undefined;
   const dir = config.PAGES_DIR ?? defaultPagesDir();
-  const pages = new Pages(dir, { returnOrigins: config.CORS_ORIGINS, securityHeaders: helmetHeaders().flat(), production: config.NODE_ENV === 'production', supportContact: config.SUPPORT_CONTACT, languages, brand: { productName: config.PRODUCT_NAME, color: config.BRAND_COLOR, dir: config.BRAND_DIR } });
+  const pages = new Pages(dir, { returnOrigins: config.CORS_ORIGINS, securityHeaders: helmetHeaders().flat(), production: config.NODE_ENV === 'production', supportContact: config.SUPPORT_CONTACT, languages, widget: isWidgetKind(config.BOT_CHECK) ? { kind: config.BOT_CHECK, scriptUrl: config.BOT_CHECK_SCRIPT_URL } : undefined, brand: { productName: config.PRODUCT_NAME, color: config.BRAND_COLOR, dir: config.BRAND_DIR } });
   if (pages.enabled) logger.info({ dir }, 'serving the hosted pages');
   else logger.warn({ dir }, 'the hosted pages are not built there (npm run build makes them; PAGES=off to serve the API alone): /login and /account answer 404');
   return pages.enabled ? pages : undefined;

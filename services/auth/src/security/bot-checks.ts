@@ -113,6 +113,8 @@ export interface WidgetSettings {
   siteKey: string;
   secretKey: string;
   verifyUrl: string;
+  /** The widget's script, for the pages to load. */
+  script: string;
   /** How long siteverify may take (5 s). */
   timeoutMs?: number;
 }
@@ -126,7 +128,7 @@ export class SiteverifyBotCheck implements BotCheck {
   }
 
   async challenge(): Promise<BotChallenge> {
-    return { kind: this.settings.kind, siteKey: this.settings.siteKey };
+    return { kind: this.settings.kind, siteKey: this.settings.siteKey, script: this.settings.script };
   }
 
   async passes(answer: string, ip: string): Promise<boolean> {

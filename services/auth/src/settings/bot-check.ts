@@ -3,7 +3,7 @@
 // self-hosted proof of work (ALTCHA, altcha-lib): the client solves a signed challenge, no third
 // party is involved; `turnstile` and `hcaptcha` check the token of their widget with their siteverify.
 import { z } from 'zod';
-import { env } from '@acct/shared';
+import { env, widgetScript, type WidgetKind } from '@acct/shared';
 import { feature } from './feature';
 
 export const BOT_CHECK_KINDS = ['off', 'altcha', 'turnstile', 'hcaptcha'] as const;
@@ -30,6 +30,8 @@ export const botCheckSettings = feature({
     ...env.secret('BOT_CHECK_SECRET_KEY'),
     /** Turnstile or hCaptcha: their siteverify, when another address answers it (a proxy, a test double). */
     BOT_CHECK_VERIFY_URL: z.string().url().optional(),
+    /** Turnstile or hCaptcha: the widget's script the hosted pages load, when another address serves it (a mirror, a test double); the gateway reads it too, for the pages' policy. */
+    BOT_CHECK_SCRIPT_URL: z.string().url().optional(),
   },
   section: (v, ctx) => {
     const widget = v.BOT_CHECK === 'turnstile' || v.BOT_CHECK === 'hcaptcha';
@@ -38,8 +40,18 @@ export const botCheckSettings = feature({
     return {
       kind: v.BOT_CHECK as BotCheckKind,
       altcha: { work: v.BOT_CHECK_ALTCHA_WORK, cost: v.BOT_CHECK_ALTCHA_COST, ttlSeconds: v.BOT_CHECK_ALTCHA_TTL_SECONDS, key: v.BOT_CHECK_ALTCHA_KEY },
-      widget: widget ? { siteKey: v.BOT_CHECK_SITE_KEY!, secretKey: v.BOT_CHECK_SECRET_KEY!, verifyUrl: v.BOT_CHECK_VERIFY_URL ?? VERIFY_URLS[v.BOT_CHECK as 'turnstile' | 'hcaptcha'] } : undefined,
+      widget: widget
+        ? {
+            siteKey: v.BOT_CHECK_SITE_KEY!,
+            secretKey: v.BOT_CHECK_SECRET_KEY!,
+            verifyUrl: v.BOT_CHECK_VERIFY_URL ?? VERIFY_URLS[v.BOT_CHECK as WidgetKind],
+            script: widgetScript(v.BOT_CHECK as WidgetKind, v.BOT_CHECK_SCRIPT_URL),
+          }
+        : undefined,
     };
   },
-  production: (given) => (given.BOT_CHECK_VERIFY_URL && !/^https:\/\//i.test(given.BOT_CHECK_VERIFY_URL) ? [['BOT_CHECK_VERIFY_URL', 'must be https in production (it carries the secret key)']] : []),
+  production: (given) => [
+    ...(given.BOT_CHECK_VERIFY_URL && !/^https:\/\//i.test(given.BOT_CHECK_VERIFY_URL) ? [['BOT_CHECK_VERIFY_URL', 'must be https in production (it carries the secret key)'] as [string, string]] : []),
+    ...(given.BOT_CHECK_SCRIPT_URL && !/^https:\/\//i.test(given.BOT_CHECK_SCRIPT_URL) ? [['BOT_CHECK_SCRIPT_URL', 'must be https in production (the pages run it)'] as [string, string]] : []),
+  ],
 });

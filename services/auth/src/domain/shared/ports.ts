@@ -384,7 +384,7 @@ export interface AppConsents {
 }
 
 /** What a client needs before a route with a bot check: nothing (off), a challenge to solve (ALTCHA), or the widget to show (its site key). */
-export type BotChallenge = { kind: 'off' } | { kind: 'altcha'; challenge: unknown } | { kind: 'turnstile' | 'hcaptcha'; siteKey: string };
+export type BotChallenge = { kind: 'off' } | { kind: 'altcha'; challenge: unknown } | { kind: 'turnstile' | 'hcaptcha'; siteKey: string; script: string };
 
 /** The bot check (security/bot-checks.ts): a challenge for a client, and whether a client's answer passes. */
 export interface BotCheck {
