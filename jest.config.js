@@ -20,7 +20,7 @@ module.exports = {
   moduleNameMapper: {
     '^bson$': '<rootDir>/test/setup/bson-once.js',
     '^@acct/(shared|mongo-standin|verifier|client)$': '<rootDir>/libs/$1/src',
-    '^@acct/shared/(http|mongo|redis|amqp|tracing|instrumentations|routes)$': '<rootDir>/libs/shared/src/$1',
+    '^@acct/shared/(http|mongo|redis|amqp|tracing|instrumentations|routes|languages)$': '<rootDir>/libs/shared/src/$1',
     '^@acct/test-harness/(.+)$': '<rootDir>/libs/test-harness/src/$1',
     '^@acct/test-stack/(.+)$': '<rootDir>/test/stack/src/$1',
     '^@acct/(gateway|auth|notifier|desktop)$': '<rootDir>/services/$1/src',
