@@ -36,8 +36,8 @@ async function start(): Promise<void> {
   if (chosen === pageLanguage && chosen !== account.language) {
     const kept = await client.setLanguage(chosen);
     if (kept.ok) account.language = chosen;
-  } else if (account.language && account.language !== pageLanguage && languages.some((l) => l.code === account.language)) {
-    keepLanguage(account.language);
+  } else if (account.language && account.language !== pageLanguage && languages.some((l) => l.code === account.language) && keepLanguage(account.language)) {
+    // Only once the browser kept the cookie: one that keeps none would be served this language again, and again.
     return location.reload();
   }
   languageSwitch((code) => client.setLanguage(code));

@@ -240,10 +240,12 @@ export function formatDate(iso: string): string {
 /** The cookie the switch sets, which the gateway reads before Accept-Language (libs/shared languages LANGUAGE_COOKIE). */
 const LANGUAGE_COOKIE = 'acct_lang';
 
-/** Keeps `code` as this browser's language for the pages (a year), for the gateway to serve them in. */
-export function keepLanguage(code: string): void {
+/** Keeps `code` as this browser's language for the pages (a year), for the gateway to serve them in; false when the browser keeps no cookie. */
+export function keepLanguage(code: string): boolean {
   const secure = location.protocol === 'https:' ? '; Secure' : '';
-  document.cookie = `${LANGUAGE_COOKIE}=${encodeURIComponent(code)}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
+  const value = `${LANGUAGE_COOKIE}=${encodeURIComponent(code)}`;
+  document.cookie = `${value}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
+  return document.cookie.split('; ').includes(value);
 }
 
 /** Where a choice made on the switch waits for the account console, which keeps it for the account (as Keycloak keeps a locale chosen at its login). */

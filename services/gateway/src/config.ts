@@ -37,7 +37,7 @@ export const gatewaySchema = z.object({
     .optional(),
   /** A folder of the pages' brand: `logo.svg` or `logo.png` (shown in every page's header) and `brand.css` (added after the pages' own styles). */
   BRAND_DIR: z.string().min(1).optional(),
-  /** A folder of the deployment's language files (`<code>.json`, as libs/shared/locales/en.json): each adds a language to the pages and the mails, or rewords a shipped one; the gateway and the notifier read the same folder. */
+  /** A folder of the deployment's language files (`<code>.json`, as libs/shared/locales/en.json): each adds a language to the pages and the mails, or rewords a shipped one; the notifier and auth read the same folder. */
   LANGUAGES_DIR: z.string().min(1).optional(),
   /** Auth's bot check (BOT_CHECK, read here too): with a third-party widget (turnstile, hcaptcha) the pages' policy lets its script and frames in. */
   BOT_CHECK: z.enum(['off', 'altcha', 'turnstile', 'hcaptcha']).default('off'),

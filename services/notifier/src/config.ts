@@ -28,7 +28,7 @@ export const notifierSchema = z.object({
   SUPPORT_CONTACT: z.string().trim().max(200).optional(),
   /** A folder of the deployment's own mail templates (`<name>.txt`, `<name>.html`), each replacing the built-in one; checked at start. */
   MAIL_TEMPLATES_DIR: z.string().optional(),
-  /** A folder of the deployment's language files (`<code>.json`, as libs/shared/locales/en.json): each adds a language to the pages and the mails, or rewords a shipped one; the gateway and the notifier read the same folder. */
+  /** A folder of the deployment's language files (`<code>.json`, as libs/shared/locales/en.json): each adds a language to the pages and the mails, or rewords a shipped one; the gateway and auth read the same folder. */
   LANGUAGES_DIR: z.string().min(1).optional(),
   /** Firebase service-account JSON (inline or a file); without it pushes are logged, not sent. */
   ...env.secret('FIREBASE_CREDENTIALS'),

@@ -160,12 +160,14 @@ function clientMetadata(entry: OpenIdClientEntry): ClientMetadata {
 interface Words {
   lang: string;
   say(key: string, values?: Record<string, string>): string;
+  /** The text unescaped, to be a value of another. */
+  plain(key: string): string;
 }
 
 function wordsFor(languages: Languages, ctx: { get(name: string): string }): Words {
   const lang = languages.negotiate(undefined, ctx.get(InternalHeaders.language) || DEFAULT_LANGUAGE);
   const t = languages.t(lang, 'pages', { escape: false });
-  return { lang, say: (key, values) => escapeHtml(t(`provider.${key}`, values)) };
+  return { lang, say: (key, values) => escapeHtml(t(`provider.${key}`, values)), plain: (key) => t(`provider.${key}`) };
 }
 
 /** The device grant's code, typed on the /device page: 8 letters a person cannot mistake for each other, shown as XXXX-XXXX. */
@@ -331,7 +333,7 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
         async logoutSource(ctx, form) {
           ctx.set('Content-Security-Policy', PAGE_POLICY);
           const words = wordsFor(settings.languages, ctx);
-          const app = ctx.oidc.client?.clientName ?? settings.languages.t(words.lang, 'pages', { escape: false })('provider.theApp');
+          const app = ctx.oidc.client?.clientName ?? words.plain('theApp');
           ctx.body = page(
             words,
             words.say('signOutTitle'),
@@ -379,7 +381,7 @@ export function createOpenIdProvider(settings: OpenIdSettings, redis: Redis, hoo
         async successSource(ctx) {
           ctx.set('Content-Security-Policy', PAGE_POLICY);
           const words = wordsFor(settings.languages, ctx);
-          const app = ctx.oidc.client?.clientName ?? settings.languages.t(words.lang, 'pages', { escape: false })('provider.yourDevice');
+          const app = ctx.oidc.client?.clientName ?? words.plain('yourDevice');
           ctx.body = page(words, words.say('deviceSignedInTitle'), `<p>${words.say('deviceSignedIn', { app })}</p>`);
         },
       },
