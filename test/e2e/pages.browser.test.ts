@@ -1130,7 +1130,8 @@ describe("the person's language", () => {
     await waitForHeading(page, 'Your account');
     const language = async () => (await call(stack.url, 'GET', '/api/auth/user/me', { headers: { authorization: `Bearer ${user.accessToken}` } })).body.data.user.language;
     await until(async () => (await language()) === 'en', 5_000, 'the choice at sign-in kept for the account');
-    // ... and one made on the console too: every browser the account signs in on then speaks it.
+    // ... and one made on the console too (its switch is there once the account is read): every browser the account signs in on then speaks it.
+    await page.waitForSelector('header nav.languages button[lang=de]', { timeout: 10_000 });
     await Promise.all([page.waitForNavigation(), press(page, 'Deutsch')]);
     await waitForHeading(page, 'Ihr Konto');
     await page.waitForSelector('.sessions li');
