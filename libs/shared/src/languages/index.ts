@@ -144,6 +144,7 @@ export class Languages {
   }
 
   private read(dir: string, shipped: boolean): void {
+    if (shipped && !fs.existsSync(dir)) throw new Error(`the language files are missing: ${dir} (an image copies libs/shared whole, locales included)`);
     for (const name of fs.readdirSync(dir).sort()) {
       if (!name.endsWith('.json')) continue;
       const code = name.slice(0, -'.json'.length);
