@@ -50,8 +50,8 @@ describe('the shipped languages', () => {
   });
 
   it('count by each language’s plural rules', () => {
-    const de = languages.t('de', 'pages', { escape: false });
-    const en = languages.t('en', 'pages', { escape: false });
+    const de = languages.t('de', 'pages');
+    const en = languages.t('en', 'pages');
     expect([en('account.othersEnded', { count: 1 }), en('account.othersEnded', { count: 3 })]).toEqual(['One other session ended.', '3 other sessions ended.']);
     expect([de('account.othersEnded', { count: 1 }), de('account.othersEnded', { count: 3 })]).toEqual(['Eine andere Sitzung wurde beendet.', '3 andere Sitzungen wurden beendet.']);
   });

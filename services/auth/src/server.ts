@@ -2,10 +2,10 @@
 // deps the use cases need; then the outbox relay, the reset-mail worker, the internal HTTP port
 // and the health port. The one place auth is wired.
 import { hkdfSync } from 'node:crypto';
-import { configError, createLogger, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
+import { createLogger, composeService, createRegistry, httpMetrics, outboxMetrics, type Logger, type RunningService } from '@acct/shared';
 import { Outbox, connectMongo, isMongoReady } from '@acct/shared/mongo';
 import { closeRedis, connectRedis, isRedisReady, openRevocationFeed } from '@acct/shared/redis';
-import { Languages } from '@acct/shared/languages';
+import { loadLanguages } from '@acct/shared/languages';
 import { connectPublisher } from '@acct/shared/amqp';
 import { weakenedSettings, type AuthConfig } from './config';
 import { createApp } from './create-app';
@@ -99,7 +99,7 @@ function openIdProvider(
       refreshTtlSeconds,
       grantTtlSeconds,
       privateKeyPem,
-      languages: providerLanguages(config.openid.languagesDir),
+      languages: loadLanguages(config.openid.languagesDir),
     },
     redis,
     {
@@ -262,12 +262,4 @@ export async function startAuth(config: AuthConfig, logger: Logger, overrides: A
       checks: { mongo: () => isMongoReady(mongo), redis: () => isRedisReady(redis) },
     };
   });
-}
-
-/** The languages of the provider's own pages: the shipped ones and LANGUAGES_DIR's; a file that cannot be used stops the start. */
-function providerLanguages(dir: string | undefined): Languages {
-  const languages = new Languages(dir);
-  const problems = languages.problems();
-  if (problems.length) throw configError('LANGUAGES_DIR', problems.join('; '));
-  return languages;
 }

@@ -1,9 +1,9 @@
 // The gateway's composition root: the token verifier, a connection pool per service, the request
 // listener; its public HTTP port and its health port. Readiness is the process's own: an outage of
 // auth or desktop answers 503 per request, and never takes every gateway replica out of rotation.
-import { AccessTokenVerifier, composeService, configError, isWidgetKind, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
+import { AccessTokenVerifier, composeService, isWidgetKind, createLogger, createRegistry, httpMetrics, type Logger, type RunningService } from '@acct/shared';
 import { openRevocationFeed } from '@acct/shared/redis';
-import { Languages } from '@acct/shared/languages';
+import { loadLanguages, type Languages } from '@acct/shared/languages';
 import { browserCookieWarnings, type GatewayConfig } from './config';
 import { createGatewayHandler } from './gateway-handler';
 import { upstreamMetrics } from './metrics';
@@ -62,9 +62,7 @@ function openPages(config: GatewayConfig, languages: Languages, logger: Logger):
  * English are only said.
  */
 export function openLanguages(config: Pick<GatewayConfig, 'LANGUAGES_DIR'>, logger: Logger): Languages {
-  const languages = new Languages(config.LANGUAGES_DIR);
-  const problems = languages.problems();
-  if (problems.length) throw configError('LANGUAGES_DIR', problems.join('; '));
+  const languages = loadLanguages(config.LANGUAGES_DIR);
   for (const code of languages.codes) {
     const missing = languages.missing(code);
     if (missing.length) logger.warn({ language: code, missing: missing.length, first: missing.slice(0, 5) }, 'a language leaves texts to English');

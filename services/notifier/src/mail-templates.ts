@@ -4,16 +4,13 @@
 // a value its mail does not give, a language file that cannot be read) refuses the start, naming
 // each problem.
 import { configError } from '@acct/shared';
-import { Languages } from '@acct/shared/languages';
+import { loadLanguages } from '@acct/shared/languages';
 import type { NotifierConfig } from './config';
 import { Templates } from './domain/templates';
 import { mailSamples } from './domain/mail-samples';
 
 export function mailTemplates(config: Pick<NotifierConfig, 'MAIL_TEMPLATES_DIR' | 'PRODUCT_NAME' | 'LANGUAGES_DIR'>): Templates {
-  const languages = new Languages(config.LANGUAGES_DIR);
-  const unusable = languages.problems();
-  if (unusable.length) throw configError('LANGUAGES_DIR', unusable.join('; '));
-  const templates = new Templates(undefined, config.MAIL_TEMPLATES_DIR, languages);
+  const templates = new Templates(undefined, config.MAIL_TEMPLATES_DIR, loadLanguages(config.LANGUAGES_DIR));
   const problems = templates.problems(mailSamples(config.PRODUCT_NAME));
   if (problems.length) throw configError('MAIL_TEMPLATES_DIR', problems.join('; '));
   return templates;

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import i18next, { type i18n, type TFunction } from 'i18next';
+import { configError } from '../config';
 import { isLanguageTag } from '../language-tag';
 
 export { isLanguageTag };
@@ -32,6 +33,8 @@ export class Languages {
   private readonly files = new Map<string, LanguageFile>();
   private readonly found: string[] = [];
   private instance?: i18n;
+  /** The languages offered, English first, then by code: fixed once the files are read. */
+  readonly codes: string[];
 
   /** Reads the shipped files, then the deployment's folder (a file there replaces the shipped one of its language, merged over it). */
   constructor(extraDir?: string, shippedDir = SHIPPED_LANGUAGES_DIR) {
@@ -41,11 +44,7 @@ export class Languages {
       else this.read(extraDir, false);
     }
     if (!this.files.has(DEFAULT_LANGUAGE)) throw new Error(`no ${DEFAULT_LANGUAGE}.json in ${shippedDir}: the pages and mails have no texts`);
-  }
-
-  /** The languages offered, English first, then by code. */
-  get codes(): string[] {
-    return [DEFAULT_LANGUAGE, ...[...this.files.keys()].filter((code) => code !== DEFAULT_LANGUAGE).sort()];
+    this.codes = [DEFAULT_LANGUAGE, ...[...this.files.keys()].filter((code) => code !== DEFAULT_LANGUAGE).sort()];
   }
 
   /** Each language's code and its own name, for a switch. */
@@ -113,12 +112,9 @@ export class Languages {
     return DEFAULT_LANGUAGE;
   }
 
-  /** The texts of one namespace (`mail`) in a language, English where it has none. */
-  t(code: string, namespace: 'pages' | 'mail', options: { escape?: boolean } = {}): TFunction {
-    const instance = this.i18n();
-    const t = instance.getFixedT(this.files.has(code) ? code : DEFAULT_LANGUAGE, namespace);
-    if (options.escape === false) return t;
-    return ((key: string, values?: Record<string, unknown>) => t(key, { ...values, interpolation: { escapeValue: true } })) as unknown as TFunction;
+  /** The texts of one namespace (`mail`) in a language, English where it has none; unescaped (HTML escapes the whole text where it goes into HTML). */
+  t(code: string, namespace: 'pages' | 'mail'): TFunction {
+    return this.i18n().getFixedT(this.files.has(code) ? code : DEFAULT_LANGUAGE, namespace);
   }
 
   private i18n(): i18n {
@@ -173,6 +169,17 @@ export class Languages {
       });
     }
   }
+}
+
+/**
+ * The languages a service starts with: the shipped ones and the deployment's folder (LANGUAGES_DIR).
+ * A file that cannot be used stops the start, naming each problem, as any bad setting does.
+ */
+export function loadLanguages(dir: string | undefined): Languages {
+  const languages = new Languages(dir);
+  const problems = languages.problems();
+  if (problems.length) throw configError('LANGUAGES_DIR', problems.join('; '));
+  return languages;
 }
 
 /** The tags of an Accept-Language header, best first (q=0 dropped), lower case. */

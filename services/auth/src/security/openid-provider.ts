@@ -166,7 +166,7 @@ interface Words {
 
 function wordsFor(languages: Languages, ctx: { get(name: string): string }): Words {
   const lang = languages.negotiate(undefined, ctx.get(InternalHeaders.language) || DEFAULT_LANGUAGE);
-  const t = languages.t(lang, 'pages', { escape: false });
+  const t = languages.t(lang, 'pages');
   return { lang, say: (key, values) => escapeHtml(t(`provider.${key}`, values)), plain: (key) => t(`provider.${key}`) };
 }
 

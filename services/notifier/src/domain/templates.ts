@@ -73,7 +73,7 @@ export class Templates {
 
   /** A text of the language file's "mail" part (English where the language has none), filled with `values`. */
   text(language: string, key: string, values: Record<string, string> = {}): string {
-    const t = this.languages.t(language, 'mail', { escape: false });
+    const t = this.languages.t(language, 'mail');
     const text = t(key, values);
     if (text === key) throw new Error(`no text ${key} in the language files`);
     return text;
