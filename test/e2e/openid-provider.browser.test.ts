@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import * as oidc from 'openid-client';
-import { accessibilityProblems, addVirtualAuthenticator, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
+import { accessibilityProblems, addVirtualAuthenticator, closePages, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
 import { enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
@@ -41,9 +41,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-afterEach(() => {
+afterEach(async () => {
   for (const child of running.splice(0)) child.kill();
-  expect(pageErrors.splice(0)).toEqual([]);
+  try {
+    expect(pageErrors.splice(0)).toEqual([]);
+  } finally {
+    await closePages(browser);
+  }
 });
 
 /** A fresh browser profile (no cookies), whose script errors and CSP reports fail the test. */

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { Secret, TOTP } from 'otpauth';
 import { buildPages } from '@acct/test-harness/build';
-import { accessibilityProblems, addVirtualAuthenticator, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
+import { accessibilityProblems, addVirtualAuthenticator, closePages, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
 import { buildAccount, enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { deleteRedisPrefix, scanKeys } from '@acct/test-harness/isolation';
@@ -89,8 +89,12 @@ afterAll(async () => {
   fs.rmSync(brandDir, { recursive: true, force: true });
 });
 
-afterEach(() => {
-  expect(pageErrors).toEqual([]);
+afterEach(async () => {
+  try {
+    expect(pageErrors).toEqual([]);
+  } finally {
+    await closePages(browser);
+  }
 });
 
 /** A fresh browser profile (no cookies) with a phone-sized window. */
