@@ -46,6 +46,13 @@ describe('parseEmail', () => {
     ['a@.b.co', undefined],
     ['a@b.co..', undefined],
     ['x＠y@b.co', undefined],
+    // The pattern's edges, each named (the property above finds them only by chance: one run of five
+    // missed an empty local part, made to pass on purpose, 2026-11-29).
+    ['@b.co', undefined],
+    ['a@b@c.co', undefined],
+    ['a@bco', undefined],
+    ['a@b.', undefined],
+    ['a b@c.co', undefined],
     [42, undefined],
   ])('%j → %j', (input, expected) => {
     expect(parseEmail(input)).toBe(expected);
