@@ -45,8 +45,12 @@ export function launchChromium(executablePath: string): Promise<Browser> {
       // Chromium 14x preloads the address bar's popup (a WebUI page in a renderer of its own) for every
       // window, headless too: a second renderer for each browser context a test opens. Measured on
       // Chromium 156 (2026-11-29): five contexts opened in 4.3 s with it, 2.5 s without, and in the
-      // pages' file 33 such renderers took 57 s of CPU. Puppeteer merges this with its own list.
-      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+      // pages' file 33 such renderers took 57 s of CPU. Nor a renderer per site of each context (site
+      // isolation guards a browser against a hostile renderer, which no test has; what a page may
+      // read of another origin is the same either way): the pages' file 141 s and 112 s of CPU with
+      // it, 121 s and 98 s without. Puppeteer merges this with its own list.
+      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,IsolateOrigins,site-per-process',
+      '--disable-site-isolation-trials',
     ],
   });
 }
