@@ -22,6 +22,23 @@ if (probe) {
   collect = vm.runInNewContext('gc');
 }
 
+// ACCT_CPU_PROBE=<file>: after each test file, one line appended to the file: the CPU the worker's
+// own thread spent on it (its in-process stack, the test code, module loading) and the CPU of the
+// processes it started and waited for (Chromium, a spawned service), with its wall time. Which files
+// cost a run its CPU, where jest reports only their wall time.
+const cpuProbe = process.env.ACCT_CPU_PROBE;
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const childrenCpuMs = () => {
+  // The children this worker reaped; Node reports its own and its children's usage apart only on Linux.
+  const stat = fs.existsSync('/proc/self/stat') ? fs.readFileSync('/proc/self/stat', 'utf8') : '';
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // cutime and cstime: fields 16 and 17 of /proc/<pid>/stat, in clock ticks (100 a second on Linux).
+  return fields.length > 15 ? (Number(fields[13]) + Number(fields[14])) * 10 : 0;
+};
+
 class AccountStackEnvironment extends TestEnvironment {
   constructor(config, context) {
     super(config, context);
@@ -31,10 +48,21 @@ class AccountStackEnvironment extends TestEnvironment {
     // stored date would not be `instanceof Date` in the code under test. Fake timers still replace it.
     this.global.Date = Date;
     this.testPath = context.testPath;
+    if (cpuProbe) this.started = { wall: Date.now(), own: ownCpuMs(), children: childrenCpuMs() };
   }
 
   async teardown() {
     await super.teardown();
+    if (cpuProbe) {
+      const line = {
+        pid: process.pid,
+        file: this.testPath.replace(`${process.cwd()}/`, ''),
+        wallMs: Date.now() - this.started.wall,
+        ownCpuMs: Math.round(ownCpuMs() - this.started.own),
+        childrenCpuMs: childrenCpuMs() - this.started.children,
+      };
+      fs.appendFileSync(cpuProbe, `${JSON.stringify(line)}\n`);
+    }
     if (!probe) return;
     const asLeft = process.memoryUsage.rss();
     collect();
