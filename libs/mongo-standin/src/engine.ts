@@ -251,11 +251,21 @@ export class Engine {
     // Ordered by ObjectId alone (a page of a list, as MongoDB walks the _id index): the ids' hex
     // strings order as the ids do, a plain sort of those is far cheaper than mingo's generic one.
     const byId = sortedByObjectId(matched, cmd.sort as Doc | undefined);
-    let cursor = mingoFind(byId ?? matched, {}, (cmd.projection as Doc) ?? undefined);
-    if (!byId && cmd.sort && Object.keys(cmd.sort as Doc).length) cursor = cursor.sort(cmd.sort as Doc);
-    if (cmd.skip) cursor = cursor.skip(Number(cmd.skip));
-    if (limit) cursor = cursor.limit(Math.abs(limit));
-    const docs = cursor.all() as Doc[];
+    const projected = isNonEmpty(cmd.projection);
+    const sorted = !byId && isNonEmpty(cmd.sort);
+    let docs: Doc[];
+    if (!projected && !sorted) {
+      // Nothing for mingo to do (most finds: by id or a unique field, in id order): a slice, without
+      // the operator context mingo builds for every query.
+      const skip = Math.max(0, Number(cmd.skip ?? 0) || 0);
+      docs = (byId ?? matched).slice(skip, limit ? skip + Math.abs(limit) : undefined);
+    } else {
+      let cursor = mingoFind(byId ?? matched, {}, projected ? (cmd.projection as Doc) : undefined);
+      if (sorted) cursor = cursor.sort(cmd.sort as Doc);
+      if (cmd.skip) cursor = cursor.skip(Number(cmd.skip));
+      if (limit) cursor = cursor.limit(Math.abs(limit));
+      docs = cursor.all() as Doc[];
+    }
     const single = limit < 0 || cmd.singleBatch === true;
     return this.openCursor(`${db}.${name}`, docs, single ? docs.length || 1 : (cmd.batchSize as number | undefined));
   }
@@ -388,4 +398,9 @@ function sameTypes(a: unknown, b: unknown): boolean {
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
   const keys = Object.keys(a as Doc);
   return keys.every((k) => sameTypes((a as Doc)[k], (b as Doc)[k]));
+}
+
+/** A document with at least one field (a projection or a sort that asks for something). */
+function isNonEmpty(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.keys(value).length > 0;
 }
