@@ -32,7 +32,7 @@ const ownCpuMs = () => {
   return (user + system) / 1000;
 };
 const childrenCpuMs = () => {
-  // The children this worker reaped; Node reports its own and its children's usage apart only on Linux.
+  // What the processes this worker started used, counted once it reaped them: Linux's /proc only (0 elsewhere).
   const stat = fs.existsSync('/proc/self/stat') ? fs.readFileSync('/proc/self/stat', 'utf8') : '';
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // cutime and cstime: fields 16 and 17 of /proc/<pid>/stat, in clock ticks (100 a second on Linux).
