@@ -46,8 +46,8 @@ describe('parseEmail', () => {
     ['a@.b.co', undefined],
     ['a@b.co..', undefined],
     ['x＠y@b.co', undefined],
-    // The pattern's edges, each named (the property above finds them only by chance: one run of five
-    // missed an empty local part, made to pass on purpose, 2026-11-29).
+    // The pattern's edges, each named: the property above meets them only by chance (a check broken on
+    // purpose to let an empty local part through passed it in one run of five, 2026-11-29).
     ['@b.co', undefined],
     ['a@b@c.co', undefined],
     ['a@bco', undefined],
