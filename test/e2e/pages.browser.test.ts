@@ -338,6 +338,19 @@ describe('hosted sign-in and the account console', () => {
       await page.type('input[name=password]', value);
     };
     expect(await rules()).toEqual([['', '8 to 128 characters']]);
+    // When each key reached the field, by the page's clock: a key followed by a pause of the page's
+    // 350 ms (or by nothing) is one the service may be asked about; a loaded machine types slower
+    // and pauses more, so the bound below is counted from the typing, not fixed.
+    await page.$eval('input[name=password]', (i) => {
+      const keys: Array<[number, number]> = [];
+      (globalThis as any).__keys = keys;
+      i.addEventListener('input', () => keys.push([performance.now(), [...(i as HTMLInputElement).value].length]));
+    });
+    const pausedKeys = () =>
+      page.evaluate(() => {
+        const keys = (globalThis as any).__keys as Array<[number, number]>;
+        return keys.filter(([at, size], n) => size >= 8 && (n === keys.length - 1 || keys[n + 1][0] - at >= 350 || keys[n + 1][1] < size)).length;
+      });
     await retype('short');
     expect(await rules()).toEqual([['unmet', '8 to 128 characters (not met yet)']]);
     // Long enough, and on the list: the service says so once the typing pauses.
@@ -350,9 +363,12 @@ describe('hosted sign-in and the account console', () => {
     expect(await accessibilityProblems(page)).toEqual([]);
     await retype('orbit lantern pebble');
     await page.waitForFunction(() => [...document.querySelectorAll('.password-rules li')].every((i) => i.className === 'met'), { timeout: 10_000 });
-    // Read with the field by assistive technology, and asked once the typing paused, not per key (13 keys were typed at 8 or more).
+    // Read with the field by assistive technology, and asked once the typing paused, not per key (14 keys were typed at 8 or more).
     expect(await page.$eval('input[name=password]', (i) => i.getAttribute('aria-describedby'))).toMatch(/-rules$/);
-    expect(checks() - before).toBeLessThanOrEqual(6);
+    // At most one question per pause (one more for a gap that straddles the 350 ms by the two clocks),
+    // and no more than 6 where the typing barely paused (a page asking per key asks 14 times).
+    const paused = await pausedKeys();
+    expect(checks() - before).toBeLessThanOrEqual(Math.max(6, paused + 1));
     expect(checks() - before).toBeGreaterThanOrEqual(2);
   });
 
