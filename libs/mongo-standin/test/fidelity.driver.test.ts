@@ -48,6 +48,30 @@ describe('find', () => {
     expect(after.map((d) => d.i)).toEqual([4, 2]);
   });
 
+  it("matches a field's equality as MongoDB does: in an array (one level deep), never when missing, NaN to NaN, with other conditions", async () => {
+    const values = db.collection<{ _id: string; v?: unknown; status: string; at: number }>('equalities');
+    await values.insertMany([
+      { _id: 'string', v: 'a', status: 'pending', at: 1 },
+      { _id: 'array', v: ['b', 'a'], status: 'pending', at: 2 },
+      { _id: 'nested', v: [['a']], status: 'pending', at: 3 },
+      { _id: 'missing', status: 'done', at: 4 },
+      { _id: 'null', v: null, status: 'pending', at: 5 },
+      { _id: 'long', v: Long.fromNumber(7), status: 'pending', at: 6 },
+      { _id: 'nan', v: Number.NaN, status: 'pending', at: 7 },
+      { _id: 'true', v: true, status: 'done', at: 8 },
+      { _id: 'one', v: '1', status: 'pending', at: 9 },
+    ]);
+    const ids = async (filter: object) => (await values.find(filter).sort({ at: 1 }).toArray()).map((d) => d._id);
+    expect(await ids({ v: 'a' })).toEqual(['string', 'array']);
+    expect(await ids({ v: 'a', status: 'pending' })).toEqual(['string', 'array']);
+    expect(await ids({ v: Number.NaN })).toEqual(['nan']);
+    expect(await ids({ v: true, status: 'done' })).toEqual(['true']);
+    expect(await ids({ v: 1 })).toEqual([]);
+    expect(await ids({ status: 'pending', at: { $gte: 5 } })).toEqual(['null', 'long', 'nan', 'one']);
+    expect(await ids({ status: 'gone', at: { $gte: 0 } })).toEqual([]);
+    expect(await values.findOneAndUpdate({ status: 'done', at: { $lte: 4 } }, { $set: { status: 'taken' } })).toMatchObject({ _id: 'missing' });
+  });
+
   it('pages through every document with getMore when the batch is smaller than the result', async () => {
     const all = await db.collection('numbers').find({}, { batchSize: 40 }).toArray();
     expect(all).toHaveLength(250);
