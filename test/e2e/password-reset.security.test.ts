@@ -255,7 +255,7 @@ describe('password-reset.state', () => {
       await conn.close();
       const res = await call(stack.url, 'POST', '/api/auth/user/forgot-password', { body: { email: account.email }, headers: { 'x-request-id': `disabled-${id}` } });
       expect(res.status).toBe(200);
-      // The queue is answered within RESET_REQUEST_POLL_MS (50 ms here); wait well past it.
+      // The queue is answered by its poll (RESET_REQUEST_POLL_MS); once it is empty, wait well past the answer.
       await until(() => queuedRequests().then((n) => n === 0));
       await new Promise((r) => setTimeout(r, 200));
       expect(stack.events.received.some((e) => e.payload.requestId === `disabled-${id}`)).toBe(false);
