@@ -8,6 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
+import chromiumArgs from './chromium-args.json';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => !!p);
 
@@ -28,31 +29,19 @@ export function findChromium(): { path: string } | { missing: string } {
   return path ? { path } : { missing: 'no Chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH), and not root to install it' };
 }
 
-/** Headless Chromium as this machine lets it run: no sandbox as root, no background network calls. */
+/**
+ * Headless Chromium as this machine lets it run (chromium-args.json, which bench/chromium-costs.mjs
+ * launches with too): no sandbox as root, no background network calls, and two things off. Chromium
+ * 14x preloads the address bar's popup (a WebUI page in a renderer of its own) for every window,
+ * headless too: a second renderer for each browser context a test opens. Measured on Chromium 156
+ * (2026-11-29): five contexts opened in 4.3 s with it, 2.5 s without, and in the pages' file 33 such
+ * renderers took 57 s of CPU. Nor a renderer per site of each context (site isolation guards a
+ * browser against a hostile renderer, which no test has; what a page may read of another origin is
+ * the same either way): the pages' file 141 s and 112 s of CPU with it, 121 s and 98 s without.
+ * Puppeteer merges `--disable-features` with its own list.
+ */
 export function launchChromium(executablePath: string): Promise<Browser> {
-  return puppeteer.launch({
-    executablePath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-      // Chromium 14x preloads the address bar's popup (a WebUI page in a renderer of its own) for every
-      // window, headless too: a second renderer for each browser context a test opens. Measured on
-      // Chromium 156 (2026-11-29): five contexts opened in 4.3 s with it, 2.5 s without, and in the
-      // pages' file 33 such renderers took 57 s of CPU. Nor a renderer per site of each context (site
-      // isolation guards a browser against a hostile renderer, which no test has; what a page may
-      // read of another origin is the same either way): the pages' file 141 s and 112 s of CPU with
-      // it, 121 s and 98 s without. Puppeteer merges this with its own list.
-      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,IsolateOrigins,site-per-process',
-      '--disable-site-isolation-trials',
-    ],
-  });
+  return puppeteer.launch({ executablePath, headless: true, args: chromiumArgs });
 }
 
 let axe: string | undefined;
