@@ -70,11 +70,11 @@ const AUTH_TEST_ENV = {
   RATE_RESET_IP_PER_HOUR: '10000',
   RATE_OTP_IP_PER_MINUTE: '10000',
   // A stack's queues are polled by findAndModify: each poll of an empty queue costs its service and
-  // the MongoDB stand-in about 1.6 ms of CPU. At 50 ms each (outbox, app logouts, reset requests,
-  // and the desktop's outbox) an idle stack took 360 ms of CPU a second, with the shared stack alive
-  // for the whole run (2026-11-29). New events are published as they are written; the outbox's poll
-  // only retries, after a back-off of seconds. The reset queue is answered by its poll alone, so a
-  // mailed link waits 100 to 300 ms for it here.
+  // the MongoDB stand-in about 2 ms of CPU. At 50 ms each (outbox, app logouts, reset requests, and
+  // the desktop's outbox) an idle stack took 180 ms of CPU a second, 40 ms at these (2026-11-29),
+  // and the shared stack lives for the whole run. New events are published as they are written: the
+  // outbox's poll only retries what could not be, and a logout's retries wait seconds anyway. The
+  // reset queue is answered by its poll alone, so a mailed link waits 100 to 300 ms for it here.
   OUTBOX_POLL_MS: OUTBOX_TEST_POLL_MS,
   RESET_REQUEST_POLL_MS: '200',
 };
