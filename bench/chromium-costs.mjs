@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // What Chromium's browser process (not its renderers) spends on the steps a browser test repeats:
 // opening a browser context, its page (a headless window), a navigation, typing, half a second idle,
-// closing. Twenty contexts in turn on a small local page; each step's CPU read from /proc/<pid>/stat.
+// closing. Twenty contexts in turn on a small local page; each step's CPU from the scheduler's clock
+// (cpuSecondsExact: the ticks of /proc/<pid>/stat misread a process that wakes briefly and often).
 // The flags are the test harness's (libs/test-harness/src/chromium-args.json); EXTRA='--flag …' adds
 // some, to try one. Usage: node bench/chromium-costs.mjs [contexts]
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import { cpuSecondsExact } from './lib/processes.mjs';
 
 const require = createRequire(import.meta.url);
 const puppeteer = require('puppeteer-core');
@@ -14,12 +16,8 @@ const puppeteer = require('puppeteer-core');
 const contexts = Number(process.argv[2] ?? 20);
 const extra = (process.env.EXTRA ?? '').split(' ').filter(Boolean);
 const html = '<!doctype html><title>t</title><form><label for=e>Email</label><input id=e><button>Go</button></form>';
-/** A process's own CPU (its threads, not its children), in ms. */
-const cpuMs = (pid) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
+/** The browser process's own CPU (its threads, not its children), in ms. */
+const cpuMs = (pid) => cpuSecondsExact(pid) * 1000;
 
 const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html)).listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
@@ -62,4 +60,5 @@ const selfStat = fs.readFileSync('/proc/self/stat', 'utf8');
 const reaped = selfStat.slice(selfStat.lastIndexOf(')') + 2).split(' ');
 const treeMs = (Number(reaped[13]) + Number(reaped[14])) * 10;
 const perContext = Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, Math.round(ms / contexts)]));
-console.log(JSON.stringify({ contexts, extra: extra.join(' '), browserProcessMsPerContext: perContext, browserProcessMs: Object.values(spent).reduce((a, b) => a + b, 0), wholeTreeMs: treeMs }));
+const browserProcessMs = Math.round(Object.values(spent).reduce((a, b) => a + b, 0));
+console.log(JSON.stringify({ contexts, extra: extra.join(' '), browserProcessMsPerContext: perContext, browserProcessMs, wholeTreeMs: treeMs }));

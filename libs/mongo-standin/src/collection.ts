@@ -225,7 +225,7 @@ function mayEqual(value: unknown, wanted: string | number | boolean): boolean {
 
 function isPlainEquality(value: unknown): boolean {
   if (value === null) return true;
-  if (typeof value !== 'object') return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  if (typeof value !== 'object') return isPrimitive(value);
   if (Array.isArray(value) || value instanceof RegExp || value instanceof Date) return false;
   // BSON values (ObjectId, Long, ...) are equalities; plain objects may hold operators.
   return Object.getPrototypeOf(value) !== Object.prototype;

@@ -53,7 +53,6 @@ export interface StackOptions {
   logDir?: string;
 }
 
-
 const OUTBOX_TEST_POLL_MS = '500';
 
 /** Fast, permissive defaults for tests; a test that checks a limit sets it. */
