@@ -11,7 +11,7 @@ function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(full);
-    return /\.(ts|mjs)$/.test(entry.name) ? [full] : [];
+    return /\.(ts|mjs|c?js)$/.test(entry.name) ? [full] : [];
   });
 }
 

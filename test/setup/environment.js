@@ -1,4 +1,4 @@
-// The test environment: jest's Node environment, plus one copy of bson per worker.
+// The test environment: jest's Node environment, plus what a worker makes once for all its files: bson and the OpenAPI check.
 //
 // bson allocates a 17 MB serialisation buffer when it loads (`MAXSIZE` in bson.cjs). Loaded into
 // each test file's module registry, as jest does with every module, each file that touched MongoDB
@@ -11,6 +11,7 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 const { TestEnvironment } = require('jest-environment-node');
 const bson = require('bson');
+const openApiOnce = require('../../libs/test-harness/src/openapi-document.js');
 
 // ACCT_MEMORY_PROBE=<file>: after each test file, one line appended to the file: the worker's
 // resident size as the run left it, then, after a full collection, the heap and buffers it still
@@ -39,10 +40,35 @@ const childrenCpuMs = () => {
   return fields.length > 15 ? (Number(fields[13]) + Number(fields[14])) * 10 : 0;
 };
 
+// ACCT_CPU_PROFILE=<dir>: a V8 CPU profile of each test file, from its environment's start to its
+// teardown (module loading, the tests, an in-process stack), written as <dir>/<file>.cpuprofile for
+// `node bench/profile-summary.mjs` or DevTools. `node --cpu-prof` cannot give them: jest ends its
+// workers before V8 writes theirs.
+const profileDir = process.env.ACCT_CPU_PROFILE;
+let profiler;
+async function startProfile() {
+  if (!profiler) {
+    const { Session } = require('node:inspector/promises');
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 1000 });
+  }
+  await profiler.post('Profiler.start');
+}
+async function writeProfile(testPath) {
+  const { profile } = await profiler.post('Profiler.stop');
+  fs.mkdirSync(profileDir, { recursive: true });
+  const name = testPath.replace(`${process.cwd()}/`, '').replace(/[/\\]/g, '__');
+  fs.writeFileSync(`${profileDir}/${name}.cpuprofile`, JSON.stringify(profile));
+}
+
 class AccountStackEnvironment extends TestEnvironment {
   constructor(config, context) {
     super(config, context);
     this.global.__ACCT_WORKER_BSON__ = bson;
+    // The OpenAPI document and its validators, made once per worker (openapi-document.js says why).
+    this.global.__ACCT_WORKER_OPENAPI__ = openApiOnce;
     // The dates bson reads from a document are made by the worker's Date, as the Buffers of a test
     // file are the worker's (jest hands every file the worker's Buffer): so is the files' Date, or a
     // stored date would not be `instanceof Date` in the code under test. Fake timers still replace it.
@@ -51,8 +77,14 @@ class AccountStackEnvironment extends TestEnvironment {
     if (cpuProbe) this.started = { wall: Date.now(), own: ownCpuMs(), children: childrenCpuMs() };
   }
 
+  async setup() {
+    if (profileDir) await startProfile();
+    await super.setup();
+  }
+
   async teardown() {
     await super.teardown();
+    if (profileDir) await writeProfile(this.testPath);
     if (cpuProbe) {
       const line = {
         pid: process.pid,

@@ -66,6 +66,8 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   // date first (incremental, about a second when nothing changed), so a test never meets stale code.
   const building = Date.now();
   buildWorkspaces();
+  // No file of this run need start the compiler again (libs/test-harness/src/build.ts).
+  process.env.TEST_WORKSPACES_BUILT = '1';
   const started = Date.now();
   (globalThis as Record<string, unknown>).__ACCT_SHARED_STACK__ = await startSharedStack();
   const shared = JSON.parse(process.env.TEST_SHARED_STACK!) as { url: string };

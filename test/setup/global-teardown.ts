@@ -1,6 +1,7 @@
 // Jest global teardown: checks that the run left nothing behind (every name a test made carries the
 // run's id), then stops whatever the global setup started (and nothing it merely reached).
 import fs from 'node:fs';
+import { builtPagesDir } from '@acct/test-harness/build';
 import { issuedNamesFile } from '@acct/test-harness/isolation';
 import { mountedFilesDir } from '@acct/test-harness/mounted-files';
 import { findLeftovers } from './leftovers';
@@ -15,6 +16,7 @@ export default async function globalTeardown(): Promise<void> {
   } finally {
     if (run) fs.rmSync(issuedNamesFile(run), { force: true });
     if (run) fs.rmSync(mountedFilesDir(run), { recursive: true, force: true });
+    if (run) fs.rmSync(builtPagesDir(run), { recursive: true, force: true });
     const started = ((globalThis as Record<string, unknown>).__ACCT_DEPS__ ?? []) as Array<{ stop?: () => Promise<void> }>;
     await Promise.all(started.map((d) => d.stop?.()));
   }

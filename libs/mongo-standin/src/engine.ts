@@ -222,9 +222,12 @@ export class Engine {
   private findAndModify(cmd: Doc, db: string): Doc {
     const collection = this.collection(db, String(cmd.findAndModify ?? cmd.findandmodify), true);
     const query = (cmd.query as Doc) ?? {};
-    const sorted = cmd.sort ? mingoFind(collection.select(query), {}).sort(cmd.sort as Doc).all() : collection.select(query);
+    const matched = collection.select(query);
+    // Sorted only where there is an order to choose (a queue poll mostly finds nothing, or one
+    // document): each mingo cursor copies its whole operator context first.
+    const sorted = isNonEmpty(cmd.sort) && matched.length > 1 ? (sortedByObjectId(matched, cmd.sort as Doc) ?? mingoFind(matched, {}).sort(cmd.sort as Doc).all()) : matched;
     const current = sorted[0] as Doc | undefined;
-    const project = (doc: Doc | null) => (doc && cmd.fields ? (mingoFind([doc], {}, cmd.fields as Doc).all()[0] as Doc) : doc);
+    const project = (doc: Doc | null) => (doc && isNonEmpty(cmd.fields) ? (mingoFind([doc], {}, cmd.fields as Doc).all()[0] as Doc) : doc);
     if (cmd.remove) {
       if (current) collection.remove(current);
       return { lastErrorObject: { n: current ? 1 : 0 }, value: project(current ?? null), ok: 1 };

@@ -158,6 +158,9 @@ describe('writes', () => {
     expect(updated).toEqual({ q: 1, rank: 9, hit: true });
     const before = await c.findOneAndUpdate({ q: 1, rank: 2 }, { $inc: { rank: 1 } }, { returnDocument: 'before' });
     expect(before?.rank).toBe(2);
+    // Newest first, by _id alone: the later of the two inserted.
+    const newest = await c.findOneAndUpdate({ q: 1 }, { $set: { seen: true } }, { sort: { _id: -1 }, returnDocument: 'after' });
+    expect(newest).toMatchObject({ rank: 9, seen: true });
     const upserted = await c.findOneAndUpdate({ q: 2 }, { $set: { rank: 0 } }, { upsert: true, returnDocument: 'after' });
     expect(upserted).toMatchObject({ q: 2, rank: 0 });
     const removed = await c.findOneAndDelete({ q: 2 });

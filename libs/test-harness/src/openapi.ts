@@ -3,16 +3,20 @@
 // the status listed for it, the content type one it names, and a JSON body valid against its
 // schema. An answer of an undocumented route may only be the spec's 404. So the description
 // cannot drift from what the stack does without a test failing.
-import fs from 'node:fs';
-import path from 'node:path';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import yaml from 'js-yaml';
-
-const DOC_ID = 'https://account-service.local/openapi.json';
-export const OPENAPI_PATH = path.resolve(__dirname, '..', '..', '..', 'openapi', 'openapi.yaml');
+import type { ValidateFunction } from 'ajv';
 
 type Json = Record<string, any>;
+
+interface OpenApiDocument {
+  doc: Json;
+  validatorAt(pointer: string): ValidateFunction;
+}
+// The document and its validators are made once per jest worker (openapi-document.js says why),
+// handed over by the test environment; loaded here, once per file, where there is none.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const once: { OPENAPI_PATH: string; openApiDocument(): OpenApiDocument } = (globalThis as any).__ACCT_WORKER_OPENAPI__ ?? require('./openapi-document.js');
+
+export const OPENAPI_PATH = once.OPENAPI_PATH;
 
 export interface Operation {
   method: string;
@@ -21,14 +25,11 @@ export interface Operation {
   operation: Json;
 }
 
-let loaded: { doc: Json; ajv: Ajv2020; operations: Array<Operation & { regex: RegExp }> } | undefined;
+let loaded: { doc: Json; operations: Array<Operation & { regex: RegExp }> } | undefined;
 
 export function openApi() {
   if (loaded) return loaded;
-  const doc = yaml.load(fs.readFileSync(OPENAPI_PATH, 'utf8')) as Json;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  ajv.addSchema({ ...doc, $id: DOC_ID });
+  const { doc } = once.openApiDocument();
   const operations = Object.entries(doc.paths as Json).flatMap(([template, item]) =>
     ['get', 'put', 'post', 'delete', 'patch', 'options', 'head']
       .filter((method) => item[method])
@@ -40,7 +41,7 @@ export function openApi() {
         regex: new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '{' || c === '}' ? c : `\\${c}`)).replace(/\{[^}]+\}/g, '[^/]+')}/?$`, 'i'),
       })),
   );
-  loaded = { doc, ajv, operations };
+  loaded = { doc, operations };
   return loaded;
 }
 
@@ -48,16 +49,7 @@ export function openApi() {
 export const documentedOperations = () => openApi().operations.map((o) => `${o.method} ${o.template}`);
 
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
-const validators = new Map<string, ValidateFunction>();
-
-function validatorAt(pointer: string): ValidateFunction {
-  let validate = validators.get(pointer);
-  if (!validate) {
-    validate = openApi().ajv.compile({ $ref: `${DOC_ID}${pointer}` });
-    validators.set(pointer, validate);
-  }
-  return validate;
-}
+const validatorAt = (pointer: string): ValidateFunction => once.openApiDocument().validatorAt(pointer);
 
 /** Follows a `$ref` inside the document; answers the object and its pointer. */
 function resolve(node: Json, pointer: string): { node: Json; pointer: string } {
