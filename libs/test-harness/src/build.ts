@@ -5,15 +5,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { testRunId } from './isolation';
 
 export const repositoryRoot = path.resolve(__dirname, '..', '..', '..');
 
 /**
  * Brings every workspace's build up to date. Once in a run: the global setup builds before any worker
  * starts and says so (TEST_WORKSPACES_BUILT), and nothing changes the sources during a run; each call
- * started the compiler again, eleven of them in a run (a second or two of CPU each, to find nothing
- * to do).
+ * started the compiler again, eleven of them in a run (about a second each, to find nothing to
+ * do).
  */
 export function buildWorkspaces(): void {
   if (process.env.TEST_WORKSPACES_BUILT === '1') return;
@@ -22,7 +21,7 @@ export function buildWorkspaces(): void {
 }
 
 /** Where a test run keeps its one build of the pages; removed by the global teardown. */
-export const builtPagesDir = (run = testRunId()) => path.join(os.tmpdir(), `acct-pages-${run}`);
+export const builtPagesDir = (run: string) => path.join(os.tmpdir(), `acct-pages-${run}`);
 
 /**
  * The hosted pages (apps/web) in `outDir`, as `npm run build` makes apps/web/dist: built with Vite by
@@ -32,7 +31,7 @@ export const builtPagesDir = (run = testRunId()) => path.join(os.tmpdir(), `acct
 export function buildPages(outDir: string): void {
   // Outside a jest run (no run id, no teardown to remove it) nothing is kept between calls.
   if (!process.env.TEST_RUN_ID) return vite(outDir);
-  const run = builtPagesDir();
+  const run = builtPagesDir(process.env.TEST_RUN_ID);
   const done = path.join(run, 'done');
   const built = path.join(run, 'dist');
   let mine = false;
