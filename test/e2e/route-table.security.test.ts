@@ -85,9 +85,8 @@ describe('fuzz.property', () => {
             body: payload,
             cookie: cookie === undefined ? undefined : `userRefreshToken=${encodeURIComponent(cookie)}; adminRefreshToken=${encodeURIComponent(cookie)}`,
           });
-          expect(res.status).toBeLessThan(500);
-          expect(typeof res.body?.success).toBe('boolean');
-          expect(typeof res.body?.message).toBe('string');
+          // One expectation a run: jest builds every matcher for each expect() (4,000 runs a file).
+          expect({ status: res.status < 500 ? 'under 500' : res.status, success: typeof res.body?.success, message: typeof res.body?.message }).toEqual({ status: 'under 500', success: 'boolean', message: 'string' });
         }),
         { numRuns: 40 },
       );
