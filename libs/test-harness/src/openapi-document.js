@@ -35,4 +35,4 @@ function openApiDocument() {
   return made;
 }
 
-module.exports = { OPENAPI_PATH, openApiDocument };
+module.exports = { openApiDocument };

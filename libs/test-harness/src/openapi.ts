@@ -14,9 +14,7 @@ interface OpenApiDocument {
 // The document and its validators are made once per jest worker (openapi-document.js says why),
 // handed over by the test environment; loaded here, once per file, where there is none.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const once: { OPENAPI_PATH: string; openApiDocument(): OpenApiDocument } = (globalThis as any).__ACCT_WORKER_OPENAPI__ ?? require('./openapi-document.js');
-
-export const OPENAPI_PATH = once.OPENAPI_PATH;
+const once: { openApiDocument(): OpenApiDocument } = (globalThis as any).__ACCT_WORKER_OPENAPI__ ?? require('./openapi-document.js');
 
 export interface Operation {
   method: string;
