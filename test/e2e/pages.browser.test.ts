@@ -671,6 +671,18 @@ describe('hosted sign-in and the account console', () => {
     await press(page, 'Use this address');
     await page.waitForFunction(() => document.body.textContent?.includes('Your account now uses this address.'), { timeout: 10_000 });
     await page.goto(`${origin}/account`);
+    // The console shows whole: the moment its sections come in, each holds its first answer already,
+    // so nothing fills in above a button a person is aiming at (seen from a mutation observer, which
+    // runs before the page is drawn).
+    const firstSight = await page.waitForFunction(
+      () => {
+        const count = (selector: string) => document.querySelector(selector)?.children.length;
+        return count('ol.activity') !== undefined && { sessions: count('ul.sessions'), activity: count('ol.activity'), trustedBrowsers: count('ul.trusted-browsers') };
+      },
+      { polling: 'mutation', timeout: 10_000 },
+    );
+    // Each list holds at least a line (the sessions, the sign-in just made, "no trusted browser"): none is still empty.
+    expect(Object.entries((await firstSight.jsonValue()) as Record<string, number>).filter(([, lines]) => lines === 0)).toEqual([]);
     await page.waitForFunction((email) => document.querySelector('dl')?.textContent?.includes(email), { timeout: 10_000 }, next);
 
     // One press asks, and deletes nothing (the sign-in a moment ago is a recent proof: no password is needed).

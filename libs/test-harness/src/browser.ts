@@ -90,15 +90,37 @@ export async function closePages(browser: Browser | undefined): Promise<void> {
   await Promise.all(browser.browserContexts().filter((context) => context !== browser.defaultBrowserContext()).map((context) => context.close()));
 }
 
-/** Clicks the button whose text reads `text` exactly. */
-export async function press(page: Page, text: string): Promise<void> {
+/**
+ * Clicks the visible button whose text reads `text` exactly, once it is there and has kept its place
+ * for two frames. A click is a press at a point: a button still moving (a page filling in above it)
+ * takes the press somewhere else, as the account console's delete button did under load on
+ * 2026-11-29 (it moved 1,000 px in the second after it appeared).
+ */
+export async function press(page: Page, text: string, timeout = 10_000): Promise<void> {
   // Found in one round trip to the page: asking each button for its text was one each, and a
   // console page has dozens (9 s of the pages' file's profile on 2026-11-29, 7.5 % of it).
-  const found = await page.evaluateHandle((t) => [...(globalThis as any).document.querySelectorAll('button')].find((b) => b.textContent === t) ?? null, text);
+  const found = await page
+    .waitForFunction(
+      async (t: string) => {
+        const button = [...(globalThis as any).document.querySelectorAll('button')].find((b) => b.textContent === t && b.checkVisibility() && !b.disabled);
+        if (!button) return null;
+        const frame = () => new Promise((resolve) => (globalThis as any).requestAnimationFrame(resolve));
+        const place = () => JSON.stringify(button.getBoundingClientRect());
+        const before = place();
+        await frame();
+        await frame();
+        return place() === before ? button : null;
+      },
+      { timeout, polling: 50 },
+      text,
+    )
+    .catch((err: Error) => {
+      throw new Error(`no button "${text}" that stays put (${err.message})`);
+    });
   const button = found.asElement();
   if (!button) {
     await found.dispose();
-    throw new Error(`no button "${text}"`);
+    throw new Error(`"${text}" is not an element`);
   }
   try {
     await button.click();
