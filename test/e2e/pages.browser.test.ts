@@ -1175,6 +1175,7 @@ describe("the person's language", () => {
     await waitForHeading(elsewhere, 'Sign in');
     await signInByKeyboard(elsewhere, user.account.email, user.account.password);
     await waitForHeading(elsewhere, 'Ihr Konto');
+    await elsewhere.waitForSelector('.sessions li');
     // Dates as German writes them (day before month, a 24-hour clock).
     expect(await elsewhere.$eval('.sessions li', (li) => li.textContent)).toMatch(/\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}/);
   });
