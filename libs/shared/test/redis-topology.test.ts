@@ -58,31 +58,40 @@ describe('parseRedisUrl', () => {
   });
 });
 
+// The servers the three groups below use start together, before any of them runs: a Redis Cluster
+// takes about 7 s to be ready here and a Sentinel group 5 s (2026-11-30), 19 s one after another.
+let sentinelGroup: RedisSentinelServers;
+let liveCluster: RedisClusterServers;
+let doomedCluster: RedisClusterServers;
+const started: Array<{ stop(): Promise<void> }> = [];
+beforeAll(async () => {
+  const starting = [startRedisSentinel(), startRedisCluster(), startRedisCluster()] as const;
+  for (const result of await Promise.allSettled(starting)) if (result.status === 'fulfilled') started.push(result.value);
+  [sentinelGroup, liveCluster, doomedCluster] = await Promise.all(starting);
+}, 60_000);
 /**
- * Closes a client whose nodes were killed, then stops the servers. ioredis ends a connection whose
- * socket a killed node already closed with a 2 s fallback timer (AbstractConnector.disconnect) that
- * nothing clears: it is let run out, so the worker that ran this file can exit when jest asks it to
- * rather than being killed. closeRedis, not disconnect(): connectRedis connects again a client that
- * ends without it.
+ * Stops the servers once each group closed its client. ioredis ends a connection whose socket a
+ * killed node already closed with a 2 s fallback timer (AbstractConnector.disconnect) that nothing
+ * clears: it is let run out, so the worker that ran this file can exit when jest asks it to rather
+ * than being killed.
  */
-async function closeAfterKilledNodes(redis: Redis | undefined, servers: { stop(): Promise<void> } | undefined): Promise<void> {
-  if (redis) await closeRedis(redis);
-  await servers?.stop();
+afterAll(async () => {
+  await Promise.all(started.map((servers) => servers.stop()));
   await new Promise((resolve) => setTimeout(resolve, 2_100));
-}
+});
 
 describe('a Sentinel group', () => {
-  let group: RedisSentinelServers;
   let redis: Redis;
   const logger = pino({ level: 'silent' });
 
   beforeAll(async () => {
-    group = await startRedisSentinel();
-    redis = await connectRedis(group.url, logger, { keyPrefix: 'sentinel-test:' });
+    redis = await connectRedis(sentinelGroup.url, logger, { keyPrefix: 'sentinel-test:' });
   }, 60_000);
-  afterAll(() => closeAfterKilledNodes(redis, group));
+  // closeRedis, not disconnect(): connectRedis connects again a client that ends without it.
+  afterAll(() => redis && closeRedis(redis));
 
   it('follows a failover: a write a replica confirmed survives the master’s death, and writes go on to the new master', async () => {
+    const group = sentinelGroup;
     const first = await group.masterPort();
     await redis.set('kept', 'yes');
     // The confirmation the session store waits for (REDIS_WAIT_REPLICAS).
@@ -100,20 +109,15 @@ describe('a Sentinel group', () => {
 });
 
 describe('a Redis Cluster client', () => {
-  let servers: RedisClusterServers;
   let redis: Redis | undefined;
   const logger = pino({ level: 'silent' });
 
-  beforeAll(async () => {
-    servers = await startRedisCluster();
-  }, 60_000);
   afterAll(async () => {
     if (redis) await closeRedis(redis);
-    await servers?.stop();
   });
 
   it('refreshes no slots once closed, even when closed while a refresh of its slot map was under way', async () => {
-    redis = await connectRedis(servers.url, logger, { keyPrefix: 'cluster-close-test:' });
+    redis = await connectRedis(liveCluster.url, logger, { keyPrefix: 'cluster-close-test:' });
     // ioredis' internals: the refresh the slot map's interval starts every second, made 300 ms
     // slower so that the close lands inside one.
     const internals = redis as unknown as {
@@ -141,15 +145,14 @@ describe('a Redis Cluster client', () => {
 
 describe('a Redis Cluster client while the whole cluster is down', () => {
   const logger = pino({ level: 'silent' });
-  let servers: RedisClusterServers;
   let redis: Redis | undefined;
 
-  beforeAll(async () => {
-    servers = await startRedisCluster();
-  }, 60_000);
-  afterAll(() => closeAfterKilledNodes(redis, servers));
+  afterAll(async () => {
+    if (redis) await closeRedis(redis);
+  });
 
   it('fails each command fast (the caller answers 503), never waiting on a cluster that is not there', async () => {
+    const servers = doomedCluster;
     redis = await connectRedis(servers.url, logger, { keyPrefix: 'cluster-down-test:' });
     await redis.set('k', 'before');
     for (const node of servers.nodes) node.kill();

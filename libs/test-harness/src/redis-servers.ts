@@ -2,11 +2,12 @@
 // a temporary folder: a Redis Cluster (3 masters, 3 replicas) and a Sentinel group (a master, a
 // replica, 3 sentinels). Never the machine's own Redis on 6379; every process it starts is stopped
 // by `stop()`, or killed when the test process exits.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { withFreshStarts } from './fresh-start';
 import { stopChild } from './processes';
@@ -14,6 +15,7 @@ import { until } from './until';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 const REDIS_CLI = process.env.REDIS_CLI_BIN ?? 'redis-cli';
+const run = promisify(execFile);
 
 /**
  * A one-off client for a question to one node (PING, CLUSTER SLOTS, INFO): it gives up in 2 s, to
@@ -210,8 +212,13 @@ async function startRedisClusterOnce(options: { nodeTimeoutMs?: number }): Promi
   const servers = { dir, nodes, stop: () => stopAll(nodes, dir) };
   try {
     await Promise.all(nodes.map((node) => waitForPing(node, dir)));
-    const create = spawnSync(REDIS_CLI, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
-    if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
+    // Not spawnSync: `create` waits seconds for the nodes to agree, and a file that starts other
+    // servers at the same time (a Sentinel group, a RabbitMQ cluster) would wait on it in full.
+    await run(REDIS_CLI, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 }).catch(
+      (err: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(`redis-cli --cluster create failed: ${err.stdout ?? ''}${err.stderr ?? err.message}`);
+      },
+    );
     await until(async () => (await Promise.all(ports.map((p) => clusterState(p)))).every((s) => s === 'ok'), 20_000, 'the Redis Cluster to be ok on every node');
     // Its replicas sync after `create`: until then a write has no copy (and WAIT times out).
     await until(async () => (await Promise.all(ports.map(replicationInfo))).filter((info) => /role:master/.test(info) && /slave0:.*state=online/.test(info)).length === 3, 20_000, 'every master to have its replica online');
