@@ -25,8 +25,9 @@ if (probe) {
 
 // ACCT_CPU_PROBE=<file>: after each test file, one line appended to the file: the CPU the worker's
 // own thread spent on it (its in-process stack, the test code, module loading) and the CPU of the
-// processes it started and waited for (Chromium, a spawned service), with its wall time. Which files
-// cost a run its CPU, where jest reports only their wall time.
+// processes it started and waited for (Chromium, a spawned service), with when it started and its
+// wall time. Which files cost a run its CPU, where jest reports only their wall time, and which ran
+// beside which.
 const cpuProbe = process.env.ACCT_CPU_PROBE;
 const ownCpuMs = () => {
   const { user, system } = process.cpuUsage();
@@ -89,6 +90,7 @@ class AccountStackEnvironment extends TestEnvironment {
       const line = {
         pid: process.pid,
         file: this.testPath.replace(`${process.cwd()}/`, ''),
+        startedAt: this.started.wall,
         wallMs: Date.now() - this.started.wall,
         ownCpuMs: Math.round(ownCpuMs() - this.started.own),
         childrenCpuMs: childrenCpuMs() - this.started.children,
