@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import * as oidc from 'openid-client';
-import { accessibilityProblems, addVirtualAuthenticator, closePages, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
+import { accessibilityProblems, addVirtualAuthenticator, closePages, enterText, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
 import { enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { sharedStack, type SharedStack } from '@acct/test-stack/shared';
@@ -85,8 +85,10 @@ function startExample(): { child: ChildProcess; address: Promise<string>; done: 
 /** Signs in on the hosted page with the password. */
 async function signInWithPassword(page: Page, account: { email: string; password: string }): Promise<void> {
   await page.waitForSelector('input[name=email]', { timeout: 15_000 });
-  await page.type('input[name=email]', account.email);
-  await page.type('input[name=password]', account.password);
+  await page.focus('input[name=email]');
+  await enterText(page, account.email);
+  await page.focus('input[name=password]');
+  await enterText(page, account.password);
   await page.click('button[type=submit]');
 }
 

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { Secret, TOTP } from 'otpauth';
 import { buildPages } from '@acct/test-harness/build';
-import { accessibilityProblems, addVirtualAuthenticator, closePages, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
+import { accessibilityProblems, addVirtualAuthenticator, closePages, enterText, fill, findChromium, launchChromium, press, watchedPage } from '@acct/test-harness/browser';
 import { buildAccount, enableAuthenticatorApp, registerAndLogin } from '@acct/test-harness/factories';
 import { call } from '@acct/test-harness/http-client';
 import { deleteRedisPrefix, scanKeys } from '@acct/test-harness/isolation';
@@ -134,12 +134,15 @@ async function consoleOf(account: { email: string; password: string }): Promise<
   return page;
 }
 
-/** Signs in on the page with the keyboard alone: Tab to each field, type, Enter. */
+/**
+ * Signs in on the page without a pointer: Tab to each field, enter its text (enterText: one input,
+ * not a key a character), Enter. The first journey below also types a password key by key.
+ */
 async function signInByKeyboard(page: Page, email: string, password: string): Promise<void> {
   await page.keyboard.press('Tab');
-  await page.keyboard.type(email);
+  await enterText(page, email);
   await page.keyboard.press('Tab');
-  await page.keyboard.type(password);
+  await enterText(page, password);
   await page.keyboard.press('Enter');
 }
 
@@ -525,11 +528,11 @@ describe('hosted sign-in and the account console', () => {
     await page.waitForSelector('dialog[open]');
     expect(await accessibilityProblems(page)).toEqual([]);
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('password');
-    await page.keyboard.type('not the password');
+    await enterText(page, 'not the password');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.querySelector('dialog [role=alert]')?.textContent === 'The email or password is wrong.', { timeout: 10_000 });
     await page.$eval('dialog input[name=password]', (i) => ((i as HTMLInputElement).value = ''));
-    await page.keyboard.type(user.account.password);
+    await enterText(page, user.account.password);
     await page.keyboard.press('Enter');
 
     await page.waitForSelector('.enrolment img[src^="data:image/png;base64,"]', { timeout: 10_000 });
@@ -1005,7 +1008,7 @@ describe('the admin console', () => {
     await press(page, 'Delete the user');
     await press(page, 'Delete for good');
     await page.waitForSelector('dialog[open]');
-    await page.keyboard.type(admin.account.password);
+    await enterText(page, admin.account.password);
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => location.hash === '#/users' && document.body.textContent?.includes('The user is deleted.'), { timeout: 10_000 });
     expect((await call(stack.url, 'POST', '/api/auth/user/login', { body: { email: user.account.email, password } })).status).toBe(401);
@@ -1081,7 +1084,7 @@ describe('the admin console', () => {
     await page.click('#mandatory');
     await press(page, 'Publish');
     await page.waitForSelector('dialog[open]');
-    await page.keyboard.type(admin.account.password);
+    await enterText(page, admin.account.password);
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.body.textContent?.includes('win32 7.1.0 is published'), { timeout: 10_000 });
     expect(await page.$eval('tr[data-release="win32-7.1.0"]', (r) => r.textContent)).toContain('published, mandatory');
