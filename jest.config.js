@@ -53,8 +53,8 @@ module.exports = {
   testTimeout: Math.round(30_000 * scale),
   // Four workers on this 2-core VM, with the files that mostly wait spread among the others
   // (test/setup/sequencer.js). With three, the run was bound by CPU while the browser file ran and
-  // had cores to spare after it: the machine (/proc/stat, every 2 s) was 93 to 99 % busy for the
-  // first 90 s and 53 to 69 % for the next 40. Back to back on 2026-11-30 (TEST_TIME_SCALE=1.2):
+  // had cores to spare after it: the machine (/proc/stat, every 2 s) was 92 to 99 % busy for the
+  // first 90 s and 53 to 67 % for the next 30. Back to back on 2026-11-30 (TEST_TIME_SCALE=1.2):
   // three workers in jest's order 150.8 s, then 156.9 s (46 and 54 s of the two cores idle); four
   // with the spread order 141.6 s, then 144.6 s (15 and 19 s idle). Four in jest's order took
   // 150.2 s, and three with the spread order 155.3 s. On 2026-11-28, on a VM that was busy at three

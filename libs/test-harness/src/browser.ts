@@ -62,8 +62,8 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
  * Puts `text` into the focused field in one input, as a paste or an input method does: the page
  * gets its `beforeinput` and `input` events (what the pages listen to; none listens for keys), not
  * a key down and up for each character. Typing key by key is a DevTools round trip per event and
- * 3.3 to 3.7 ms of Chromium's browser process a key (bench/chromium-costs.mjs); the pages' file
- * typed about 2,500 characters so. A test about keys (a keyboard-only journey, what a page does
+ * 2.4 to 3.7 ms of Chromium's browser process a key (bench/chromium-costs.mjs, 2026-11-29 and 30);
+ * the pages' file typed about 2,500 characters so. A test about keys (a keyboard-only journey, what a page does
  * while a password is typed) types them with `page.keyboard`.
  */
 export async function enterText(page: Page, text: string): Promise<void> {
