@@ -85,10 +85,8 @@ function startExample(): { child: ChildProcess; address: Promise<string>; done: 
 /** Signs in on the hosted page with the password. */
 async function signInWithPassword(page: Page, account: { email: string; password: string }): Promise<void> {
   await page.waitForSelector('input[name=email]', { timeout: 15_000 });
-  await page.focus('input[name=email]');
-  await enterText(page, account.email);
-  await page.focus('input[name=password]');
-  await enterText(page, account.password);
+  await enterText(page, account.email, 'input[name=email]');
+  await enterText(page, account.password, 'input[name=password]');
   await page.click('button[type=submit]');
 }
 

@@ -59,24 +59,25 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
 }
 
 /**
- * Puts `text` into the focused field in one input, as a paste or an input method does: the page
- * gets its `beforeinput` and `input` events (what the pages listen to; none listens for keys), not
- * a key down and up for each character. Typing key by key is a DevTools round trip per event and
- * 2.4 to 3.7 ms of Chromium's browser process a key (bench/chromium-costs.mjs, 2026-11-29 and 30);
- * the pages' file typed about 2,500 characters so. A test about keys (a keyboard-only journey, what a page does
- * while a password is typed) types them with `page.keyboard`.
+ * Puts `text` into the field `into` selects (focused first, as a click would), or else the focused
+ * one, in one input, as a paste or an input method does: the page gets its `beforeinput` and
+ * `input` events (what the pages listen to; none listens for keys), not a key down and up for each
+ * character. Typing key by key is a DevTools round trip per event and 2.4 to 3.7 ms of Chromium's
+ * browser process a key (bench/chromium-costs.mjs, 2026-11-29 and 30); the pages' file typed about
+ * 2,500 characters so. A test about keys (a keyboard-only journey, what a page does while a
+ * password is typed) types them with `page.keyboard`.
  */
-export async function enterText(page: Page, text: string): Promise<void> {
+export async function enterText(page: Page, text: string, into?: string): Promise<void> {
+  if (into) await page.focus(into);
   // Input.insertText, whatever the text's length.
   await page.keyboard.sendCharacter(text);
 }
 
-/** Enters `value` into the field whose label reads `label` exactly (focused first, as a click would). */
+/** Enters `value` into the field whose label reads `label` exactly. */
 export async function fill(page: Page, label: string, value: string): Promise<void> {
   const id = await page.$$eval('label', (labels, l) => labels.find((x) => x.textContent === l)?.getAttribute('for'), label);
   if (!id) throw new Error(`no field labelled "${label}"`);
-  await page.focus(`#${id}`);
-  await enterText(page, value);
+  await enterText(page, value, `#${id}`);
 }
 
 /**
