@@ -62,6 +62,14 @@ module.exports = {
   // runs that day 3 workers 188 s and 4 workers 234 s. A run's deadlines follow the machine's load
   // (time-scale.js), so a busier machine waits longer rather than failing.
   maxWorkers: 4,
+  // Globals handed to every module of a test file as its wrapper's parameters: a module there reads a
+  // global through its vm context's interceptors, which V8 cannot cache (test/stack/src/services.ts),
+  // and a parameter is a plain variable. A QR image's PNG filter (Math.abs three times a byte) took
+  // about 100 ms an image in a test file and 3 ms in Node (2026-11-30). Only names no loaded module
+  // declares at its top with const, let or class, which a parameter of the same name makes a
+  // SyntaxError: not Buffer, process, Promise (bcrypt's `let Promise`), Symbol or Uint8Array
+  // (readable-stream 4), Date (mongoose), Set or Boolean (asn1js), JSON, Function.
+  sandboxInjectedGlobals: ['Math', 'Object', 'Array', 'Reflect', 'Error', 'String', 'Number', 'Map', 'WeakMap', 'ArrayBuffer', 'DataView', 'BigInt', 'RegExp', 'TypeError', 'RangeError', 'Proxy'],
 };
 
 // One copy of bson per worker (test/setup/environment.js says why): it was most of the buffers a

@@ -1,12 +1,16 @@
 // Forgot-password and reset-password: links, limits and states.
 
-import bcrypt from 'bcrypt';
-import mongoose from 'mongoose';
 import { randomBytes } from 'node:crypto';
+import type Bcrypt from 'bcrypt';
+import type { Mongoose } from 'mongoose';
 import { call } from '@acct/test-harness/http-client';
 import { testUrls } from '@acct/test-harness/isolation';
-import { registerAndLogin, buildAccount, startStack, type TestStack } from '@acct/test-stack/stack';
+import { registerAndLogin, buildAccount, stackRequire, startStack, type TestStack } from '@acct/test-stack/stack';
 import { until } from '@acct/test-harness/until';
+
+// The stack's own bcrypt and mongoose, which its services call (not this file's copies).
+const bcrypt = stackRequire<typeof Bcrypt>('bcrypt');
+const mongoose = stackRequire<Mongoose>('mongoose');
 
 // One stack for the file: behind a trusted proxy, so a test's X-Forwarded-For is a client of its
 // own, with forgot-password's per-address budgets low enough for a test to spend (2 an hour from one
@@ -16,6 +20,8 @@ beforeAll(async () => {
   stack = await startStack('reset', { auth: { RATE_FORGOT_EMAIL_IP_PER_HOUR: '2', RATE_FORGOT_EMAIL_PER_HOUR: '4' }, gateway: { TRUST_PROXY: 'loopback' } });
 });
 afterAll(() => stack.stop());
+// The spies below sit on the worker's own modules, which later files' stacks use too.
+afterEach(() => jest.restoreAllMocks());
 
 // Password reset under attack: one live link per account, resets that check the token before any
 // bcrypt work and are rate-limited, forgot-password limits a stranger cannot spend for the owner,

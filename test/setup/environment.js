@@ -68,6 +68,9 @@ class AccountStackEnvironment extends TestEnvironment {
   constructor(config, context) {
     super(config, context);
     this.global.__ACCT_WORKER_BSON__ = bson;
+    // What a stack runs (its services' built output) is loaded by the worker's own require, once per
+    // worker and outside the files' contexts (test/stack/src/services.ts says why).
+    this.global.__ACCT_WORKER_REQUIRE__ = require;
     // The OpenAPI document and its validators, made once per worker (openapi-document.js says why).
     this.global.__ACCT_WORKER_OPENAPI__ = openApiOnce;
     // The dates bson reads from a document are made by the worker's Date, as the Buffers of a test

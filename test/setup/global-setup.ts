@@ -18,19 +18,26 @@ interface Resolved {
   stop?: () => Promise<void>;
 }
 
+/** Every test file of the run's roots (jest.config.js's testMatch: a `test` folder's `*.test.ts`). */
+function testFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : testFiles(full);
+    return entry.name.endsWith('.test.ts') && full.includes(`${path.sep}test${path.sep}`) ? [full] : [];
+  });
+}
+
 /**
- * Whether this run includes a file that uses the shared stack: every file in a whole run; else a
- * file that names the stack and matches one of the run's path patterns (or paths), so that a run of
- * unit tests neither builds the workspaces nor starts a stack.
+ * Whether this run includes a file whose source names `marker`: every file in a whole run; else a
+ * file that names it and matches one of the run's path patterns (or paths), so that a run of unit
+ * tests neither builds the workspaces nor starts a stack.
  */
-function sharedStackWanted(globalConfig: Pick<Config.GlobalConfig, 'nonFlagArgs' | 'runTestsByPath' | 'rootDir'>): boolean {
+function runIncludesFileNaming(marker: string, globalConfig: Pick<Config.GlobalConfig, 'nonFlagArgs' | 'runTestsByPath' | 'rootDir'>): boolean {
   const patterns = globalConfig.nonFlagArgs ?? [];
   if (patterns.length === 0) return true;
-  const e2e = path.join(globalConfig.rootDir, 'test', 'e2e');
-  const users = fs
-    .readdirSync(e2e)
-    .map((file) => path.join(e2e, file))
-    .filter((file) => file.endsWith('.test.ts') && fs.readFileSync(file, 'utf8').includes('@acct/test-stack/shared'));
+  const users = ['libs', 'services', 'test']
+    .flatMap((root) => testFiles(path.join(globalConfig.rootDir, root)))
+    .filter((file) => fs.readFileSync(file, 'utf8').includes(marker));
   return users.some((file) =>
     patterns.some((pattern) => (globalConfig.runTestsByPath ? path.resolve(pattern) === file : new RegExp(pattern, 'i').test(file))),
   );
@@ -61,13 +68,18 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   process.env.TEST_RUN_ID = randomBytes(3).toString('hex');
   (globalThis as Record<string, unknown>).__ACCT_DEPS__ = [redis, amqp, mongo];
   process.stdout.write(`\ntest dependencies: redis=${redis.source}; rabbitmq=${amqp.source}; mongodb=${mongo.source}; time scale ${process.env.TEST_TIME_SCALE ?? 1} (TEST_TIME_SCALE, or the load average); chromium=${'path' in chromium ? chromium.path : chromium.missing}\n`);
-  if (!sharedStackWanted(globalConfig)) return;
-  // The shared stack (test/stack/src/shared.ts) runs the built services: the build is brought up to
-  // date first (incremental, about a second when nothing changed), so a test never meets stale code.
+  // A stack, the run's shared one and a file's own (test/stack/src/stack.ts), runs the built services:
+  // the build is brought up to date first (incremental, about a second when nothing changed), so a
+  // test never meets stale code.
+  if (!runIncludesFileNaming('@acct/test-stack/', globalConfig)) return;
   const building = Date.now();
   buildWorkspaces();
   // No file of this run need start the compiler again (libs/test-harness/src/build.ts).
   process.env.TEST_WORKSPACES_BUILT = '1';
+  if (!runIncludesFileNaming('@acct/test-stack/shared', globalConfig)) {
+    process.stdout.write(`build checked in ${Date.now() - building} ms\n`);
+    return;
+  }
   const started = Date.now();
   (globalThis as Record<string, unknown>).__ACCT_SHARED_STACK__ = await startSharedStack();
   const shared = JSON.parse(process.env.TEST_SHARED_STACK!) as { url: string };

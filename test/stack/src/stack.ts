@@ -1,22 +1,27 @@
-// Starts the stack in-process for end-to-end tests: auth, desktop and the gateway on real ports,
-// against the real MongoDB, Redis and RabbitMQ the global setup resolved, with names isolated per
-// file and every log stream captured so tests can read the records back.
+// Starts the stack in-process for end-to-end tests: auth, desktop and the gateway on real ports (their
+// built output, in the worker's own realm: services.ts says why), against the real MongoDB, Redis
+// and RabbitMQ the global setup resolved, with names isolated per file and every log stream captured
+// so tests can read the records back.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createMemoryLogger, type RunningService } from '@acct/shared';
+import type { RunningService } from '@acct/shared';
 import type { Redis } from '@acct/shared/redis';
-import { loadAuthConfig, startAuth } from '@acct/auth';
-import { accountEventsQueue, loadDesktopConfig, startDesktop } from '@acct/desktop';
-import { loadGatewayConfig, startGateway } from '@acct/gateway';
 import { EventTap } from '@acct/test-harness/event-tap';
 import { isolatedNames, openTestRedis, removeIsolated, testUrls, type TestNames } from '@acct/test-harness/isolation';
 import { testKeys, type TestKeys } from '@acct/test-harness/keys';
 import { freePort } from '@acct/test-harness/ports';
 import { checkAnswersOf, stopCheckingAnswersOf } from '@acct/test-harness/openapi';
 import { notifierQueues, startTestNotifier, TestPublisher, type TestNotifier } from './notifier';
+import * as built from './services';
+
+const { createMemoryLogger } = built.shared;
+const { loadAuthConfig, startAuth } = built.auth;
+const { accountEventsQueue, loadDesktopConfig, startDesktop } = built.desktop;
+const { loadGatewayConfig, startGateway } = built.gateway;
 
 export { buildAccount, registerAndLogin } from '@acct/test-harness/factories';
+export { stackRequire } from './services';
 export type { TappedEvent } from '@acct/test-harness/event-tap';
 
 export interface TestStack {
