@@ -254,8 +254,10 @@ function startService(name, env) {
       });
     }
   }
+  // The log file ends once the child's output has all been read ('close'), not at its exit, when
+  // its last lines may still sit in the pipes (written after end(), they were dropped).
+  child.once('close', () => logFile?.end());
   child.once('exit', (code, signal) => {
-    logFile?.end();
     if (children.get(name) !== child) return;
     children.delete(name);
     // Before it is ready, launch() sees the exit and decides; after, the stack stops.

@@ -118,7 +118,11 @@ describe('npm start (scripts/stack.mjs)', () => {
     } finally {
       first.child.kill('SIGINT');
     }
-    expect(await first.exited).toBe(0);
+    // A stop that fails says why: the script's own lines and any that are not a service's JSON log
+    // (a stack trace). Twice in five runs with five workers (2026-11-30) it exited 1 here, unexplained.
+    const code = await first.exited;
+    const said = first.output().split('\n').filter((line) => !/^\[(auth|gateway|desktop|notifier) *\] \{/.test(line));
+    expect({ code, said: code === 0 ? [] : said.slice(-40) }).toEqual({ code: 0, said: [] });
     expect(first.output()).toContain('[stack] stopped');
     expect(await deps.isListening('127.0.0.1', port)).toBe(false);
     expect(fs.existsSync(path.join(stackDir, 'stack.json'))).toBe(false);
