@@ -9,7 +9,7 @@
 // served every request of a file's stack so, and each file loaded them again (mongoose alone 270
 // modules). Loaded here they run as in their images, in the worker's own realm, once per worker: the
 // stack's objects (its loggers' records, its running services) are plain objects to a test, and a
-// test reaches inside a stack only through what the stack hands it (TestStack.require).
+// test reaches inside a stack only through its API and logs, or stackRequire below.
 import path from 'node:path';
 import type * as Auth from '@acct/auth';
 import type * as Desktop from '@acct/desktop';
