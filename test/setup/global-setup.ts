@@ -28,19 +28,17 @@ function testFiles(dir: string): string[] {
 }
 
 /**
- * Whether this run includes a file whose source names `marker`: every file in a whole run; else a
- * file that names it and matches one of the run's path patterns (or paths), so that a run of unit
- * tests neither builds the workspaces nor starts a stack.
+ * The sources of the test files this run's path patterns (or paths) select; undefined for a whole
+ * run, which includes every file. What they name tells the setup what the run needs, so that a run
+ * of unit tests neither builds the workspaces nor starts a stack.
  */
-function runIncludesFileNaming(marker: string, globalConfig: Pick<Config.GlobalConfig, 'nonFlagArgs' | 'runTestsByPath' | 'rootDir'>): boolean {
+function sourcesOfRun(globalConfig: Pick<Config.GlobalConfig, 'nonFlagArgs' | 'runTestsByPath' | 'rootDir'>): string[] | undefined {
   const patterns = globalConfig.nonFlagArgs ?? [];
-  if (patterns.length === 0) return true;
-  const users = ['libs', 'services', 'test']
+  if (patterns.length === 0) return undefined;
+  return ['libs', 'services', 'test']
     .flatMap((root) => testFiles(path.join(globalConfig.rootDir, root)))
-    .filter((file) => fs.readFileSync(file, 'utf8').includes(marker));
-  return users.some((file) =>
-    patterns.some((pattern) => (globalConfig.runTestsByPath ? path.resolve(pattern) === file : new RegExp(pattern, 'i').test(file))),
-  );
+    .filter((file) => patterns.some((pattern) => (globalConfig.runTestsByPath ? path.resolve(pattern) === file : new RegExp(pattern, 'i').test(file))))
+    .map((file) => fs.readFileSync(file, 'utf8'));
 }
 
 export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
@@ -71,12 +69,14 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   // A stack, the run's shared one and a file's own (test/stack/src/stack.ts), runs the built services:
   // the build is brought up to date first (incremental, about a second when nothing changed), so a
   // test never meets stale code.
-  if (!runIncludesFileNaming('@acct/test-stack/', globalConfig)) return;
+  const sources = sourcesOfRun(globalConfig);
+  const runNames = (marker: string) => !sources || sources.some((source) => source.includes(marker));
+  if (!runNames('@acct/test-stack/')) return;
   const building = Date.now();
   buildWorkspaces();
   // No file of this run need start the compiler again (libs/test-harness/src/build.ts).
   process.env.TEST_WORKSPACES_BUILT = '1';
-  if (!runIncludesFileNaming('@acct/test-stack/shared', globalConfig)) {
+  if (!runNames('@acct/test-stack/shared')) {
     process.stdout.write(`build checked in ${Date.now() - building} ms\n`);
     return;
   }
