@@ -1,6 +1,24 @@
 // The Act client of every HTTP test: never throws on a status, parses JSON, exposes cookies. Answers
 // of a stack under test are checked against the OpenAPI description (openapi.ts).
+import zlib from 'node:zlib';
 import { assertDocumented } from './openapi';
+
+/**
+ * The transport (http-transport.js, which says why not `fetch`), loaded by the jest worker's own
+ * require (test/setup/environment.js hands it to every file), so that the worker's files share its
+ * pool and its one copy of undici; outside jest (the global setup) by this module's own.
+ */
+const workerRequire: NodeJS.Require = (globalThis as { __ACCT_WORKER_REQUIRE__?: NodeJS.Require }).__ACCT_WORKER_REQUIRE__ ?? require;
+const transport = workerRequire(require.resolve('./http-transport.js')) as {
+  send(url: string, options: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<{
+    statusCode: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: { arrayBuffer(): Promise<ArrayBuffer> };
+  }>;
+};
+
+/** What Node's `fetch` sends unless told otherwise, so that a request reads to the services as it did when this client was `fetch`. */
+const FETCH_HEADERS: Record<string, string> = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode': 'cors', 'user-agent': 'node', 'accept-encoding': 'gzip, deflate' };
 
 export interface Answer<B = any> {
   status: number;
@@ -21,7 +39,9 @@ export interface CallOptions {
 }
 
 export async function call<B = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Answer<B>> {
-  const headers: Record<string, string> = { ...options.headers };
+  const headers: Record<string, string> = { ...FETCH_HEADERS };
+  // Header names are case-insensitive: a caller's own, in whatever case, replaces the default.
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
   let payload: string | undefined;
   if (options.rawBody !== undefined) {
     payload = options.rawBody;
@@ -32,16 +52,25 @@ export async function call<B = any>(baseUrl: string, method: string, path: strin
   }
   if (options.cookie) headers.cookie = options.cookie;
   const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
-  const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload, redirect: 'manual', signal });
-  const text = await res.text();
-  assertDocumented(baseUrl, { method, path, status: res.status, contentType: res.headers.get('content-type'), text });
+  // Redirects are answers here, as with fetch's `redirect: 'manual'`: undici's request follows none.
+  const res = await transport.send(`${baseUrl}${path}`, { method, headers, body: payload, signal });
+  const received = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) received.append(name, one);
+  }
+  const raw = Buffer.from(await res.body.arrayBuffer());
+  // Decoded as fetch decodes what it asked for.
+  const encoding = received.get('content-encoding');
+  const text = (encoding === 'gzip' ? zlib.gunzipSync(raw) : encoding === 'deflate' ? zlib.inflateSync(raw) : raw).toString('utf8');
+  assertDocumented(baseUrl, { method, path, status: res.statusCode, contentType: received.get('content-type'), text });
   let body: B;
   try {
     body = text ? JSON.parse(text) : (undefined as B);
   } catch {
     body = undefined as B;
   }
-  return { status: res.status, headers: res.headers, body, text, setCookies: res.headers.getSetCookie() };
+  return { status: res.statusCode, headers: received, body, text, setCookies: received.getSetCookie() };
 }
 
 /** Reads one cookie's value out of Set-Cookie headers. */
