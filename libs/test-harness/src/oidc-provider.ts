@@ -33,7 +33,9 @@ export interface TestIdentityProvider {
 export async function startIdentityProvider(options: { clients: TestClient[]; port?: number; stock?: boolean }): Promise<TestIdentityProvider> {
   const kid = randomUUID();
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  // A key of nobody's, made when a test first signs with it: an RSA key took 130 to 340 ms of CPU here.
+  let other: ReturnType<typeof generateKeyPairSync>['privateKey'] | undefined;
+  const otherKey = () => (other ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
   const signingKey = { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
   const clients = options.clients.map((c) => ({
     grant_types: ['authorization_code'],
@@ -56,7 +58,7 @@ export async function startIdentityProvider(options: { clients: TestClient[]; po
     addAccount: (account) => control('accounts', account),
     replaceNextIdToken: (idToken) => control('next-id-token', { idToken }),
     signIdToken: (claims, signOptions = {}) =>
-      jwt.sign(claims, (signOptions.otherKey ? other : privateKey).export({ format: 'pem', type: 'pkcs8' }), { algorithm: 'RS256', keyid: kid }),
+      jwt.sign(claims, (signOptions.otherKey ? otherKey() : privateKey).export({ format: 'pem', type: 'pkcs8' }), { algorithm: 'RS256', keyid: kid }),
     stop: () => stopChild(child),
   };
 }
