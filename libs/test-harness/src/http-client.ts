@@ -2,13 +2,12 @@
 // of a stack under test are checked against the OpenAPI description (openapi.ts).
 import zlib from 'node:zlib';
 import { assertDocumented } from './openapi';
+import { workerRequire } from './worker-require';
 
 /**
  * The transport (http-transport.js, which says why not `fetch`), loaded by the jest worker's own
- * require (test/setup/environment.js hands it to every file), so that the worker's files share its
- * pool and its one copy of undici; outside jest (the global setup) by this module's own.
+ * require, so that the worker's files share its pool and its one copy of undici.
  */
-const workerRequire: NodeJS.Require = (globalThis as { __ACCT_WORKER_REQUIRE__?: NodeJS.Require }).__ACCT_WORKER_REQUIRE__ ?? require;
 const transport = workerRequire(require.resolve('./http-transport.js')) as {
   send(url: string, options: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<{
     statusCode: number;

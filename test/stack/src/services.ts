@@ -15,13 +15,7 @@ import type * as Auth from '@acct/auth';
 import type * as Desktop from '@acct/desktop';
 import type * as Gateway from '@acct/gateway';
 import type * as Shared from '@acct/shared';
-
-/**
- * The worker's own `require` (test/setup/environment.js hands it to every file); outside jest (the
- * global setup, which starts the run's shared stack in its own process) this module's own, which is
- * Node's there.
- */
-const workerRequire: NodeJS.Require = (globalThis as { __ACCT_WORKER_REQUIRE__?: NodeJS.Require }).__ACCT_WORKER_REQUIRE__ ?? require;
+import { workerRequire } from '@acct/test-harness/worker-require';
 
 export const shared = workerRequire('@acct/shared') as typeof Shared;
 export const auth = workerRequire('@acct/auth') as typeof Auth;
