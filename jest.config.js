@@ -19,6 +19,8 @@ const ESM_ONLY = 'openid-client|oauth4webapi|jose|oidc-provider';
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: '<rootDir>/test/setup/environment.js',
+  // AppErrors compared by code, status and details, not by message alone (app-errors.js).
+  setupFilesAfterEnv: ['<rootDir>/test/setup/app-errors.js'],
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/test'],
   testMatch: ['**/test/**/*.test.ts'],
   // The multi-node runs are `npm run test:ha` (jest.ha.config.js): they start clusters of their own.

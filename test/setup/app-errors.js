@@ -1,0 +1,14 @@
+/* global expect */
+// Two AppErrors are equal when their code, status, message and details are: jest 29 compares two
+// Errors by their message alone, so `rejects.toEqual(AuthErrors.refreshMissing())` passed when the use
+// case threw refreshMissingFromBrowser() (the same words, another `errors` field), and a 401 passed for
+// a 400 that shared its words. Realm-safe: the services' errors may come from the worker's own realm.
+const FIELDS = ['code', 'httpStatus', 'message', 'errors', 'retryAfterSeconds', 'headers'];
+const isAppError = (value) => Object.prototype.toString.call(value) === '[object Error]' && value.name === 'AppError';
+
+expect.addEqualityTesters([
+  function appErrorsEqual(a, b, customTesters) {
+    if (!isAppError(a) || !isAppError(b)) return undefined;
+    return FIELDS.every((field) => this.equals(a[field], b[field], customTesters));
+  },
+]);
