@@ -77,24 +77,9 @@ describe('password-change.security', () => {
       expect((await login(NEW_PASSWORD)).status).toBe(200);
     });
 
-    it('refuses a wrong current password as a failed login, changing nothing', async () => {
-      const signedIn = await registerAndLogin(stack, 'user');
-      const res = await change('user', signedIn.accessToken, { currentPassword: 'not the password', newPassword: NEW_PASSWORD });
-      expect([res.status, res.body.code]).toEqual([401, 'invalid_credentials']);
-      expect((await call(stack.url, 'POST', '/api/auth/user/refresh', { cookie: `userRefreshToken=${signedIn.refresh}` })).status).toBe(200);
-    });
-
-    it.each([
-      [{}, 400, 'Please provide currentPassword and newPassword'],
-      [{ currentPassword: 'x' }, 400, 'Please provide currentPassword and newPassword'],
-      [{ currentPassword: 'x', newPassword: 'short' }, 400, 'Password must be 8-128 characters'],
-      [{ currentPassword: 'x', newPassword: 12345678 }, 400, 'Password must be 8-128 characters'],
-    ])('answers %j with %i %s', async (body, status, message) => {
-      const signedIn = await registerAndLogin(stack, 'user');
-      const res = await change('user', signedIn.accessToken, body);
-      expect([res.status, res.body.message]).toEqual([status, message]);
-    });
-
+    // Moved down (issue 66) to services/auth/test/domain/password-change.test.ts: a wrong current
+    // password ("refuses a wrong current password as a failed login, counted, and changes nothing")
+    // and the body's matrix ("answers … with its 400 before looking at the account").
     it('refuses a common new password, and a call without a session or with the other kind’s', async () => {
       const signedIn = await registerAndLogin(stack, 'user');
       const common = await change('user', signedIn.accessToken, { currentPassword: signedIn.account.password, newPassword: 'password123' });

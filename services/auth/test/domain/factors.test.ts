@@ -4,7 +4,7 @@
 // does. The end-to-end files (second-factors.security, passkeys.browser) keep to the contract.
 import type { AccountKind, Logger } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
-import { confirmAuthenticator, listOwnFactors, proveSecondStep, userFactorSummary, regenerateRecoveryCodes, removeFactor, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS, factorMethods } from '../../src/domain/factors';
+import { confirmAuthenticator, listOwnFactors, passkeyRegistrationOptions, proveSecondStep, registerPasskey, userFactorSummary, regenerateRecoveryCodes, removeFactor, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS, factorMethods } from '../../src/domain/factors';
 import { relyingPartyFor } from '../../src/domain/factors/common';
 import type { AuthPolicy, OpenChallenge, PasskeyCeremonies, Sessions } from '../../src/domain/ports';
 import { MemoryAccounts, MemoryActivity, MemoryIdentities, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, MemoryAppLogouts, StepTotp, claimsOf, requestOf, silentLogger, APP, CODES, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
@@ -274,5 +274,74 @@ describe('the page a passkey ceremony ran on', () => {
     logged.length = 0;
     expect(() => relyingPartyFor(deps, rp, answerFrom('https://sub.example.com'))).toThrow(expect.objectContaining({ code: 'passkey_origin_refused', message: expect.stringContaining('https://sub.example.com') }));
     expect(logged).toEqual([{ origin: 'https://sub.example.com', allowed: ['https://example.com'] }]);
+  });
+});
+
+describe('a passkey of the account’s own', () => {
+  /** The authenticator signs the challenge it was given; the verifier takes only an answer for the ceremony's. */
+  const created = (id: string, signedBy = 'reg') => ({ id, response: { signedBy } });
+  async function withRegistration() {
+    const setup = await setUp();
+    setup.deps.passkeys = {
+      ...passkeys,
+      verifyRegistration: async (_rp, answer, challenge) => {
+        const { id, response } = answer as ReturnType<typeof created>;
+        return response.signedBy === challenge ? { id, publicKey: `key-of-${id}`, counter: 0, transports: ['internal'] } : undefined;
+      },
+    };
+    return setup;
+  }
+
+  it('is registered behind a recent proof, answering its session’s ceremony; the first factor brings ten recovery codes, the next none', async () => {
+    const { deps, caller, ctx } = await withRegistration();
+    await expect(passkeyRegistrationOptions(deps, caller)).rejects.toEqual(AuthErrors.stepUpRequired());
+    await deps.ceremonies.markProof(caller.sid, 0);
+    expect(await passkeyRegistrationOptions(deps, caller)).toEqual({ challenge: 'reg' });
+    expect(deps.ceremonies.pending.get(caller.sid)).toEqual({ challenge: 'reg', kind: 'user', accountId: caller.sub, credentialEpoch: 0 });
+    const first = await registerPasskey(deps, caller, { name: '  Laptop  ', passkey: created('cred-1') }, ctx);
+    expect(first.passkey).toMatchObject({ id: 'cred-1', name: 'Laptop' });
+    expect(first.recoveryCodes).toHaveLength(10);
+    expect(await deps.factors.find('passkey', 'cred-1')).toMatchObject({ kind: 'user', accountId: caller.sub, confirmed: true, counter: 0, details: { publicKey: 'key-of-cred-1' } });
+    await passkeyRegistrationOptions(deps, caller);
+    const second = await registerPasskey(deps, caller, { passkey: created('cred-2') }, ctx);
+    expect(second).toEqual({ passkey: expect.objectContaining({ id: 'cred-2', name: 'Passkey' }) });
+  });
+
+  it('answers only a ceremony of this session, for this account and kind, begun under its current credentials, and once', async () => {
+    const { deps, caller, ctx } = await withRegistration();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    const register = (id: string) => registerPasskey(deps, caller, { passkey: created(id) }, ctx);
+    // None begun in this session (another session of the same account began one).
+    const other = { ...caller, sid: 'sid-of-another-session' };
+    await deps.ceremonies.markProof(other.sid, 0);
+    await passkeyRegistrationOptions(deps, other);
+    await expect(register('cred-a')).rejects.toEqual(AuthErrors.passkeyRejected());
+    // Begun for another account or the other kind under this session's id.
+    for (const state of [{ accountId: 'someone-else', kind: 'user' as const }, { accountId: caller.sub, kind: 'admin' as const }]) {
+      await deps.ceremonies.beginRegistration(caller.sid, { challenge: 'reg', credentialEpoch: 0, ...state });
+      await expect(register('cred-b')).rejects.toEqual(AuthErrors.passkeyRejected());
+    }
+    // Begun before a change of credentials (the proof renewed since).
+    await passkeyRegistrationOptions(deps, caller);
+    await deps.accounts.user.update(caller.sub, { passwordHash: 'h:changed', endSessions: true });
+    await deps.ceremonies.markProof(caller.sid, 1);
+    await expect(register('cred-c')).rejects.toEqual(AuthErrors.passkeyRejected());
+    // Answered once: the same ceremony again is rejected.
+    await passkeyRegistrationOptions(deps, caller);
+    await register('cred-d');
+    await expect(register('cred-e')).rejects.toEqual(AuthErrors.passkeyRejected());
+    expect((await deps.factors.list('user', caller.sub)).filter((f) => f.method === 'passkey').map((f) => f.id)).toEqual(['cred-d']);
+  });
+
+  it('refuses an answer not signed for the ceremony’s challenge, a name outside 1 to 64 characters, and a passkey already registered', async () => {
+    const { deps, caller, ctx } = await withRegistration();
+    await deps.ceremonies.markProof(caller.sid, 0);
+    await passkeyRegistrationOptions(deps, caller);
+    await expect(registerPasskey(deps, caller, { passkey: created('cred-1', 'another challenge') }, ctx)).rejects.toEqual(AuthErrors.passkeyRejected());
+    for (const name of ['   ', 'x'.repeat(65), 42]) await expect(registerPasskey(deps, caller, { name, passkey: created('cred-1') }, ctx)).rejects.toEqual(AuthErrors.passkeyName());
+    await passkeyRegistrationOptions(deps, caller);
+    await registerPasskey(deps, caller, { name: 'x'.repeat(64), passkey: created('cred-1') }, ctx);
+    await passkeyRegistrationOptions(deps, caller);
+    await expect(registerPasskey(deps, caller, { passkey: created('cred-1') }, ctx)).rejects.toEqual(AuthErrors.passkeyExists());
   });
 });

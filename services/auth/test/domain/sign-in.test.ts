@@ -93,6 +93,37 @@ describe('a login', () => {
   });
 });
 
+describe('who may sign in', () => {
+  it('refuses a disabled account after the right password, and opens nothing', async () => {
+    const { deps, make, opened } = await setUp();
+    const user = await make('user', 'grace@example.com');
+    await deps.accounts.user.update(user.id, { disabled: true });
+    await expect(login(deps, 'user', body('grace@example.com'), requestOf())).rejects.toEqual(AuthErrors.accountDisabled());
+    await expect(login(deps, 'user', body('grace@example.com', 'wrong password'), requestOf())).rejects.toEqual(AuthErrors.invalidCredentials());
+    expect(opened).toEqual([]);
+  });
+
+  it.each([
+    ['required', 'user', false, 'refused'],
+    ['required', 'user', true, 'opened'],
+    ['required', 'user', undefined, 'opened'],
+    ['required', 'admin', false, 'opened'],
+    ['soft', 'user', false, 'opened'],
+    ['off', 'user', false, 'opened'],
+  ] as const)('with verification %s, the %s’s sign-in with its address proven %s is %s', async (verification, kind, emailVerified, outcome) => {
+    const { deps, make, opened } = await setUp();
+    deps.policy = { ...deps.policy, emailVerification: verification };
+    const counted = jest.spyOn(deps.metrics, 'login');
+    await make(kind, 'grace@example.com', emailVerified === undefined ? {} : { emailVerified });
+    const signing = login(deps, kind, body('grace@example.com'), requestOf());
+    if (outcome === 'refused') {
+      await expect(signing).rejects.toEqual(AuthErrors.emailNotVerified());
+      expect(opened).toEqual([]);
+      expect(counted).toHaveBeenCalledWith('user', 'email_not_verified');
+    } else await expect(signing).resolves.toMatchObject({ kind: 'session' });
+  });
+});
+
 describe('the second step', () => {
   async function pending() {
     const setup = await setUp();
