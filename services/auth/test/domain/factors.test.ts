@@ -339,8 +339,10 @@ describe('a passkey of the account’s own', () => {
     await passkeyRegistrationOptions(deps, caller);
     await expect(registerPasskey(deps, caller, { passkey: created('cred-1', 'another challenge') }, ctx)).rejects.toEqual(AuthErrors.passkeyRejected());
     for (const name of ['   ', 'x'.repeat(65), 42]) await expect(registerPasskey(deps, caller, { name, passkey: created('cred-1') }, ctx)).rejects.toEqual(AuthErrors.passkeyName());
-    await passkeyRegistrationOptions(deps, caller);
-    await registerPasskey(deps, caller, { name: 'x'.repeat(64), passkey: created('cred-1') }, ctx);
+    for (const [id, name] of [['cred-1', 'x'.repeat(64)], ['cred-2', ' x ']]) {
+      await passkeyRegistrationOptions(deps, caller);
+      await registerPasskey(deps, caller, { name, passkey: created(id) }, ctx);
+    }
     await passkeyRegistrationOptions(deps, caller);
     await expect(registerPasskey(deps, caller, { passkey: created('cred-1') }, ctx)).rejects.toEqual(AuthErrors.passkeyExists());
   });
