@@ -97,6 +97,13 @@ describe('the users’ list', () => {
     expect([...first.users, ...second.users].map((u) => u.id).sort()).toEqual(Object.values(ids).sort());
     expect([first.nextCursor !== null, second.nextCursor]).toEqual([true, null]);
   });
+
+  it('says none follows when the matches fill the last page exactly, and takes a query of 100 characters', async () => {
+    const { deps } = await withUsers();
+    expect(await listUsers(deps, { limit: '3' })).toMatchObject({ users: expect.any(Array), nextCursor: null });
+    expect((await listUsers(deps, { limit: '3' })).users).toHaveLength(3);
+    expect((await listUsers(deps, { query: 'x'.repeat(100) })).users).toEqual([]);
+  });
 });
 
 describe('who reads which activity', () => {
