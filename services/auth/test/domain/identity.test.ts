@@ -98,6 +98,23 @@ describe('the provider’s flow', () => {
     expect(errorOf(replay)).toBe('identity_state_invalid');
   });
 
+  it('started for a link by the signed-in owner, links the identity whatever address it carries, tells the owner, and linking it again adds nothing', async () => {
+    const setup = await memorySignIn();
+    const user = await setup.make('user', 'grace@example.com');
+    const caller = claimsOf('user', user);
+    await setup.deps.ceremonies.markProof(caller.sid, user.credentialEpoch);
+    setup.deps.identityProviders.claims = { subject: 'sub-9', email: 'someone.else@example.org', emailVerified: false, name: 'G' };
+    const first = await roundTrip(setup, 'user', await startLink(setup.deps, caller, 'idp', {}));
+    expect([errorOf(first), first.url.searchParams.get('linked')]).toEqual([null, 'idp']);
+    expect(setup.deps.identities.linked).toEqual([expect.objectContaining({ provider: 'idp', subject: 'sub-9', kind: 'user', accountId: user.id, email: undefined })]);
+    const noticed = () => setup.deps.outbox.events.filter((e) => e.type === 'account.security.changed').length;
+    expect(noticed()).toBe(1);
+    const again = await roundTrip(setup, 'user', await startLink(setup.deps, caller, 'idp', {}));
+    expect([errorOf(again), again.url.searchParams.get('linked')]).toEqual([null, 'idp']);
+    expect(setup.deps.identities.linked).toHaveLength(1);
+    expect(noticed()).toBe(1);
+  });
+
   it('started for a link ends with a credential change, and never links another account’s identity', async () => {
     const setup = await memorySignIn();
     const user = await setup.make('user', 'grace@example.com');
