@@ -1,4 +1,4 @@
-// Refresh's rules on in-memory ports: what the use case makes of each answer the session store gives
+// Refresh's and logout's rules on in-memory ports: what the use case makes of each answer the session store gives
 // (a rotation, the grace window's same successor, a late retry, a reuse, anything else), what it
 // counts and logs, and that a reuse ends the session and tells whoever holds it. How the store tells
 // those answers apart (hashes, the grace window, late retries, lifetimes) is the Redis store's, held
@@ -6,7 +6,7 @@
 // gateway's, held by the end-to-end file test/e2e/refresh.security.
 import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
-import { openSession, refreshSession } from '../../src/domain/shared/sessions';
+import { closeSession, openSession, refreshSession } from '../../src/domain/shared/sessions';
 import type { RotateResult } from '../../src/domain/ports';
 import { MemorySessions, memorySignIn, requestOf } from '../fakes';
 
@@ -108,5 +108,25 @@ describe('a refresh', () => {
     deps.sessions.rotate = async () => ({ outcome: 'late_retry', ...successor });
     await refreshSession(deps, 'user', 'sid-1.presented', { ...requestOf(), ip: '198.51.100.4' });
     expect(audited).toEqual([{ level: 'info', fields: { event: 'refresh_retry_after_grace', kind: 'user', account_id: 'acct-1', session_id: 'sid-1', ip: '198.51.100.4' }, message: expect.stringContaining('answered again') }]);
+  });
+});
+
+describe('a logout', () => {
+  it('ends the session of the token presented and tells the notifier; the token refreshes nothing after', async () => {
+    const { deps, sessions, opened, user } = await setUp();
+    await closeSession(deps, 'user', opened.refreshToken, requestOf());
+    expect(sessions.live.size).toBe(0);
+    expect(deps.outbox.events).toContainEqual({ type: 'account.sessions.ended', input: expect.objectContaining({ kind: 'user', accountId: user.id, sessionIds: [expect.any(String)] }) });
+    await expect(refreshSession(deps, 'user', opened.refreshToken, requestOf())).rejects.toEqual(AuthErrors.refreshInvalid());
+  });
+
+  it('answers alike, ending nothing, for no token, one of the other kind, one already rotated out, or one made up', async () => {
+    const { deps, sessions, opened } = await setUp();
+    const next = await refreshSession(deps, 'user', opened.refreshToken, requestOf());
+    for (const [kind, presented] of [['user', undefined], ['user', ''], ['admin', next.refreshToken], ['user', opened.refreshToken], ['user', 'sid-000000000000000099.0']] as const) {
+      await expect(closeSession(deps, kind, presented, requestOf())).resolves.toBeUndefined();
+    }
+    expect(sessions.live.size).toBe(1);
+    expect(deps.outbox.events.filter((e) => e.type === 'account.sessions.ended')).toEqual([]);
   });
 });

@@ -191,6 +191,22 @@ describe('the second step with the account’s own factors', () => {
     await expect(verifyOtp(deps, { challenge_token: result.challengeToken, recovery_code: 'abcde-fghij' }, requestOf())).rejects.toMatchObject(AuthErrors.invalidChallenge());
     expect((await heldFactors(deps.factors, 'user', user.id)).recoveryCodesLeft).toBe(1);
   });
+
+  it('pushes a user’s login once the second step is passed, and never an admin’s', async () => {
+    const { deps, make } = await setUp();
+    const pushed = () => deps.outbox.events.filter((e) => e.type === 'user.login.succeeded').map((e) => (e.input as { userId: string }).userId);
+    for (const kind of ['user', 'admin'] as const) {
+      const account = await make(kind, `${kind}@example.com`);
+      await startApp(deps.factors, kind, account.id);
+      await deps.factors.confirm(kind, account.id, APP, 1);
+      const result = await login(deps, kind, body(`${kind}@example.com`), requestOf());
+      if (result.kind !== 'otp_required') throw new Error(result.kind);
+      expect(pushed()).toEqual([]);
+      await verifyOtp(deps, { challenge_token: result.challengeToken, code: String(deps.totp.now).padStart(6, '0') }, requestOf());
+      expect(pushed()).toEqual(kind === 'user' ? [account.id] : []);
+      deps.outbox.events.length = 0;
+    }
+  });
 });
 
 describe('a sign-in whose answer is no longer awaited (the gateway answered 504, or the client left)', () => {

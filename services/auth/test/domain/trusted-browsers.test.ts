@@ -12,9 +12,10 @@ import { memorySignIn, requestOf, claimsOf, APP, startApp } from '../fakes';
 const code = (step: number) => String(step).padStart(6, '0');
 
 /** A user with an authenticator app, and a login from this browser that passed its second step (trusting it when asked). */
-async function trustedOnce(asked: { trust_browser?: unknown } = { trust_browser: true }) {
+async function trustedOnce(asked: { trust_browser?: unknown } = { trust_browser: true }, trustedBrowserDays = 30) {
   const setUp = await memorySignIn();
   const { deps, make } = setUp;
+  deps.policy.mfa = { ...deps.policy.mfa, trustedBrowserDays };
   const user = await make('user', 'grace@example.com');
   await startApp(deps.factors, 'user', user.id);
   await deps.factors.confirm('user', user.id, APP, 1);
@@ -42,6 +43,7 @@ describe('trusting a browser', () => {
     expect((await trustedOnce()).token).toBeDefined();
     expect((await trustedOnce({ trust_browser: 'yes' })).token).toBeUndefined();
     expect((await trustedOnce({})).token).toBeUndefined();
+    expect((await trustedOnce({ trust_browser: true }, 0)).token).toBeUndefined();
     const { deps, token } = await trustedOnce();
     deps.policy.mfa = { ...deps.policy.mfa, trustedBrowserDays: 0 };
     expect(await login(deps, 'user', { email: 'grace@example.com', password: 'right password' }, fromBrowser(token))).toMatchObject({ kind: 'otp_required' });
