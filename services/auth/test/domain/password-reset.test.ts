@@ -13,7 +13,8 @@ async function setUp() {
   const hashed: string[] = [];
   setup.deps.hasher = { ...setup.deps.hasher, hash: async (password) => (hashed.push(password), `h:${password}`) };
   const warned: string[] = [];
-  setup.deps.logger = { ...setup.deps.logger, warn: (_fields: unknown, message: string) => void warned.push(message) } as typeof setup.deps.logger;
+  // The silent logger with its warnings kept (its other levels stay its own).
+  setup.deps.logger = Object.assign(Object.create(setup.deps.logger), { warn: (_fields: unknown, message: string) => void warned.push(message) });
   /** Asks for a link as the route does and answers the queue as its worker does; the links mailed. */
   const ask = async (kind: 'user' | 'admin', email: string) => {
     await requestPasswordReset(setup.deps, kind, { email }, requestOf());
