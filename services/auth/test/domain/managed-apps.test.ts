@@ -71,6 +71,8 @@ describe("an app's definition", () => {
     expect(() => readAppDefinition({ name: 'A', redirectUris: ['https://a.example/cb'], scopes: ['openid', 'admin'] })).toThrow(refused(/scopes: among/));
     expect(() => readAppDefinition({ name: 'A', native: true, confidential: true, redirectUris: ['http://127.0.0.1/cb'] })).toThrow(refused(/native app keeps no secret/));
     expect(() => readAppDefinition({ name: '', redirectUris: ['https://a.example/cb'] })).toThrow(refused(/name/));
+    expect(() => readAppDefinition({ name: 'x'.repeat(65), redirectUris: ['https://a.example/cb'] })).toThrow(refused(/name/));
+    expect(readAppDefinition({ name: 'x'.repeat(64), redirectUris: ['https://a.example/cb'] }).name).toBe('x'.repeat(64));
     expect(() => readAppDefinition({ name: 'A\u202e', redirectUris: ['https://a.example/cb'] })).toThrow(refused(/name/));
   });
 

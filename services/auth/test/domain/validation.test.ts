@@ -32,7 +32,7 @@ describe('requireName', () => {
     expect(() => requireName(name)).toThrow(expect.objectContaining({ message: AuthErrors.nameCharacters().message }));
   });
 
-  it.each(['Grace', 'Zoë', 'José María', '李小龙', 'Ada L.', 'محمد'])('keeps %j', (name) => {
+  it.each(['Grace', 'Zoë', 'José María', '李小龙', 'Ada L.', 'محمد', 'Al', 'x'.repeat(20)])('keeps %j', (name) => {
     expect(requireName(`  ${name} `)).toBe(name);
   });
 
@@ -248,5 +248,6 @@ describe('pageParams', () => {
   it('takes the fallback and the first page when neither is given, and a given id as the cursor', () => {
     expect(pageParams({}, 20)).toEqual({ limit: 20, cursor: '' });
     expect(pageParams({ limit: '100', cursor: '0123456789abcdef01234567' }, 20)).toEqual({ limit: 100, cursor: '0123456789abcdef01234567' });
+    expect(pageParams({ limit: '1' }, 20)).toEqual({ limit: 1, cursor: '' });
   });
 });
