@@ -56,7 +56,7 @@ for (const file of files) {
     .split('\n')
     .forEach((line, index) => {
       const text = line.trim();
-      if (text.startsWith('//') || text.startsWith('*') || text.startsWith('import')) return;
+      if (text.startsWith('//') || text.startsWith('/*') || text.startsWith('*') || text.startsWith('import')) return;
       for (const [from, to] of FLIPS) for (let at = line.indexOf(from); at >= 0; at = line.indexOf(from, at + 1)) candidates.push({ file, index, at, from, to });
     });
 }

@@ -476,6 +476,9 @@ export async function heldFactors(factors: Factors, kind: AccountKind, accountId
   };
 }
 
+/** StepTotp's code for a time step: step 42 is 000042. */
+export const appCode = (step: number) => String(step).padStart(6, '0');
+
 /** An authenticator whose codes are `step` written as six digits: code 000042 is step 42, within one step of `now`. */
 export class StepTotp implements TotpCodes {
   now = 100;

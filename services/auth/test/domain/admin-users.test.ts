@@ -3,7 +3,6 @@
 // proven by a link and the old one is told, with its undo), and what the user's history records.
 // Which of these acts need the admin's recent proof is the route table's (test/repo/route-proof);
 // the end-to-end file admin.response keeps the route's words, its access and a disabled login.
-import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
 import { getUser, updateUser } from '../../src/domain/admin/users';
 import { claimsOf, memorySignIn, requestOf } from '../fakes';
@@ -13,7 +12,7 @@ async function setUp(emailVerification: 'off' | 'soft' | 'required' = 'soft') {
   setup.deps.policy = { ...setup.deps.policy, emailVerification };
   const user = await setup.make('user', 'grace@example.com', { emailVerified: true });
   const admin = await setup.make('admin', 'ada@example.com');
-  const ctx = { ...requestOf(), actor: claimsOf('admin' as AccountKind, admin) };
+  const ctx = { ...requestOf(), actor: claimsOf('admin', admin) };
   const events = (type: string) => setup.deps.outbox.events.filter((e) => e.type === type).map((e) => e.input as Record<string, unknown>);
   return { ...setup, user, admin, ctx, events };
 }

@@ -8,7 +8,7 @@ import type { AccountKind } from '@acct/shared';
 import { AuthErrors } from '../../src/errors';
 import { answerEmailSignInRequest, requestEmailSignIn, signInWithEmailCode, signInWithEmailLink } from '../../src/domain/sign-in/email-sign-in';
 import { verifyOtp } from '../../src/domain/sign-in/login';
-import { memorySignIn as memoryStores, requestOf, claimsOf, APP, startApp, addPasskey } from '../fakes';
+import { appCode, memorySignIn as memoryStores, requestOf, claimsOf, APP, startApp, addPasskey } from '../fakes';
 import { removePassword } from '../../src/domain/account/password-change';
 
 /** The in-memory ports with signing in by email on for both kinds. */
@@ -237,7 +237,7 @@ describe('a mailbox is one factor', () => {
     const { flow, link } = await ask(deps, 'admin', 'ada@example.com');
     const answer = await signInWithEmailLink(deps, 'admin', { token: link }, flow, requestOf());
     if (answer.kind !== 'otp_required') throw new Error('expected a second step');
-    expect(await verifyOtp(deps, { challenge_token: answer.challengeToken, code: String(deps.totp.now).padStart(6, '0') }, requestOf())).toMatchObject({ kind: 'admin' });
+    expect(await verifyOtp(deps, { challenge_token: answer.challengeToken, code: appCode(deps.totp.now) }, requestOf())).toMatchObject({ kind: 'admin' });
   });
 
   it('cancels no pending removal of the second factors: only a factor of the account’s own does', async () => {

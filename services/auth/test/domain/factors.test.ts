@@ -7,7 +7,7 @@ import { AuthErrors } from '../../src/errors';
 import { confirmAuthenticator, listOwnFactors, passkeyRegistrationOptions, proveSecondStep, registerPasskey, userFactorSummary, regenerateRecoveryCodes, removeFactor, secondFactorsOf, startAuthenticator, SECOND_STEP_METHODS, factorMethods } from '../../src/domain/factors';
 import { relyingPartyFor } from '../../src/domain/factors/common';
 import type { AuthPolicy, OpenChallenge, PasskeyCeremonies, Sessions } from '../../src/domain/ports';
-import { MemoryAccounts, MemoryActivity, MemoryIdentities, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, MemoryAppLogouts, StepTotp, claimsOf, requestOf, silentLogger, APP, CODES, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
+import { appCode, MemoryAccounts, MemoryActivity, MemoryIdentities, MemoryCeremonies, MemoryCodeGuesses, MemoryFactors, MemoryOutbox, MemoryAppLogouts, StepTotp, claimsOf, requestOf, silentLogger, APP, CODES, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
 
 const rp = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] };
 
@@ -52,7 +52,6 @@ const unlocked = { run: <T>(_name: string, work: () => Promise<T>) => work() };
 const noIdentities = new MemoryIdentities();
 
 const challengeFor = (accountId: string, extra: Partial<OpenChallenge> = {}): OpenChallenge => ({ kind: 'user', accountId, isMailedCode: () => false, ...extra });
-const code = (step: number) => String(step).padStart(6, '0');
 
 describe('the methods a login offers', () => {
   it('names the app, then passkeys, then recovery codes, and recovery codes only beside a factor they stand in for', async () => {
@@ -125,16 +124,16 @@ describe('checking a second step', () => {
     const { deps, user, ctx } = await setUp();
     expect(await proveSecondStep(deps, challengeFor(user.id, { isMailedCode: (c) => c === '424242' }), { type: 'code', code: '424242' }, ctx)).toBe(true);
     // No app yet: a code is wrong.
-    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe(false);
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: appCode(100) }, ctx)).toBe(false);
     await startApp(deps.factors, 'user', user.id);
     await deps.factors.confirm('user', user.id, APP, 98);
-    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe(true);
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: appCode(100) }, ctx)).toBe(true);
     // The same step again, or an older one after it: correct, but used (no guess counted).
-    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(100) }, ctx)).toBe('used');
-    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(99) }, ctx)).toBe('used');
-    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(101) }, ctx)).toBe(true);
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: appCode(100) }, ctx)).toBe('used');
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: appCode(99) }, ctx)).toBe('used');
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: appCode(101) }, ctx)).toBe(true);
     // Outside the accepted skew.
-    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: code(110) }, ctx)).toBe(false);
+    expect(await proveSecondStep(deps, challengeFor(user.id), { type: 'code', code: appCode(110) }, ctx)).toBe(false);
   });
 
   it('uses a recovery code up, tells the owner, and answers a second use as used', async () => {
@@ -166,7 +165,7 @@ describe('recovery codes', () => {
     const { deps, caller, ctx } = await setUp();
     await deps.ceremonies.markProof(caller.sid, 0);
     await startAuthenticator(deps, caller);
-    const { recoveryCodes: old } = await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    const { recoveryCodes: old } = await confirmAuthenticator(deps, caller, { code: appCode(100) }, ctx);
     const fresh = await regenerateRecoveryCodes(deps, caller, ctx);
     expect(fresh).toHaveLength(10);
     expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'recovery', code: old![0].replace('-', '') }, ctx)).toBe(false);
@@ -177,11 +176,11 @@ describe('recovery codes', () => {
     const { deps, caller, ctx } = await setUp();
     await deps.ceremonies.markProof(caller.sid, 0);
     await startAuthenticator(deps, caller);
-    const { recoveryCodes: old } = await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    const { recoveryCodes: old } = await confirmAuthenticator(deps, caller, { code: appCode(100) }, ctx);
     await removeFactor({ ...deps, locks: unlocked, identities: noIdentities }, caller, APP, ctx);
     await startAuthenticator(deps, caller);
     deps.totp.now = 200;
-    const { recoveryCodes: fresh } = await confirmAuthenticator(deps, caller, { code: code(200) }, ctx);
+    const { recoveryCodes: fresh } = await confirmAuthenticator(deps, caller, { code: appCode(200) }, ctx);
     expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'recovery', code: old![0].replace('-', '') }, ctx)).toBe(false);
     expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'recovery', code: fresh![0].replace('-', '') }, ctx)).toBe(true);
   });
@@ -201,23 +200,23 @@ describe('an account’s own authenticator app', () => {
     const { deps, caller, ctx } = await setUp();
     await deps.ceremonies.markProof(caller.sid, 0);
     await startAuthenticator(deps, caller);
-    for (let i = 0; i < 3; i++) await expect(confirmAuthenticator(deps, caller, { code: code(50) }, ctx)).rejects.toMatchObject({ code: 'invalid_otp' });
+    for (let i = 0; i < 3; i++) await expect(confirmAuthenticator(deps, caller, { code: appCode(50) }, ctx)).rejects.toMatchObject({ code: 'invalid_otp' });
     // The budget is spent: even the right code waits.
-    await expect(confirmAuthenticator(deps, caller, { code: code(100) }, ctx)).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(confirmAuthenticator(deps, caller, { code: appCode(100) }, ctx)).rejects.toMatchObject({ code: 'rate_limited' });
     deps.codeGuesses.wrong.clear();
-    const { recoveryCodes } = await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    const { recoveryCodes } = await confirmAuthenticator(deps, caller, { code: appCode(100) }, ctx);
     expect(recoveryCodes).toHaveLength(10);
     for (const c of recoveryCodes!) expect(c).toMatch(/^[a-km-np-z2-9]{5}-[a-km-np-z2-9]{5}$/);
     expect(new Set(recoveryCodes).size).toBe(10);
     // The code that made it live is used: the same step cannot sign in.
-    expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'code', code: code(100) }, ctx)).toBe('used');
+    expect(await proveSecondStep(deps, challengeFor(caller.sub), { type: 'code', code: appCode(100) }, ctx)).toBe('used');
   });
 
   it('removed as the last factor, takes the recovery codes with it and ends the other sessions', async () => {
     const { deps, caller, ctx, ended } = await setUp();
     await deps.ceremonies.markProof(caller.sid, 0);
     await startAuthenticator(deps, caller);
-    await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    await confirmAuthenticator(deps, caller, { code: appCode(100) }, ctx);
     expect(await removeFactor({ ...deps, locks: unlocked, identities: noIdentities }, caller, APP, ctx)).toBe(1);
     expect(ended).toEqual([`others-than-${caller.sid}`]);
     expect((await heldFactors(deps.factors, 'user', caller.sub)).recoveryCodesLeft).toBe(0);
@@ -233,7 +232,7 @@ describe('removing a factor by its id', () => {
     await deps.ceremonies.markProof(caller.sid, 0);
     await startAuthenticator(deps, caller);
     await expect(removeFactor(removal, caller, APP, ctx)).rejects.toMatchObject({ code: 'factor_not_found' });
-    await confirmAuthenticator(deps, caller, { code: code(100) }, ctx);
+    await confirmAuthenticator(deps, caller, { code: appCode(100) }, ctx);
     await expect(removeFactor(removal, caller, CODES, ctx)).rejects.toMatchObject({ code: 'factor_not_found' });
     await addPasskey(deps.factors, 'user', 'someone-else', { id: 'theirs', name: 'Phone', publicKey: 'k', counter: 0, transports: [] });
     await expect(removeFactor(removal, caller, { method: 'passkey', id: 'theirs' }, ctx)).rejects.toMatchObject({ code: 'factor_not_found' });

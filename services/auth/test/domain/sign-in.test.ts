@@ -7,7 +7,7 @@
 import { AuthErrors } from '../../src/errors';
 import { login, passkeyLogin, verifyOtp } from '../../src/domain/sign-in/login';
 import { passkeySignInOptions } from '../../src/domain/sign-in/passkey-sign-in';
-import { memorySignIn as setUp, requestOf, APP, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
+import { appCode, memorySignIn as setUp, requestOf, APP, startApp, replaceCodes, addPasskey, heldFactors } from '../fakes';
 
 const body = (email: string, password = 'right password') => ({ email, password });
 
@@ -202,7 +202,7 @@ describe('the second step with the account’s own factors', () => {
       const result = await login(deps, kind, body(`${kind}@example.com`), requestOf());
       if (result.kind !== 'otp_required') throw new Error(result.kind);
       expect(pushed()).toEqual([]);
-      await verifyOtp(deps, { challenge_token: result.challengeToken, code: String(deps.totp.now).padStart(6, '0') }, requestOf());
+      await verifyOtp(deps, { challenge_token: result.challengeToken, code: appCode(deps.totp.now) }, requestOf());
       expect(pushed()).toEqual(kind === 'user' ? [account.id] : []);
       deps.outbox.events.length = 0;
     }

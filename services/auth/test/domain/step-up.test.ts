@@ -8,9 +8,8 @@
 import { AuthErrors } from '../../src/errors';
 import { reauthenticate } from '../../src/domain/factors/step-up';
 import { resetUserFactors } from '../../src/domain/factors/views';
-import { APP, CODES, MemoryRateLimits, addPasskey, claimsOf, memorySignIn, requestOf, startApp } from '../fakes';
+import { appCode, APP, CODES, MemoryRateLimits, addPasskey, claimsOf, memorySignIn, requestOf, startApp } from '../fakes';
 
-const code = (step: number) => String(step).padStart(6, '0');
 
 async function setUp() {
   const setup = await memorySignIn();
@@ -36,10 +35,10 @@ describe('a recent proof', () => {
 
   it('is earned with a code of the account’s authenticator, each time step once, charged to the client', async () => {
     const { deps, caller, proof, rateLimits } = await setUp();
-    await reauthenticate(deps, caller, { code: code(deps.totp.now) }, requestOf());
+    await reauthenticate(deps, caller, { code: appCode(deps.totp.now) }, requestOf());
     expect(await proof()).toBe(0);
     deps.ceremonies.proofs.clear();
-    await expect(reauthenticate(deps, caller, { code: code(deps.totp.now) }, requestOf())).rejects.toEqual(AuthErrors.invalidCode());
+    await expect(reauthenticate(deps, caller, { code: appCode(deps.totp.now) }, requestOf())).rejects.toEqual(AuthErrors.invalidCode());
     expect(await proof()).toBeUndefined();
     expect(rateLimits.spent).toEqual(['otpIp 192.0.2.1', 'otpIp 192.0.2.1']);
   });
@@ -47,7 +46,7 @@ describe('a recent proof', () => {
   it('is not earned past the client’s budget of codes', async () => {
     const { deps, caller, proof } = await setUp();
     for (let i = 0; i < 10; i++) await expect(reauthenticate(deps, caller, { code: 'abcdef' }, requestOf())).rejects.toEqual(AuthErrors.otpFormat());
-    await expect(reauthenticate(deps, caller, { code: code(deps.totp.now) }, requestOf())).rejects.toMatchObject({ code: 'rate_limited', httpStatus: 429 });
+    await expect(reauthenticate(deps, caller, { code: appCode(deps.totp.now) }, requestOf())).rejects.toMatchObject({ code: 'rate_limited', httpStatus: 429 });
     expect(await proof()).toBeUndefined();
   });
 
@@ -55,7 +54,7 @@ describe('a recent proof', () => {
     const { deps, caller, proof } = await setUp();
     await expect(reauthenticate(deps, caller, { password: 'not the password' }, requestOf())).rejects.toEqual(AuthErrors.invalidCredentials());
     for (let i = 0; i < 3; i++) await expect(reauthenticate(deps, caller, { code: '999999' }, requestOf())).rejects.toEqual(AuthErrors.invalidCode());
-    await expect(reauthenticate(deps, caller, { code: code(deps.totp.now) }, requestOf())).rejects.toMatchObject({ code: 'rate_limited', httpStatus: 429 });
+    await expect(reauthenticate(deps, caller, { code: appCode(deps.totp.now) }, requestOf())).rejects.toMatchObject({ code: 'rate_limited', httpStatus: 429 });
     expect(await proof()).toBeUndefined();
   });
 
@@ -66,7 +65,7 @@ describe('a recent proof', () => {
     const waiting = await make('user', 'linus@example.com');
     await startApp(deps.factors, 'user', waiting.id);
     const other = claimsOf('user', waiting);
-    await expect(reauthenticate(deps, other, { code: code(deps.totp.now) }, requestOf())).rejects.toEqual(AuthErrors.invalidCode());
+    await expect(reauthenticate(deps, other, { code: appCode(deps.totp.now) }, requestOf())).rejects.toEqual(AuthErrors.invalidCode());
     expect([await proof(), await deps.ceremonies.recentProof(other.sid)]).toEqual([undefined, undefined]);
   });
 
@@ -84,7 +83,7 @@ describe('a recent proof', () => {
     const { deps, caller } = await setUp();
     for (const value of ['12345', '1234567', 'abcdef', 123456]) await expect(reauthenticate(deps, caller, { code: value }, requestOf())).rejects.toEqual(AuthErrors.otpFormat());
     await expect(reauthenticate(deps, caller, { code: null }, requestOf())).rejects.toEqual(AuthErrors.codeMissing());
-    await expect(reauthenticate(deps, caller, { code: code(deps.totp.now) }, requestOf())).resolves.toBeUndefined();
+    await expect(reauthenticate(deps, caller, { code: appCode(deps.totp.now) }, requestOf())).resolves.toBeUndefined();
   });
 });
 

@@ -7,9 +7,8 @@ import { AuthErrors } from '../../src/errors';
 import { login, verifyOtp } from '../../src/domain/sign-in/login';
 import { forgetTrustedBrowser, listTrustedBrowsers } from '../../src/domain/factors/trusted-browsers';
 import { endEverySession } from '../../src/domain/shared/sessions';
-import { memorySignIn, requestOf, claimsOf, APP, startApp } from '../fakes';
+import { appCode, memorySignIn, requestOf, claimsOf, APP, startApp } from '../fakes';
 
-const code = (step: number) => String(step).padStart(6, '0');
 
 /** A user with an authenticator app, and a login from this browser that passed its second step (trusting it when asked). */
 async function trustedOnce(asked: { trust_browser?: unknown } = { trust_browser: true }, trustedBrowserDays = 30) {
@@ -21,7 +20,7 @@ async function trustedOnce(asked: { trust_browser?: unknown } = { trust_browser:
   await deps.factors.confirm('user', user.id, APP, 1);
   const first = await login(deps, 'user', { email: 'grace@example.com', password: 'right password' }, requestOf());
   if (first.kind !== 'otp_required') throw new Error('expected a second step');
-  const done = await verifyOtp(deps, { flow: first.challengeToken, code: code(deps.totp.now), ...asked }, { ...requestOf(), userAgent: 'Firefox on Linux' });
+  const done = await verifyOtp(deps, { flow: first.challengeToken, code: appCode(deps.totp.now), ...asked }, { ...requestOf(), userAgent: 'Firefox on Linux' });
   return { ...setUp, user, token: done.trustedBrowser };
 }
 
