@@ -5,11 +5,11 @@
 // `stop()`. The server drops to the `rabbitmq` user: the folders are made its own.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { withFreshStarts } from './fresh-start';
+import { isFree } from './ports';
 import { until } from './until';
 
 const run = promisify(execFile);
@@ -73,13 +73,6 @@ export function hasRabbitmqServer(): boolean {
   return spawnSync('sh', ['-c', 'command -v rabbitmq-server && command -v rabbitmqctl'], { encoding: 'utf8' }).status === 0;
 }
 
-async function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
 
 /** A base port whose AMQP port, distribution port and the CLI's range above it (+10000 … +10010) are all free. */
 async function freeBase(taken: number[]): Promise<number> {

@@ -4,12 +4,12 @@
 // by `stop()`, or killed when the test process exits.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { withFreshStarts } from './fresh-start';
+import { isFree } from './ports';
 import { stopChild } from './processes';
 import { until } from './until';
 
@@ -81,13 +81,6 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
 
 function startProcess(dir: string, port: number, args: string[]): RedisProcess {
   let child: ChildProcess | undefined;
